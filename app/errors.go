@@ -1,0 +1,49 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes that the web and CLI layers map to statuses and messages.
+const (
+	ECONFLICT = "conflict"
+	EINTERNAL = "internal"
+	EINVALID  = "invalid"
+	ENOTFOUND = "not_found"
+)
+
+// Error is a domain error with a code and a message meant for a person.
+type Error struct {
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Errorf returns an *Error with the given code.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err, EINTERNAL for errors that are not *Error, and "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the message of err fit to show a person; internal errors get a generic one.
+func ErrorMessage(err error) string {
+	var e *Error
+	if err == nil {
+		return ""
+	} else if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Internal error."
+}

@@ -1,0 +1,154 @@
+package app
+
+import (
+	"time"
+)
+
+// SourceType says how a source is fetched.
+type SourceType string
+
+const (
+	SourceRSS    SourceType = "rss"
+	SourceWeb    SourceType = "web"
+	SourceReddit SourceType = "reddit"
+)
+
+// Valid reports whether t is a known type.
+func (t SourceType) Valid() bool {
+	return t == SourceRSS || t == SourceWeb || t == SourceReddit
+}
+
+// SourceStatus is the health of a source as the user sees it.
+type SourceStatus string
+
+const (
+	SourceActive SourceStatus = "ACTIVE"
+	SourcePaused SourceStatus = "PAUSED"
+	SourceError  SourceStatus = "ERROR"
+)
+
+// FetchStatus is where a source is in the fetch pipeline.
+type FetchStatus string
+
+const (
+	FetchIdle     FetchStatus = "IDLE"
+	FetchQueued   FetchStatus = "QUEUED"
+	FetchFetching FetchStatus = "FETCHING"
+)
+
+// Limits and defaults of sources.
+const (
+	DefaultRefreshInterval = 15
+	MinRefreshInterval     = 1
+	MaxRefreshInterval     = 10080
+	// ErrorThreshold is the number of consecutive failures after which a source shows ERROR.
+	ErrorThreshold = 5
+	// MaxBackoff caps the retry pace of a failing source.
+	MaxBackoff = 24 * time.Hour
+	// Auto interval bounds.
+	MinAutoInterval = 5
+	MaxAutoInterval = 24 * 60
+)
+
+// Source is something the user follows: a feed, a web page or a subreddit.
+type Source struct {
+	ID                     int64
+	UserID                 int64
+	Type                   SourceType
+	URL                    string
+	Name                   string
+	Status                 SourceStatus
+	FetchStatus            FetchStatus
+	RefreshIntervalMinutes int
+	AutoInterval           bool
+	LastFetchedAt          *time.Time
+	QueuedAt               *time.Time
+	FetchStartedAt         *time.Time
+	NextFetchAt            *time.Time // earliest next scheduled fetch (backoff, Cache-Control, ttl, Retry-After)
+	LastError              string
+	ErrorCount             int
+	ETag                   string
+	LastModified           string
+	CreatedAt              time.Time
+	ItemCount              int
+}
+
+// ValidateInterval checks a refresh interval in minutes.
+func ValidateInterval(m int) error {
+	if m < MinRefreshInterval || m > MaxRefreshInterval {
+		return Errorf(EINVALID, "Refresh interval must be between %d and %d minutes (one week); got %d.", MinRefreshInterval, MaxRefreshInterval, m)
+	}
+	return nil
+}
+
+// Backoff returns how long to wait before retrying a source after errors consecutive failures:
+// interval × 2^errors, capped at MaxBackoff.
+func Backoff(interval time.Duration, errors int) time.Duration {
+	d := interval
+	for i := 0; i < errors && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
+}
+
+// ItemStatus is where an item is in the processing pipeline.
+type ItemStatus string
+
+const (
+	ItemNew        ItemStatus = "NEW"
+	ItemPending    ItemStatus = "PENDING"
+	ItemProcessing ItemStatus = "PROCESSING"
+	ItemDone       ItemStatus = "DONE"
+	ItemError      ItemStatus = "ERROR"
+)
+
+// Item is one entry of a source: an article, a post, a link on a page.
+type Item struct {
+	ID           int64
+	SourceID     int64
+	UserID       int64
+	GUID         string
+	Title        string
+	Link         string
+	Author       string
+	PublishedAt  *time.Time
+	RawContent   string
+	CleanContent string // sanitized HTML, safe to render
+	Extra        map[string]any
+	Status       ItemStatus
+	CreatedAt    time.Time
+	SourceName   string // filled by queries that join the source
+}
+
+// SourceFilter selects sources.
+type SourceFilter struct {
+	UserID int64
+	ID     *int64
+}
+
+// SourceUpdate holds the user-editable fields of a source; nil leaves a field as it is.
+type SourceUpdate struct {
+	Name                   *string
+	RefreshIntervalMinutes *int
+	AutoInterval           *bool
+	Status                 *SourceStatus // ACTIVE or PAUSED
+}
+
+// FetchResult is what a fetch worker stores for a source after a fetch.
+type FetchResult struct {
+	NotModified  bool
+	Title        string // the feed's title, used when the source has no name
+	ETag         string
+	LastModified string
+	Items        []Item
+	NextFetchAt  *time.Time // floor from Cache-Control, Expires, ttl
+	Interval     *int       // new interval for auto-interval sources
+}
+
+// ItemFilter selects items.
+type ItemFilter struct {
+	UserID   int64
+	SourceID int64
+	Limit    int
+	Offset   int
+}

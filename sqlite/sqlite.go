@@ -1,0 +1,215 @@
+// Package sqlite keeps all of Morning Deck's state, queues included, in one SQLite file.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+	_ "modernc.org/sqlite" // the cgo-free driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// TimeFormat is how times are stored: UTC, fixed millisecond precision, so they sort as text.
+// It is the format goqite uses for its timeout column.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// DB is the database. Writes go through one connection (Write), so writers queue in Go
+// instead of failing with SQLITE_BUSY; reads use a small pool of their own (Read).
+type DB struct {
+	Write *sql.DB
+	Read  *sql.DB
+	Path  string
+	log   *slog.Logger
+	clock app.Clock
+}
+
+// Options for Open.
+type Options struct {
+	Path  string // file path; the directory is created with mode 0700
+	Log   *slog.Logger
+	Clock app.Clock
+	// BusyTimeout bounds how long a connection waits for a lock held by another process.
+	BusyTimeout time.Duration
+}
+
+// Open opens (creating if needed) and migrates the database.
+func Open(ctx context.Context, opts Options) (*DB, error) {
+	if opts.Path == "" {
+		return nil, errors.New("sqlite: no path")
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.BusyTimeout == 0 {
+		opts.BusyTimeout = 10 * time.Second
+	}
+	if err := os.MkdirAll(filepath.Dir(opts.Path), 0o700); err != nil {
+		return nil, fmt.Errorf("sqlite: create data directory: %w", err)
+	}
+	// Create the file with 0600 before the driver does, so it is never world-readable.
+	if f, err := os.OpenFile(opts.Path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		return nil, fmt.Errorf("sqlite: open %s: %w", opts.Path, err)
+	} else {
+		_ = f.Close()
+	}
+
+	pragmas := url.Values{}
+	for _, p := range []string{
+		"journal_mode(WAL)",
+		"busy_timeout(" + strconv.Itoa(int(opts.BusyTimeout.Milliseconds())) + ")",
+		"foreign_keys(1)",
+		"synchronous(NORMAL)",
+		"cache_size(-8000)",
+		"temp_store(MEMORY)",
+	} {
+		pragmas.Add("_pragma", p)
+	}
+	dsn := "file:" + opts.Path + "?" + pragmas.Encode()
+
+	write, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxIdleTime(0)
+	write.SetConnMaxLifetime(0)
+
+	read, err := sql.Open("sqlite", dsn+"&mode=ro")
+	if err != nil {
+		_ = write.Close()
+		return nil, fmt.Errorf("sqlite: open: %w", err)
+	}
+	n := max(4, runtime.NumCPU())
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+
+	db := &DB{Write: write, Read: read, Path: opts.Path, log: opts.Log, clock: app.ClockOrSystem(opts.Clock)}
+	if err := db.migrate(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	return errors.Join(db.Read.Close(), db.Write.Close())
+}
+
+func (db *DB) migrate(ctx context.Context) error {
+	if _, err := db.Write.ExecContext(ctx, `create table if not exists schema_migrations (version integer primary key, applied_at text not null)`); err != nil {
+		return describe(fmt.Errorf("sqlite: create migrations table: %w", err))
+	}
+	names, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		base := filepath.Base(name)
+		version, err := strconv.Atoi(strings.SplitN(base, "_", 2)[0])
+		if err != nil {
+			return fmt.Errorf("sqlite: migration %s has no version number", base)
+		}
+		script, err := migrations.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		err = db.tx(ctx, func(tx *sql.Tx) error {
+			var done int
+			if err := tx.QueryRowContext(ctx, `select count(*) from schema_migrations where version = ?`, version).Scan(&done); err != nil {
+				return err
+			}
+			if done > 0 {
+				return nil
+			}
+			if _, err := tx.ExecContext(ctx, string(script)); err != nil {
+				return err
+			}
+			_, err := tx.ExecContext(ctx, `insert into schema_migrations (version, applied_at) values (?, ?)`, version, db.now())
+			return err
+		})
+		if err != nil {
+			return describe(fmt.Errorf("sqlite: migration %s: %w", base, err))
+		}
+	}
+	return nil
+}
+
+// describe turns the errors a person can act on (disk full, read-only file, locked database) into a clear message.
+func describe(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "SQLITE_FULL") || strings.Contains(msg, "database or disk is full"):
+		return fmt.Errorf("the disk holding the database is full: %w", err)
+	case strings.Contains(msg, "SQLITE_READONLY") || strings.Contains(msg, "readonly database"):
+		return fmt.Errorf("the database file is read-only (check its permissions): %w", err)
+	case strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked"):
+		return fmt.Errorf("the database is locked by another program: %w", err)
+	}
+	return err
+}
+
+// tx runs fn in a write transaction (BEGIN IMMEDIATE through the single write connection).
+func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.Write.BeginTx(ctx, nil)
+	if err != nil {
+		return describe(fmt.Errorf("begin: %w", err))
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return describe(fmt.Errorf("commit: %w", err))
+	}
+	return nil
+}
+
+func (db *DB) now() string { return db.clock.Now().UTC().Format(TimeFormat) }
+
+// Now returns the database clock's time in the stored format.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+func formatTimePtr(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return FormatTime(*t)
+}
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t, _ = time.Parse("2006-01-02 15:04:05", s)
+	}
+	return t
+}
+
+func parseTimePtr(s sql.NullString) *time.Time {
+	if !s.Valid || s.String == "" {
+		return nil
+	}
+	t := parseTime(s.String)
+	return &t
+}
