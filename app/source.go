@@ -152,3 +152,6 @@ type ItemFilter struct {
 	Limit    int
 	Offset   int
 }
+
+// ErrQueueFull is returned by a queue that has no room; the work waits for a later cycle.
+var ErrQueueFull = Errorf(EINTERNAL, "The queue is full; the work will be picked up later.")

@@ -1,0 +1,139 @@
+package app
+
+import (
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+type opmlDoc struct {
+	XMLName xml.Name      `xml:"opml"`
+	Version string        `xml:"version,attr"`
+	Title   string        `xml:"head>title"`
+	Created string        `xml:"head>dateCreated,omitempty"`
+	Body    []opmlOutline `xml:"body>outline"`
+}
+
+type opmlOutline struct {
+	Text     string        `xml:"text,attr"`
+	Title    string        `xml:"title,attr,omitempty"`
+	Type     string        `xml:"type,attr,omitempty"`
+	XMLURL   string        `xml:"xmlUrl,attr,omitempty"`
+	HTMLURL  string        `xml:"htmlUrl,attr,omitempty"`
+	Interval int           `xml:"refreshIntervalMinutes,attr,omitempty"`
+	Children []opmlOutline `xml:"outline"`
+}
+
+// OPMLEntry is one source found in an OPML file.
+type OPMLEntry struct {
+	URL      string
+	Name     string
+	Type     SourceType
+	Interval int
+}
+
+// MaxOPMLBytes bounds an uploaded OPML file.
+const MaxOPMLBytes = 5 << 20
+
+// ParseOPML reads the sources of an OPML file, nested folders included.
+func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
+	var doc opmlDoc
+	dec := xml.NewDecoder(io.LimitReader(r, MaxOPMLBytes))
+	dec.Strict = false
+	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
+		// OPML is almost always UTF-8; accept the declaration rather than fail on it.
+		return input, nil
+	}
+	if err := dec.Decode(&doc); err != nil {
+		return nil, Errorf(EINVALID, "This is not an OPML file we can read: %v.", err)
+	}
+	var out []OPMLEntry
+	var walk func([]opmlOutline)
+	walk = func(os []opmlOutline) {
+		for _, o := range os {
+			if u := strings.TrimSpace(o.XMLURL); u != "" {
+				name := strings.TrimSpace(o.Title)
+				if name == "" {
+					name = strings.TrimSpace(o.Text)
+				}
+				t := SourceType(strings.ToLower(o.Type))
+				if t != SourceWeb && t != SourceReddit {
+					t = SourceRSS
+				}
+				out = append(out, OPMLEntry{URL: u, Name: name, Type: t, Interval: o.Interval})
+			}
+			walk(o.Children)
+		}
+	}
+	walk(doc.Body)
+	return out, nil
+}
+
+// ImportResult says what an OPML import did.
+type ImportResult struct {
+	Added   int
+	Skipped int
+	Errors  []string
+}
+
+// ImportOPML adds every source of an OPML file that the user does not follow yet. Sources
+// are added as their file says (no detection), each enqueued for its first fetch.
+func (s *Sources) ImportOPML(ctx context.Context, userID int64, r io.Reader, progress func(done, total int)) (*ImportResult, error) {
+	entries, err := ParseOPML(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, Errorf(EINVALID, "The OPML file lists no feeds.")
+	}
+	res := &ImportResult{}
+	for i, e := range entries {
+		interval := e.Interval
+		if interval < MinRefreshInterval || interval > MaxRefreshInterval {
+			interval = 0
+		}
+		_, err := s.Add(ctx, AddSource{UserID: userID, URL: e.URL, Name: e.Name, Type: e.Type, RefreshIntervalMinutes: interval})
+		var ae *Error
+		switch {
+		case err == nil:
+			res.Added++
+		case errors.As(err, &ae) && ae.Code == ECONFLICT:
+			res.Skipped++
+		case errors.As(err, &ae):
+			res.Skipped++
+			res.Errors = append(res.Errors, fmt.Sprintf("%s: %s", e.URL, ae.Message))
+		default:
+			return res, err
+		}
+		if progress != nil {
+			progress(i+1, len(entries))
+		}
+	}
+	return res, nil
+}
+
+// ExportOPML writes the user's sources as OPML 2.0.
+func (s *Sources) ExportOPML(ctx context.Context, userID int64, w io.Writer) error {
+	srcs, err := s.Store.Sources(ctx, userID)
+	if err != nil {
+		return err
+	}
+	doc := opmlDoc{Version: "2.0", Title: "Morning Deck sources", Created: time.Now().UTC().Format(time.RFC1123Z)}
+	for _, src := range srcs {
+		doc.Body = append(doc.Body, opmlOutline{Text: src.Name, Title: src.Name, Type: string(src.Type), XMLURL: src.URL, Interval: src.RefreshIntervalMinutes})
+	}
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, "\n")
+	return err
+}

@@ -1,0 +1,260 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+)
+
+// SourceStore keeps sources and their items. Each method is one transaction.
+type SourceStore interface {
+	// CreateSource inserts s (setting its ID) and calls then in the same transaction.
+	CreateSource(ctx context.Context, s *Source, then TxFunc) error
+	Source(ctx context.Context, userID, id int64) (*Source, error)
+	Sources(ctx context.Context, userID int64) ([]*Source, error)
+	UpdateSource(ctx context.Context, userID, id int64, u SourceUpdate) (*Source, error)
+	DeleteSource(ctx context.Context, userID, id int64) error
+	// QueueSources marks the user's IDLE, non-paused sources among ids (all when ids is nil) QUEUED
+	// and calls enqueue for each in the same transaction. It returns how many were queued.
+	QueueSources(ctx context.Context, userID int64, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, id int64) error) (int, error)
+	Items(ctx context.Context, f ItemFilter) ([]*Item, error)
+}
+
+// FetchQueue is where sources wait to be fetched. The goqite queue implements it;
+// another backend only has to implement these methods.
+type FetchQueue interface {
+	// EnqueueTx adds a fetch of the source within the caller's transaction.
+	EnqueueTx(ctx context.Context, tx *sql.Tx, sourceID int64, priority int) error
+	// CanAccept reports whether the queue has room (backpressure).
+	CanAccept(ctx context.Context) (bool, error)
+	Size(ctx context.Context) (int, error)
+}
+
+// Detection is what a URL turned out to be.
+type Detection struct {
+	Type  SourceType
+	URL   string // the URL to follow: the feed, the page, the subreddit
+	Title string
+	Feeds []FeedLink // feeds an HTML page advertises
+}
+
+// FeedLink is a feed advertised by a page.
+type FeedLink struct {
+	URL   string
+	Title string
+	Type  string
+}
+
+// Detector finds out what a URL is.
+type Detector interface {
+	Detect(ctx context.Context, rawURL string) (*Detection, error)
+}
+
+// Sources is the service behind every way of adding and steering sources: web UI, API, CLI.
+type Sources struct {
+	Store    SourceStore
+	Queue    FetchQueue
+	Detector Detector
+	Log      *slog.Logger
+}
+
+// AddSource is the input of Sources.Add.
+type AddSource struct {
+	UserID                 int64
+	URL                    string
+	Name                   string
+	Type                   SourceType // empty: detect
+	RefreshIntervalMinutes int        // 0: default
+	// OfferChoice makes Add return a *FeedChoice when a page advertises several feeds,
+	// instead of following the first.
+	OfferChoice bool
+}
+
+// FeedChoice is returned by Add when the user should pick one of several feeds.
+type FeedChoice struct {
+	PageURL string
+	Title   string
+	Feeds   []FeedLink
+}
+
+func (c *FeedChoice) Error() string {
+	return fmt.Sprintf("This page offers %d feeds — pick one.", len(c.Feeds))
+}
+
+// Priorities of fetch jobs: what a person is waiting for goes first.
+const (
+	PriorityScheduled = 0
+	PriorityNew       = 10
+	PriorityManual    = 20
+)
+
+// Add validates, detects the type when not given, stores the source and enqueues its first fetch
+// in the same transaction.
+func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
+	if in.UserID == 0 {
+		in.UserID = DefaultUserID
+	}
+	if in.RefreshIntervalMinutes == 0 {
+		in.RefreshIntervalMinutes = DefaultRefreshInterval
+	}
+	if err := ValidateInterval(in.RefreshIntervalMinutes); err != nil {
+		return nil, err
+	}
+	raw := strings.TrimSpace(in.URL)
+	if raw == "" {
+		return nil, Errorf(EINVALID, "Enter the address of a feed, a web page or a subreddit.")
+	}
+	if in.Type != "" && !in.Type.Valid() {
+		return nil, Errorf(EINVALID, "Unknown source type %q: use rss, web or reddit.", in.Type)
+	}
+	src := &Source{
+		UserID:                 in.UserID,
+		Type:                   in.Type,
+		Name:                   strings.TrimSpace(in.Name),
+		Status:                 SourceActive,
+		FetchStatus:            FetchQueued,
+		RefreshIntervalMinutes: in.RefreshIntervalMinutes,
+	}
+	if in.Type == SourceReddit {
+		u, ok := RedditURL(raw)
+		if !ok {
+			return nil, Errorf(EINVALID, "%q is not a subreddit: use r/NAME or https://www.reddit.com/r/NAME.", raw)
+		}
+		src.URL = u
+	} else if in.Type != "" {
+		u, err := NormalizeURL(raw)
+		if err != nil {
+			return nil, err
+		}
+		src.URL = u
+	} else {
+		if s.Detector == nil {
+			return nil, Errorf(EINVALID, "Say which type this source is: rss, web or reddit.")
+		}
+		d, err := s.Detector.Detect(ctx, raw)
+		if err != nil {
+			var ae *Error
+			if errors.As(err, &ae) {
+				return nil, err
+			}
+			return nil, Errorf(EINVALID, "Could not add %s: %v", raw, err)
+		}
+		src.Type, src.URL = d.Type, d.URL
+		if src.Name == "" {
+			src.Name = d.Title
+		}
+		if d.Type == SourceWeb && len(d.Feeds) > 0 {
+			if len(d.Feeds) > 1 && in.OfferChoice {
+				return nil, &FeedChoice{PageURL: d.URL, Title: d.Title, Feeds: d.Feeds}
+			}
+			// The page advertises a feed: follow the feed, which is what the page publishes.
+			src.Type, src.URL = SourceRSS, d.Feeds[0].URL
+			if strings.TrimSpace(in.Name) == "" && d.Feeds[0].Title != "" {
+				src.Name = d.Feeds[0].Title
+			}
+		}
+	}
+	err := s.Store.CreateSource(ctx, src, func(ctx context.Context, tx *sql.Tx) error {
+		return s.Queue.EnqueueTx(ctx, tx, src.ID, PriorityNew)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.log().Info("source added", "source", src.ID, "url", src.URL, "type", src.Type)
+	return src, nil
+}
+
+// Refresh enqueues the given sources (all the user's when ids is empty) at once, ignoring their
+// schedule. Sources already queued or fetching, and paused ones, are left as they are.
+func (s *Sources) Refresh(ctx context.Context, userID int64, ids ...int64) (int, error) {
+	if len(ids) == 0 {
+		ids = nil
+	}
+	return s.Store.QueueSources(ctx, userID, ids, func(ctx context.Context, tx *sql.Tx, id int64) error {
+		return s.Queue.EnqueueTx(ctx, tx, id, PriorityManual)
+	})
+}
+
+// Update changes a source's name, interval or paused state.
+func (s *Sources) Update(ctx context.Context, userID, id int64, u SourceUpdate) (*Source, error) {
+	if u.RefreshIntervalMinutes != nil {
+		if err := ValidateInterval(*u.RefreshIntervalMinutes); err != nil {
+			return nil, err
+		}
+	}
+	if u.Status != nil && *u.Status != SourceActive && *u.Status != SourcePaused {
+		return nil, Errorf(EINVALID, "A source's status can be set to ACTIVE or PAUSED only.")
+	}
+	if u.Name != nil {
+		n := strings.TrimSpace(*u.Name)
+		if n == "" {
+			return nil, Errorf(EINVALID, "A source needs a name.")
+		}
+		if len(n) > 200 {
+			return nil, Errorf(EINVALID, "A name can be at most 200 characters.")
+		}
+		u.Name = &n
+	}
+	return s.Store.UpdateSource(ctx, userID, id, u)
+}
+
+func (s *Sources) log() *slog.Logger {
+	if s.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return s.Log
+}
+
+// NormalizeURL checks a user-given URL and adds https:// when it has no scheme.
+func NormalizeURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return "", Errorf(EINVALID, "%q is not a web address (http or https).", raw)
+	}
+	u.Fragment = ""
+	return u.String(), nil
+}
+
+// RedditURL turns r/NAME, /r/NAME or a subreddit URL into scheme://host/r/NAME.
+func RedditURL(raw string) (string, bool) {
+	raw = strings.TrimSpace(raw)
+	if name, ok := strings.CutPrefix(strings.TrimPrefix(raw, "/"), "r/"); ok {
+		name = strings.Trim(name, "/")
+		if validSubreddit(name) {
+			return "https://www.reddit.com/r/" + name, true
+		}
+		return "", false
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "https://" + raw
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", false
+	}
+	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
+	if len(parts) < 2 || parts[0] != "r" || !validSubreddit(parts[1]) {
+		return "", false
+	}
+	return u.Scheme + "://" + u.Host + "/r/" + parts[1], true
+}
+
+func validSubreddit(name string) bool {
+	if len(name) < 2 || len(name) > 50 {
+		return false
+	}
+	for _, r := range name {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '+') {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,353 @@
+package queue_test
+
+import (
+	"context"
+	"database/sql"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+	"github.com/morningdeck/morningdeck/queue"
+	"github.com/morningdeck/morningdeck/sqlite"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
+)
+
+// testClock is a clock the test moves.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *testClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+type pipeline struct {
+	db      *sqlite.DB
+	q       *queue.FetchQueue
+	sources *app.Sources
+	sched   *queue.Scheduler
+	worker  *queue.FetchWorker
+	clock   app.Clock
+}
+
+func newPipeline(t *testing.T, clock app.Clock, capacity int) *pipeline {
+	t.Helper()
+	db := sqlitetest.NewWithClock(t, clock)
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: capacity, PollInterval: 20 * time.Millisecond})
+	f := feeds.New(feeds.Options{Timeout: 5 * time.Second})
+	w := &queue.FetchWorker{Store: db, Fetcher: f, Clock: clock}
+	w.Register(q)
+	return &pipeline{
+		db: db, q: q, worker: w, clock: clock,
+		sources: &app.Sources{Store: db, Queue: q},
+		sched:   &queue.Scheduler{Store: db, Queue: q, Clock: clock},
+	}
+}
+
+// run runs the workers until the test ends.
+func (p *pipeline) run(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = p.q.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func (p *pipeline) add(t *testing.T, url string, interval int) *app.Source {
+	t.Helper()
+	s, err := p.sources.Add(context.Background(), app.AddSource{URL: url, Type: app.SourceRSS, RefreshIntervalMinutes: interval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (p *pipeline) source(t *testing.T, id int64) *app.Source {
+	t.Helper()
+	s, err := p.db.Source(context.Background(), app.DefaultUserID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// drain waits until the queue is empty and no source is QUEUED or FETCHING.
+func (p *pipeline) drain(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		n, err := p.q.Size(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var busy int
+		if err := p.db.Read.QueryRow(`select count(*) from sources where fetch_status != 'IDLE'`).Scan(&busy); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 && busy == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("queue did not drain")
+}
+
+func countItems(t *testing.T, db *sqlite.DB, sourceID int64) int {
+	t.Helper()
+	n, err := db.CountItems(context.Background(), app.DefaultUserID, sourceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestFetchPipeline(t *testing.T) {
+	t.Run("a new source's items are stored within two seconds, marked DONE on first import", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 20)
+		defer farm.Close()
+		p := newPipeline(t, nil, 100)
+		p.run(t)
+		start := time.Now()
+		s := p.add(t, farm.URL(0), 15)
+		for countItems(t, p.db, s.ID) < 20 {
+			if time.Since(start) > 2*time.Second {
+				t.Fatalf("items not stored within 2 s (have %d)", countItems(t, p.db, s.ID))
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		t.Logf("20 items stored %s after creation", time.Since(start))
+		p.drain(t)
+		s = p.source(t, s.ID)
+		if s.Name != "Farm feed 0" || s.Status != app.SourceActive || s.FetchStatus != app.FetchIdle || s.LastFetchedAt == nil || s.ETag == "" {
+			t.Fatalf("source after first fetch: %+v", s)
+		}
+		var notDone int
+		_ = p.db.Read.QueryRow(`select count(*) from items where status != 'DONE'`).Scan(&notDone)
+		if notDone != 0 {
+			t.Fatalf("%d first-import items are not DONE", notDone)
+		}
+	})
+
+	t.Run("a re-fetch stores only new items, as NEW, and never duplicates one", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 20)
+		defer farm.Close()
+		p := newPipeline(t, nil, 100)
+		var seam []int64
+		p.worker.OnNewItems = func(ctx context.Context, tx *sql.Tx, ids []int64) error { seam = append(seam, ids...); return nil }
+		p.run(t)
+		s := p.add(t, farm.URL(0), 15)
+		p.drain(t)
+		farm.Bump(0)
+		farm.Bump(0)
+		for range 3 {
+			if _, err := p.sources.Refresh(context.Background(), app.DefaultUserID, s.ID); err != nil {
+				t.Fatal(err)
+			}
+			p.drain(t)
+		}
+		if n := countItems(t, p.db, s.ID); n != 22 {
+			t.Fatalf("items = %d, want 22", n)
+		}
+		var newItems int
+		_ = p.db.Read.QueryRow(`select count(*) from items where status = 'NEW'`).Scan(&newItems)
+		if newItems != 2 || len(seam) != 2 {
+			t.Fatalf("NEW items = %d, seam saw %d; want 2", newItems, len(seam))
+		}
+	})
+
+	t.Run("conditional GET: an unchanged feed answers 304 and nothing is parsed or stored", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 20)
+		defer farm.Close()
+		p := newPipeline(t, nil, 100)
+		p.run(t)
+		s := p.add(t, farm.URL(0), 15)
+		p.drain(t)
+		if _, err := p.sources.Refresh(context.Background(), app.DefaultUserID, s.ID); err != nil {
+			t.Fatal(err)
+		}
+		p.drain(t)
+		if farm.NotMod.Load() != 1 || farm.Full.Load() != 1 {
+			t.Fatalf("304s = %d, full = %d; want 1 and 1", farm.NotMod.Load(), farm.Full.Load())
+		}
+		if s2 := p.source(t, s.ID); s2.LastError != "" || s2.ItemCount != 20 {
+			t.Fatalf("after 304: %+v", s2)
+		}
+	})
+
+	t.Run("each source is fetched on its own interval", func(t *testing.T) {
+		farm := feedtest.NewFarm(2, 5)
+		defer farm.Close()
+		clock := &testClock{t: time.Now()}
+		p := newPipeline(t, clock, 100)
+		ctx := context.Background()
+		fast := p.add(t, farm.URL(0), 15)
+		slow := p.add(t, farm.URL(1), 60)
+		p.run(t)
+		p.drain(t)
+		if n, _ := p.sched.Cycle(ctx); n != 0 {
+			t.Fatalf("queued %d sources right after their fetch", n)
+		}
+		clock.Add(16 * time.Minute)
+		if n, _ := p.sched.Cycle(ctx); n != 1 {
+			t.Fatalf("after 16 min queued %d, want only the 15-minute source", n)
+		}
+		p.drain(t)
+		if got := p.source(t, fast.ID).LastFetchedAt; !got.Equal(clock.Now().UTC().Truncate(time.Millisecond)) && got.Before(clock.Now().Add(-time.Second)) {
+			t.Fatalf("fast source last fetched %v", got)
+		}
+		clock.Add(45 * time.Minute) // t = 61 min
+		if n, _ := p.sched.Cycle(ctx); n != 2 {
+			t.Fatalf("after 61 min queued %d, want both", n)
+		}
+		p.drain(t)
+		_ = slow
+	})
+
+	t.Run("backpressure: a full queue skips the cycle and nothing is lost", func(t *testing.T) {
+		farm := feedtest.NewFarm(5, 3)
+		defer farm.Close()
+		p := newPipeline(t, nil, 2)
+		ctx := context.Background()
+		// Sources created with their own immediate enqueue fill the queue past capacity;
+		// reset them to never-queued so the scheduler is the one that queues.
+		for i := range 5 {
+			p.add(t, farm.URL(i), 15)
+		}
+		if _, err := p.db.Write.Exec(`delete from goqite; update sources set fetch_status = 'IDLE', queued_at = null`); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := p.sched.Cycle(ctx); n != 2 {
+			t.Fatalf("first cycle queued %d, want 2 (capacity)", n)
+		}
+		if n, _ := p.sched.Cycle(ctx); n != 0 {
+			t.Fatalf("cycle with a full queue queued %d, want 0", n)
+		}
+		p.run(t)
+		for total := 2; total < 5; {
+			p.drain(t)
+			n, err := p.sched.Cycle(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += n
+		}
+		p.drain(t)
+		var fetched int
+		_ = p.db.Read.QueryRow(`select count(*) from sources where last_fetched_at is not null`).Scan(&fetched)
+		if fetched != 5 {
+			t.Fatalf("%d of 5 sources fetched", fetched)
+		}
+	})
+
+	t.Run("sources stuck in QUEUED or FETCHING are reset to IDLE", func(t *testing.T) {
+		clock := &testClock{t: time.Now()}
+		p := newPipeline(t, clock, 100)
+		s := p.add(t, "http://127.0.0.1:1/feed.xml", 15)
+		rec := &queue.Recovery{Store: p.db, Clock: clock}
+		if n, _ := rec.Cycle(context.Background()); n != 0 {
+			t.Fatalf("reset %d fresh sources", n)
+		}
+		clock.Add(11 * time.Minute)
+		if n, _ := rec.Cycle(context.Background()); n != 1 {
+			t.Fatalf("reset %d, want 1", n)
+		}
+		if got := p.source(t, s.ID).FetchStatus; got != app.FetchIdle {
+			t.Fatalf("fetch status %s", got)
+		}
+	})
+
+	t.Run("a failing source records the error, backs off, shows ERROR after 5 failures and recovers on success", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		farm.SetStatus(0, http.StatusInternalServerError)
+		clock := &testClock{t: time.Now()}
+		p := newPipeline(t, clock, 100)
+		p.run(t)
+		s := p.add(t, farm.URL(0), 10)
+		for i := 1; i <= 5; i++ {
+			p.drain(t)
+			s = p.source(t, s.ID)
+			if s.ErrorCount != i || !strings.Contains(s.LastError, "500") {
+				t.Fatalf("after failure %d: count %d, error %q", i, s.ErrorCount, s.LastError)
+			}
+			wantWait := app.Backoff(10*time.Minute, i)
+			if got := s.NextFetchAt.Sub(clock.Now()); got < wantWait-time.Second || got > wantWait+time.Second {
+				t.Fatalf("after failure %d next fetch in %s, want %s", i, got, wantWait)
+			}
+			wantStatus := app.SourceActive
+			if i >= app.ErrorThreshold {
+				wantStatus = app.SourceError
+			}
+			if s.Status != wantStatus {
+				t.Fatalf("after failure %d status %s, want %s", i, s.Status, wantStatus)
+			}
+			clock.Add(wantWait + time.Second)
+			if n, _ := p.sched.Cycle(context.Background()); n != 1 {
+				t.Fatalf("failing source not retried at its backed-off pace (queued %d)", n)
+			}
+		}
+		p.drain(t)
+		farm.SetStatus(0, 0)
+		clock.Add(24 * time.Hour)
+		if _, err := p.sched.Cycle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		p.drain(t)
+		s = p.source(t, s.ID)
+		if s.Status != app.SourceActive || s.ErrorCount != 0 || s.LastError != "" || s.ItemCount != 3 {
+			t.Fatalf("after a success: %+v", s)
+		}
+	})
+
+	t.Run("a paused source is never scheduled", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		p := newPipeline(t, nil, 100)
+		p.run(t)
+		s := p.add(t, farm.URL(0), 1)
+		p.drain(t)
+		paused := app.SourcePaused
+		if _, err := p.sources.Update(context.Background(), app.DefaultUserID, s.ID, app.SourceUpdate{Status: &paused}); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = p.db.Write.Exec(`update sources set next_fetch_at = null`)
+		if n, _ := p.sched.Cycle(context.Background()); n != 0 {
+			t.Fatalf("queued %d paused sources", n)
+		}
+		if n, _ := p.sources.Refresh(context.Background(), app.DefaultUserID, s.ID); n != 0 {
+			t.Fatalf("refresh queued a paused source")
+		}
+	})
+
+	t.Run("a 429 with Retry-After pauses the source for the time it asks", func(t *testing.T) {
+		var hits atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.Header().Set("Retry-After", "7200")
+			w.WriteHeader(http.StatusTooManyRequests)
+		}))
+		defer srv.Close()
+		clock := &testClock{t: time.Now()}
+		p := newPipeline(t, clock, 100)
+		p.run(t)
+		s := p.add(t, srv.URL+"/feed", 15)
+		p.drain(t)
+		s = p.source(t, s.ID)
+		if got := s.NextFetchAt.Sub(clock.Now()); got < 2*time.Hour-time.Second {
+			t.Fatalf("next fetch in %s, want at least the 2 h asked", got)
+		}
+		if !strings.Contains(s.LastError, "429") {
+			t.Fatalf("last error %q", s.LastError)
+		}
+	})
+}

@@ -1,0 +1,632 @@
+// Package queue runs Morning Deck's background work: durable goqite queues in the
+// app's SQLite file, worker pools, retry with backoff, and a dead letter table.
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"maragu.dev/goqite"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// timeFormat is how times are stored, the same as goqite's timeout column.
+const (
+	timeFormat   = "2006-01-02T15:04:05.000Z"
+	minuteFormat = "2006-01-02T15:04"
+	doneKeep     = 7 * 24 * time.Hour
+)
+
+// Job is one received message, decoded.
+type Job struct {
+	ID       string
+	Queue    string
+	Kind     string
+	Version  int
+	Attempt  int // 1-based
+	Data     json.RawMessage
+	Received int // how many times goqite handed out this message, this delivery included
+}
+
+// Handler runs a job. Returning an error retries it (up to MaxAttempts) unless it is Permanent.
+// A job may run more than once (a crash, a redelivery), so handlers must be idempotent.
+type Handler func(ctx context.Context, job Job) error
+
+type permanentError struct{ err error }
+
+func (e permanentError) Error() string { return e.err.Error() }
+func (e permanentError) Unwrap() error { return e.err }
+
+// Permanent marks err as not worth retrying: the job goes to the dead letter table at once.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return permanentError{err: err}
+}
+
+// Options for New. Zero values get the defaults written next to each field.
+type Options struct {
+	DB            *sql.DB       // the write pool; goqite and all our writes go through it
+	Read          *sql.DB       // read pool for Stats, Dead and delivery counts; defaults to DB
+	Name          string        // goqite queue name, e.g. "fetch"
+	Workers       int           // default 4
+	MaxAttempts   int           // default 3
+	Timeout       time.Duration // visibility timeout, default 60s; a running job is extended every Timeout/3
+	PollInterval  time.Duration // default 1s; Send in this process wakes the receiver at once
+	BaseBackoff   time.Duration // default 10s; delay before attempt n+1 is BaseBackoff*2^(n-1) ±20%
+	MaxBackoff    time.Duration // default 1h
+	ShutdownGrace time.Duration // default 30s
+	DeadRetention time.Duration // default 30 days
+	MaxDeliveries int           // default 10: a message handed out this often without finishing is dead-lettered
+	Log           *slog.Logger  // nil discards
+	Clock         app.Clock     // for backoff, counters and cleanup; goqite itself uses the system clock
+}
+
+// SendOptions for Send and SendTx.
+type SendOptions struct {
+	Delay    time.Duration
+	Priority int // higher is received first
+}
+
+// Stats describe a queue at one moment.
+type Stats struct {
+	Ready, Delayed, InFlight, Dead int
+	DoneLastHour, FailedLastHour   int
+	OldestReady                    time.Duration // how long the oldest ready message has waited
+}
+
+// DeadJob is a job that failed its last attempt or could not be run at all.
+type DeadJob struct {
+	ID, Queue, Kind string
+	Attempts        int
+	Error           string
+	FailedAt        time.Time
+	Body            []byte
+}
+
+// envelope is the goqite message body.
+type envelope struct {
+	Kind     string          `json:"kind"`
+	Version  int             `json:"v"`
+	Attempt  int             `json:"attempt"`
+	Priority int             `json:"p,omitempty"`
+	Data     json.RawMessage `json:"data"`
+}
+
+// Queue is a durable job queue with a worker pool.
+type Queue struct {
+	opts     Options
+	gq       *goqite.Queue
+	log      *slog.Logger
+	clock    app.Clock
+	handlers map[string]Handler
+	wake     chan struct{}
+	paused   atomic.Bool
+	running  atomic.Bool
+}
+
+// New returns a queue. It panics without DB or Name, which is a programming error.
+func New(opts Options) *Queue {
+	if opts.DB == nil || opts.Name == "" {
+		panic("queue: New needs DB and Name")
+	}
+	if opts.Read == nil {
+		opts.Read = opts.DB
+	}
+	opts.Workers = orDefault(opts.Workers, 4)
+	opts.MaxAttempts = orDefault(opts.MaxAttempts, 3)
+	opts.Timeout = orDefault(opts.Timeout, 60*time.Second)
+	opts.PollInterval = orDefault(opts.PollInterval, time.Second)
+	opts.BaseBackoff = orDefault(opts.BaseBackoff, 10*time.Second)
+	opts.MaxBackoff = orDefault(opts.MaxBackoff, time.Hour)
+	opts.ShutdownGrace = orDefault(opts.ShutdownGrace, 30*time.Second)
+	opts.DeadRetention = orDefault(opts.DeadRetention, 30*24*time.Hour)
+	opts.MaxDeliveries = orDefault(opts.MaxDeliveries, 10)
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Queue{
+		opts: opts,
+		// Our own attempts and delivery limit replace goqite's MaxReceive, which would strand messages.
+		gq:       goqite.New(goqite.NewOpts{DB: opts.DB, Name: opts.Name, MaxReceive: 1_000_000, Timeout: opts.Timeout}),
+		log:      opts.Log.With("component", "queue", "queue", opts.Name),
+		clock:    app.ClockOrSystem(opts.Clock),
+		handlers: map[string]Handler{},
+		wake:     make(chan struct{}, 1),
+	}
+}
+
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// Name is the goqite queue name.
+func (q *Queue) Name() string { return q.opts.Name }
+
+// Register the handler for a kind of job. Call it before Run.
+func (q *Queue) Register(kind string, h Handler) { q.handlers[kind] = h }
+
+// Pause stops this process from receiving; Send still works. Running jobs finish.
+func (q *Queue) Pause() { q.paused.Store(true) }
+
+// Resume undoes Pause.
+func (q *Queue) Resume() { q.paused.Store(false); q.notify() }
+
+// Paused reports whether the queue is paused.
+func (q *Queue) Paused() bool { return q.paused.Load() }
+
+func (q *Queue) notify() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Send enqueues a job in its own transaction.
+func (q *Queue) Send(ctx context.Context, kind string, version int, data any, o SendOptions) error {
+	return q.inTx(ctx, func(tx *sql.Tx) error { return q.SendTx(ctx, tx, kind, version, data, o) })
+}
+
+// SendTx enqueues a job in the caller's transaction, so it commits with the business write.
+func (q *Queue) SendTx(ctx context.Context, tx *sql.Tx, kind string, version int, data any, o SendOptions) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("queue %s: encode %s: %w", q.opts.Name, kind, err)
+	}
+	env := envelope{Kind: kind, Version: version, Attempt: 1, Priority: o.Priority, Data: raw}
+	if err := q.sendTx(ctx, tx, env, o.Delay); err != nil {
+		return err
+	}
+	q.notify() // the tx may not have committed yet; a receiver finding nothing just waits again
+	return nil
+}
+
+func (q *Queue) sendTx(ctx context.Context, tx *sql.Tx, env envelope, delay time.Duration) error {
+	body, err := json.Marshal(env)
+	if err != nil {
+		return fmt.Errorf("queue %s: encode %s: %w", q.opts.Name, env.Kind, err)
+	}
+	if err := q.gq.SendTx(ctx, tx, goqite.Message{Body: body, Delay: max(delay, 0), Priority: env.Priority}); err != nil {
+		return fmt.Errorf("queue %s: send %s: %w", q.opts.Name, env.Kind, err)
+	}
+	return nil
+}
+
+// Run receives and runs jobs until ctx is cancelled. Then it stops receiving, lets running
+// jobs finish for up to ShutdownGrace, cancels the rest, waits for them and returns.
+// A job cancelled this way stays in the queue and is delivered again.
+func (q *Queue) Run(ctx context.Context) error {
+	if !q.running.CompareAndSwap(false, true) {
+		return fmt.Errorf("queue %s: already running", q.opts.Name)
+	}
+	defer q.running.Store(false)
+
+	// Jobs get a context of their own, cancelled only when the grace period is over.
+	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelJobs()
+
+	msgs := make(chan *goqite.Message)
+	slots := make(chan struct{}, q.opts.Workers)
+	var wg sync.WaitGroup
+	for range q.opts.Workers {
+		wg.Go(func() {
+			for m := range msgs {
+				q.handle(jobCtx, m)
+				<-slots
+			}
+		})
+	}
+	q.log.Info("queue started", "workers", q.opts.Workers)
+	q.receive(ctx, msgs, slots)
+	close(msgs)
+
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	grace := time.NewTimer(q.opts.ShutdownGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+		q.log.Warn("shutdown grace over, cancelling running jobs", "grace", q.opts.ShutdownGrace)
+		cancelJobs()
+		<-done
+	}
+	q.log.Info("queue stopped")
+	return nil
+}
+
+// receive hands messages to the workers while a worker slot is free, until ctx is cancelled.
+func (q *Queue) receive(ctx context.Context, msgs chan<- *goqite.Message, slots chan struct{}) {
+	for {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		for {
+			wait := q.opts.PollInterval
+			if !q.Paused() {
+				// Not cancelled mid-transaction by shutdown: a received message is always dispatched.
+				m, err := q.gq.Receive(context.WithoutCancel(ctx))
+				if err == nil && m != nil {
+					msgs <- m
+					break
+				}
+				if err != nil {
+					q.log.Warn("receive failed, retrying", "error", err, "in", wait)
+				}
+			}
+			if !q.sleep(ctx, wait) {
+				<-slots
+				return
+			}
+		}
+	}
+}
+
+// sleep waits for d or a wake-up; it reports false when ctx is cancelled.
+func (q *Queue) sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-q.wake:
+	case <-t.C:
+	}
+	return true
+}
+
+// handle runs one message and records the outcome.
+func (q *Queue) handle(ctx context.Context, m *goqite.Message) {
+	// Bookkeeping writes must happen even when shutdown has cancelled the job.
+	wctx := context.WithoutCancel(ctx)
+	id := string(m.ID)
+	log := q.log.With("job_id", id)
+	var env envelope
+	if err := json.Unmarshal(m.Body, &env); err != nil || env.Kind == "" {
+		if err == nil {
+			err = errors.New("no kind")
+		}
+		q.deadLetter(log, m, "", 0, fmt.Errorf("undecodable body: %w", err))
+		return
+	}
+	env.Attempt = max(env.Attempt, 1)
+	log = log.With("kind", env.Kind, "attempt", env.Attempt)
+
+	var received int
+	if err := q.opts.Read.QueryRowContext(wctx, `select received from goqite where id = ?`, id).Scan(&received); err != nil {
+		log.Warn("read delivery count", "error", err)
+	}
+	if received > q.opts.MaxDeliveries {
+		q.deadLetter(log, m, env.Kind, env.Attempt, fmt.Errorf("delivered %d times without finishing (the process stopped while running it)", received-1))
+		return
+	}
+	h, ok := q.handlers[env.Kind]
+	if !ok {
+		q.deadLetter(log, m, env.Kind, env.Attempt, fmt.Errorf("unknown kind %q", env.Kind))
+		return
+	}
+
+	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received}
+	log.Debug("job started")
+	start := time.Now()
+	stop := q.heartbeat(log, m.ID)
+	err := call(ctx, log, h, job)
+	stop()
+	took := time.Since(start)
+
+	var perm permanentError
+	switch {
+	case err == nil:
+		if err := q.inTx(wctx, func(tx *sql.Tx) error {
+			if err := q.gq.DeleteTx(wctx, tx, m.ID); err != nil {
+				return err
+			}
+			return q.countTx(wctx, tx, 1, 0)
+		}); err != nil {
+			log.Error("record success", "error", err)
+			return
+		}
+		log.Debug("job done", "duration", took)
+	case ctx.Err() != nil:
+		// Shutdown cut it short: leave the message, visible again at once, for the next run.
+		if err := q.gq.Extend(wctx, m.ID, 0); err != nil {
+			log.Warn("release interrupted job", "error", err)
+		}
+		log.Warn("job interrupted by shutdown", "duration", took, "error", err)
+	case errors.As(err, &perm), env.Attempt >= q.opts.MaxAttempts:
+		q.deadLetter(log, m, env.Kind, env.Attempt, err)
+	default:
+		delay := q.backoff(env.Attempt)
+		next := env
+		next.Attempt++
+		if err := q.inTx(wctx, func(tx *sql.Tx) error {
+			if err := q.gq.DeleteTx(wctx, tx, m.ID); err != nil {
+				return err
+			}
+			if err := q.sendTx(wctx, tx, next, delay); err != nil {
+				return err
+			}
+			return q.countTx(wctx, tx, 0, 1)
+		}); err != nil {
+			log.Error("schedule retry", "error", err)
+			return
+		}
+		log.Warn("job failed, will retry", "duration", took, "error", err, "retry_in", delay)
+	}
+}
+
+// call runs h, turning a panic into an error (and logging its stack).
+func call(ctx context.Context, log *slog.Logger, h Handler, job Job) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			log.Error("job panicked", "panic", r, "stack", string(debug.Stack()))
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return h(ctx, job)
+}
+
+// heartbeat extends the message's visibility every Timeout/3 until the returned stop is called.
+func (q *Queue) heartbeat(log *slog.Logger, id goqite.ID) (stop func()) {
+	quit := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(max(q.opts.Timeout/3, time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-quit:
+				return
+			case <-t.C:
+				if err := q.gq.Extend(context.Background(), id, q.opts.Timeout); err != nil {
+					log.Warn("extend visibility", "error", err)
+				}
+			}
+		}
+	})
+	return func() { close(quit); wg.Wait() }
+}
+
+// backoff is the delay after the given failed attempt: BaseBackoff*2^(attempt-1), ±20%, capped.
+func (q *Queue) backoff(attempt int) time.Duration {
+	d := q.opts.BaseBackoff
+	for i := 1; i < attempt && d < q.opts.MaxBackoff; i++ {
+		d *= 2
+	}
+	d = time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
+	return min(d, q.opts.MaxBackoff)
+}
+
+// deadLetter moves a message to queue_dead and counts a failure, in one transaction.
+func (q *Queue) deadLetter(log *slog.Logger, m *goqite.Message, kind string, attempts int, cause error) {
+	ctx := context.Background()
+	err := q.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `
+			insert into queue_dead (id, queue, kind, body, attempts, error, failed_at) values (?, ?, ?, ?, ?, ?, ?)
+			on conflict (id) do update set kind = excluded.kind, body = excluded.body, attempts = excluded.attempts,
+				error = excluded.error, failed_at = excluded.failed_at`,
+			string(m.ID), q.opts.Name, kind, m.Body, attempts, cause.Error(), q.clock.Now().UTC().Format(timeFormat)); err != nil {
+			return err
+		}
+		if err := q.gq.DeleteTx(ctx, tx, m.ID); err != nil {
+			return err
+		}
+		return q.countTx(ctx, tx, 0, 1)
+	})
+	if err != nil {
+		log.Error("dead-letter job", "error", err, "cause", cause)
+		return
+	}
+	log.Error("job dead-lettered", "error", cause)
+}
+
+// countTx adds to this minute's finished counters.
+func (q *Queue) countTx(ctx context.Context, tx *sql.Tx, ok, failed int) error {
+	_, err := tx.ExecContext(ctx, `
+		insert into queue_done (queue, minute, ok, failed) values (?, ?, ?, ?)
+		on conflict (queue, minute) do update set ok = ok + excluded.ok, failed = failed + excluded.failed`,
+		q.opts.Name, q.clock.Now().UTC().Format(minuteFormat), ok, failed)
+	return err
+}
+
+func (q *Queue) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := q.opts.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// Size is the number of messages in the queue: ready, delayed and in flight.
+func (q *Queue) Size(ctx context.Context) (int, error) {
+	var n int
+	if err := q.opts.Read.QueryRowContext(ctx, `select count(*) from goqite where queue = ?`, q.opts.Name).Scan(&n); err != nil {
+		return 0, fmt.Errorf("queue %s: size: %w", q.opts.Name, err)
+	}
+	return n, nil
+}
+
+// Stats counts messages by state, dead jobs, and jobs finished in the last hour.
+// Ready and delayed are judged by the system clock, as goqite judges them.
+func (q *Queue) Stats(ctx context.Context) (Stats, error) {
+	var s Stats
+	now := time.Now().UTC()
+	nowText := now.Format(timeFormat)
+	var oldest sql.NullString
+	err := q.opts.Read.QueryRowContext(ctx, `
+		select
+			coalesce(sum(timeout <= ?1), 0),
+			coalesce(sum(timeout > ?1 and received = 0), 0),
+			coalesce(sum(timeout > ?1 and received > 0), 0),
+			min(case when timeout <= ?1 then timeout end),
+			(select count(*) from queue_dead where queue = ?2),
+			(select coalesce(sum(ok), 0) from queue_done where queue = ?2 and minute >= ?3),
+			(select coalesce(sum(failed), 0) from queue_done where queue = ?2 and minute >= ?3)
+		from goqite where queue = ?2`,
+		nowText, q.opts.Name, q.clock.Now().Add(-time.Hour).UTC().Format(minuteFormat),
+	).Scan(&s.Ready, &s.Delayed, &s.InFlight, &oldest, &s.Dead, &s.DoneLastHour, &s.FailedLastHour)
+	if err != nil {
+		return Stats{}, fmt.Errorf("queue %s: stats: %w", q.opts.Name, err)
+	}
+	if oldest.Valid {
+		if t, err := time.Parse(timeFormat, oldest.String); err == nil {
+			s.OldestReady = max(now.Sub(t), 0)
+		}
+	}
+	return s, nil
+}
+
+// Dead lists dead jobs, newest first; limit <= 0 lists all.
+func (q *Queue) Dead(ctx context.Context, limit int) ([]DeadJob, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := q.opts.Read.QueryContext(ctx, `
+		select id, queue, kind, attempts, error, failed_at, body from queue_dead
+		where queue = ? order by failed_at desc, id desc limit ?`, q.opts.Name, limit)
+	if err != nil {
+		return nil, fmt.Errorf("queue %s: list dead: %w", q.opts.Name, err)
+	}
+	defer func() { _ = rows.Close() }()
+	var jobs []DeadJob
+	for rows.Next() {
+		var j DeadJob
+		var failedAt string
+		if err := rows.Scan(&j.ID, &j.Queue, &j.Kind, &j.Attempts, &j.Error, &failedAt, &j.Body); err != nil {
+			return nil, fmt.Errorf("queue %s: list dead: %w", q.opts.Name, err)
+		}
+		j.FailedAt, _ = time.Parse(timeFormat, failedAt)
+		jobs = append(jobs, j)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("queue %s: list dead: %w", q.opts.Name, err)
+	}
+	return jobs, nil
+}
+
+// Retry moves a dead job back to the queue at attempt 1. An unknown id gives an error wrapping sql.ErrNoRows.
+func (q *Queue) Retry(ctx context.Context, id string) error {
+	err := q.inTx(ctx, func(tx *sql.Tx) error {
+		var body []byte
+		if err := tx.QueryRowContext(ctx, `select body from queue_dead where queue = ? and id = ?`, q.opts.Name, id).Scan(&body); err != nil {
+			return err
+		}
+		return q.requeueTx(ctx, tx, id, body)
+	})
+	if err != nil {
+		return fmt.Errorf("queue %s: retry %s: %w", q.opts.Name, id, err)
+	}
+	q.notify()
+	return nil
+}
+
+// RetryAll moves every dead job of this queue back, and returns how many.
+func (q *Queue) RetryAll(ctx context.Context) (int, error) {
+	var n int
+	err := q.inTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `select id, body from queue_dead where queue = ? order by failed_at`, q.opts.Name)
+		if err != nil {
+			return err
+		}
+		type dead struct {
+			id   string
+			body []byte
+		}
+		var all []dead
+		for rows.Next() {
+			var d dead
+			if err := rows.Scan(&d.id, &d.body); err != nil {
+				_ = rows.Close()
+				return err
+			}
+			all = append(all, d)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+			return err
+		}
+		for _, d := range all {
+			if err := q.requeueTx(ctx, tx, d.id, d.body); err != nil {
+				return err
+			}
+		}
+		n = len(all)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("queue %s: retry all: %w", q.opts.Name, err)
+	}
+	q.notify()
+	return n, nil
+}
+
+// requeueTx sends a dead body again at attempt 1 and deletes the dead row.
+// A body that cannot be decoded is sent unchanged (and will come back dead).
+func (q *Queue) requeueTx(ctx context.Context, tx *sql.Tx, id string, body []byte) error {
+	var env envelope
+	msg := goqite.Message{Body: body}
+	if json.Unmarshal(body, &env) == nil && env.Kind != "" {
+		env.Attempt = 1
+		b, err := json.Marshal(env)
+		if err != nil {
+			return err
+		}
+		msg = goqite.Message{Body: b, Priority: env.Priority}
+	}
+	if err := q.gq.SendTx(ctx, tx, msg); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `delete from queue_dead where queue = ? and id = ?`, q.opts.Name, id)
+	return err
+}
+
+// Discard deletes a dead job. An unknown id gives an error wrapping sql.ErrNoRows.
+func (q *Queue) Discard(ctx context.Context, id string) error {
+	res, err := q.opts.DB.ExecContext(ctx, `delete from queue_dead where queue = ? and id = ?`, q.opts.Name, id)
+	if err == nil {
+		if n, _ := res.RowsAffected(); n == 0 {
+			err = sql.ErrNoRows
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("queue %s: discard %s: %w", q.opts.Name, id, err)
+	}
+	return nil
+}
+
+// Cleanup deletes dead jobs older than DeadRetention and counters older than seven days.
+func (q *Queue) Cleanup(ctx context.Context) error {
+	now := q.clock.Now().UTC()
+	err := q.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `delete from queue_dead where queue = ? and failed_at < ?`,
+			q.opts.Name, now.Add(-q.opts.DeadRetention).Format(timeFormat)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `delete from queue_done where queue = ? and minute < ?`,
+			q.opts.Name, now.Add(-doneKeep).Format(minuteFormat))
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("queue %s: cleanup: %w", q.opts.Name, err)
+	}
+	return nil
+}

@@ -1,0 +1,434 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+var _ app.SourceStore = (*DB)(nil)
+
+const sourceColumns = `s.id, s.user_id, s.type, s.url, s.name, s.status, s.fetch_status, s.refresh_interval_minutes,
+	s.auto_interval, s.last_fetched_at, s.queued_at, s.fetch_started_at, s.next_fetch_at, s.last_error, s.error_count,
+	s.etag, s.last_modified, s.created_at,
+	(select count(*) from items i where i.source_id = s.id)`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanSource(row scanner) (*app.Source, error) {
+	var s app.Source
+	var last, queued, started, next sql.NullString
+	var created string
+	var auto int
+	if err := row.Scan(&s.ID, &s.UserID, &s.Type, &s.URL, &s.Name, &s.Status, &s.FetchStatus, &s.RefreshIntervalMinutes,
+		&auto, &last, &queued, &started, &next, &s.LastError, &s.ErrorCount, &s.ETag, &s.LastModified, &created, &s.ItemCount); err != nil {
+		return nil, err
+	}
+	s.AutoInterval = auto != 0
+	s.LastFetchedAt, s.QueuedAt, s.FetchStartedAt, s.NextFetchAt = parseTimePtr(last), parseTimePtr(queued), parseTimePtr(started), parseTimePtr(next)
+	s.CreatedAt = parseTime(created)
+	return &s, nil
+}
+
+// CreateSource inserts s and calls then (which enqueues its first fetch) in the same transaction.
+func (db *DB) CreateSource(ctx context.Context, s *app.Source, then app.TxFunc) error {
+	now := db.clock.Now().UTC()
+	if s.Status == "" {
+		s.Status = app.SourceActive
+	}
+	if s.FetchStatus == "" {
+		s.FetchStatus = app.FetchIdle
+	}
+	var queuedAt *time.Time
+	if s.FetchStatus == app.FetchQueued {
+		queuedAt = &now
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `insert into sources (user_id, type, url, name, status, fetch_status, refresh_interval_minutes, auto_interval, queued_at, created_at)
+			values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+			s.UserID, s.Type, s.URL, s.Name, s.Status, s.FetchStatus, s.RefreshIntervalMinutes, s.AutoInterval, formatTimePtr(queuedAt), FormatTime(now)).Scan(&s.ID)
+		if err != nil {
+			if strings.Contains(err.Error(), "UNIQUE constraint failed") {
+				return app.Errorf(app.ECONFLICT, "You already follow %s.", s.URL)
+			}
+			return fmt.Errorf("sqlite: insert source: %w", err)
+		}
+		if then != nil {
+			return then(ctx, tx)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	s.CreatedAt, s.QueuedAt = now, queuedAt
+	return nil
+}
+
+// Source returns one of the user's sources.
+func (db *DB) Source(ctx context.Context, userID, id int64) (*app.Source, error) {
+	s, err := scanSource(db.Read.QueryRowContext(ctx, `select `+sourceColumns+` from sources s where s.id = ? and s.user_id = ?`, id, userID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, app.Errorf(app.ENOTFOUND, "Source %d not found.", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: source: %w", err)
+	}
+	return s, nil
+}
+
+// SourceByID returns a source whoever owns it (for workers).
+func (db *DB) SourceByID(ctx context.Context, id int64) (*app.Source, error) {
+	s, err := scanSource(db.Read.QueryRowContext(ctx, `select `+sourceColumns+` from sources s where s.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, app.Errorf(app.ENOTFOUND, "Source %d not found.", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: source: %w", err)
+	}
+	return s, nil
+}
+
+// Sources returns the user's sources, by name.
+func (db *DB) Sources(ctx context.Context, userID int64) ([]*app.Source, error) {
+	rows, err := db.Read.QueryContext(ctx, `select `+sourceColumns+` from sources s where s.user_id = ? order by lower(s.name), s.id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: sources: %w", err)
+	}
+	defer rows.Close()
+	var out []*app.Source
+	for rows.Next() {
+		s, err := scanSource(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: sources: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// UpdateSource applies the user's changes. A changed interval moves the next fetch accordingly;
+// resuming a paused source makes it due at once.
+func (db *DB) UpdateSource(ctx context.Context, userID, id int64, u app.SourceUpdate) (*app.Source, error) {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `select count(*) from sources where id = ? and user_id = ?`, id, userID).Scan(&n); err != nil {
+			return fmt.Errorf("sqlite: update source: %w", err)
+		}
+		if n == 0 {
+			return app.Errorf(app.ENOTFOUND, "Source %d not found.", id)
+		}
+		if u.Name != nil {
+			if _, err := tx.ExecContext(ctx, `update sources set name = ? where id = ?`, *u.Name, id); err != nil {
+				return fmt.Errorf("sqlite: update source: %w", err)
+			}
+		}
+		if u.AutoInterval != nil {
+			if _, err := tx.ExecContext(ctx, `update sources set auto_interval = ? where id = ?`, *u.AutoInterval, id); err != nil {
+				return fmt.Errorf("sqlite: update source: %w", err)
+			}
+		}
+		if u.RefreshIntervalMinutes != nil {
+			// next_fetch_at = last fetch + new interval (an error backoff is kept as it is).
+			_, err := tx.ExecContext(ctx, `update sources set refresh_interval_minutes = ?,
+				next_fetch_at = case when last_fetched_at is not null and error_count = 0
+					then strftime('%Y-%m-%dT%H:%M:%fZ', last_fetched_at, '+' || ? || ' minutes') else next_fetch_at end
+				where id = ?`, *u.RefreshIntervalMinutes, *u.RefreshIntervalMinutes, id)
+			if err != nil {
+				return fmt.Errorf("sqlite: update source: %w", err)
+			}
+		}
+		if u.Status != nil {
+			switch *u.Status {
+			case app.SourcePaused:
+				_, err := tx.ExecContext(ctx, `update sources set status = 'PAUSED' where id = ?`, id)
+				if err != nil {
+					return fmt.Errorf("sqlite: pause source: %w", err)
+				}
+			case app.SourceActive:
+				_, err := tx.ExecContext(ctx, `update sources set status = case when error_count >= ? then 'ERROR' else 'ACTIVE' end,
+					next_fetch_at = null where id = ? and status = 'PAUSED'`, app.ErrorThreshold, id)
+				if err != nil {
+					return fmt.Errorf("sqlite: resume source: %w", err)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return db.Source(ctx, userID, id)
+}
+
+// DeleteSource deletes a source and its items.
+func (db *DB) DeleteSource(ctx context.Context, userID, id int64) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `delete from sources where id = ? and user_id = ?`, id, userID)
+		if err != nil {
+			return fmt.Errorf("sqlite: delete source: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return app.Errorf(app.ENOTFOUND, "Source %d not found.", id)
+		}
+		return nil
+	})
+}
+
+// QueueSources marks the user's IDLE, non-paused sources among ids (all when nil) QUEUED and
+// calls enqueue for each in the same transaction.
+func (db *DB) QueueSources(ctx context.Context, userID int64, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, id int64) error) (int, error) {
+	var queued int
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if ids == nil {
+			rows, err := tx.QueryContext(ctx, `select id from sources where user_id = ? and status != 'PAUSED' and fetch_status = 'IDLE'`, userID)
+			if err != nil {
+				return fmt.Errorf("sqlite: queue sources: %w", err)
+			}
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return err
+				}
+				ids = append(ids, id)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		} else if len(ids) == 1 {
+			// A single source asked for by id: say why nothing happens when it does not exist.
+			var n int
+			if err := tx.QueryRowContext(ctx, `select count(*) from sources where id = ? and user_id = ?`, ids[0], userID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return app.Errorf(app.ENOTFOUND, "Source %d not found.", ids[0])
+			}
+		}
+		now := db.now()
+		for _, id := range ids {
+			ok, err := markQueued(ctx, tx, id, userID, now)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if err := enqueue(ctx, tx, id); err != nil {
+				return err
+			}
+			queued++
+		}
+		return nil
+	})
+	return queued, err
+}
+
+// markQueued moves an IDLE, non-paused source to QUEUED. userID 0 matches any user.
+func markQueued(ctx context.Context, tx *sql.Tx, id, userID int64, now string) (bool, error) {
+	res, err := tx.ExecContext(ctx, `update sources set fetch_status = 'QUEUED', queued_at = ?
+		where id = ? and (? = 0 or user_id = ?) and fetch_status = 'IDLE' and status != 'PAUSED'`, now, id, userID, userID)
+	if err != nil {
+		return false, fmt.Errorf("sqlite: mark source queued: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// DueSources returns up to limit sources that are due for a scheduled fetch at now:
+// IDLE, not PAUSED, never fetched or past their next fetch time; never-fetched first.
+func (db *DB) DueSources(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	rows, err := db.Read.QueryContext(ctx, `select id from sources
+		where fetch_status = 'IDLE' and status in ('ACTIVE', 'ERROR') and (next_fetch_at is null or next_fetch_at <= ?)
+		order by next_fetch_at is not null, next_fetch_at limit ?`, FormatTime(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: due sources: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// QueueDue marks each given source QUEUED (if it still is IDLE and due) and calls enqueue for it,
+// all in one transaction. It stops early when enqueue returns app.ErrQueueFull.
+func (db *DB) QueueDue(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, id int64) error) (int, error) {
+	var queued int
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		now := db.now()
+		for _, id := range ids {
+			ok, err := markQueued(ctx, tx, id, 0, now)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if err := enqueue(ctx, tx, id); errors.Is(err, app.ErrQueueFull) {
+				// Undo this one mark; the rest of the cycle waits for the next tick.
+				_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null where id = ?`, id)
+				return err
+			} else if err != nil {
+				return err
+			}
+			queued++
+		}
+		return nil
+	})
+	return queued, err
+}
+
+// StartFetch marks a source FETCHING and returns it. It returns nil (nothing to do) when the
+// source is gone, paused, or being fetched by a live worker (started less than staleAfter ago).
+func (db *DB) StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*app.Source, error) {
+	now := db.clock.Now().UTC()
+	var ok bool
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `update sources set fetch_status = 'FETCHING', fetch_started_at = ?
+			where id = ? and status != 'PAUSED' and (fetch_status != 'FETCHING' or fetch_started_at is null or fetch_started_at < ?)`,
+			FormatTime(now), id, FormatTime(now.Add(-staleAfter)))
+		if err != nil {
+			return fmt.Errorf("sqlite: start fetch: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		ok = n == 1
+		if !ok {
+			// A paused source that had a fetch queued goes back to IDLE.
+			_, err = tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null where id = ? and status = 'PAUSED'`, id)
+		}
+		return err
+	})
+	if err != nil || !ok {
+		return nil, err
+	}
+	return db.SourceByID(ctx, id)
+}
+
+// FinishFetch stores a successful fetch in one transaction: new items (a re-fetch never
+// duplicates one), validators, the next fetch time, and clears the error state. Items of a first
+// import are DONE; later new items are NEW and passed to then (the processing pipeline's seam).
+// It returns the number of new items.
+func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64) error) (int, error) {
+	now := db.clock.Now().UTC()
+	first := src.LastFetchedAt == nil
+	status := app.ItemNew
+	if first {
+		status = app.ItemDone
+	}
+	interval := src.RefreshIntervalMinutes
+	if r.Interval != nil && src.AutoInterval {
+		interval = *r.Interval
+	}
+	next := now.Add(time.Duration(interval) * time.Minute)
+	if r.NextFetchAt != nil && r.NextFetchAt.After(next) {
+		next = *r.NextFetchAt
+	}
+	var newIDs []int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		if !r.NotModified && len(r.Items) > 0 {
+			stmt, err := tx.PrepareContext(ctx, `insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, extra, status, created_at)
+				values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
+			if err != nil {
+				return fmt.Errorf("sqlite: prepare insert item: %w", err)
+			}
+			defer stmt.Close()
+			created := FormatTime(now)
+			for i := range r.Items {
+				it := &r.Items[i]
+				var id int64
+				err := stmt.QueryRowContext(ctx, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
+					it.RawContent, it.CleanContent, encodeExtra(it.Extra), status, created).Scan(&id)
+				if errors.Is(err, sql.ErrNoRows) {
+					continue // already stored
+				} else if err != nil {
+					return fmt.Errorf("sqlite: insert item: %w", err)
+				}
+				newIDs = append(newIDs, id)
+			}
+		}
+		name := src.Name
+		if name == "" {
+			name = r.Title
+		}
+		if name == "" {
+			name = src.URL
+		}
+		etag, lastMod := r.ETag, r.LastModified
+		if r.NotModified {
+			etag, lastMod = src.ETag, src.LastModified
+		}
+		_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
+			last_fetched_at = ?, next_fetch_at = ?, last_error = '', error_count = 0,
+			status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
+			etag = ?, last_modified = ?, name = ?, refresh_interval_minutes = ?
+			where id = ?`, FormatTime(now), FormatTime(next), etag, lastMod, name, interval, src.ID)
+		if err != nil {
+			return fmt.Errorf("sqlite: finish fetch: %w", err)
+		}
+		if then != nil && len(newIDs) > 0 && !first {
+			return then(ctx, tx, newIDs)
+		}
+		return nil
+	})
+	return len(newIDs), err
+}
+
+// FailFetch records a failed fetch. When blame is false (the machine seems offline) the
+// source's error count is left alone. The next attempt waits interval × 2^errors (capped at
+// app.MaxBackoff), or retryAfter when the server asked for longer.
+func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame bool, retryAfter time.Duration) error {
+	now := db.clock.Now().UTC()
+	errs := src.ErrorCount
+	if blame {
+		errs++
+	}
+	wait := app.Backoff(time.Duration(src.RefreshIntervalMinutes)*time.Minute, errs)
+	if !blame {
+		wait = time.Duration(src.RefreshIntervalMinutes) * time.Minute
+	}
+	wait = max(wait, retryAfter)
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
+			last_error = ?, error_count = ?, next_fetch_at = ?,
+			status = case when status = 'PAUSED' then 'PAUSED' when ? >= ? then 'ERROR' else status end
+			where id = ?`, msg, errs, FormatTime(now.Add(wait)), errs, app.ErrorThreshold, src.ID)
+		if err != nil {
+			return fmt.Errorf("sqlite: fail fetch: %w", err)
+		}
+		return nil
+	})
+}
+
+// ResetStuckSources sets sources QUEUED or FETCHING since before cutoff back to IDLE and returns their ids.
+func (db *DB) ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error) {
+	var ids []int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		c := FormatTime(cutoff)
+		rows, err := tx.QueryContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null
+			where (fetch_status = 'QUEUED' and queued_at < ?) or (fetch_status = 'FETCHING' and fetch_started_at < ?) returning id`, c, c)
+		if err != nil {
+			return fmt.Errorf("sqlite: reset stuck sources: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	return ids, err
+}
