@@ -289,15 +289,16 @@ func (db *DB) QueueDue(ctx context.Context, ids []int64, enqueue func(ctx contex
 	return queued, err
 }
 
+var qStartFetch = hot(`update sources set fetch_status = 'FETCHING', fetch_started_at = ?
+	where id = ? and status != 'PAUSED' and (fetch_status != 'FETCHING' or fetch_started_at is null or fetch_started_at < ?)`)
+
 // StartFetch marks a source FETCHING and returns it. It returns nil (nothing to do) when the
 // source is gone, paused, or being fetched by a live worker (started less than staleAfter ago).
 func (db *DB) StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*app.Source, error) {
 	now := db.clock.Now().UTC()
 	var ok bool
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `update sources set fetch_status = 'FETCHING', fetch_started_at = ?
-			where id = ? and status != 'PAUSED' and (fetch_status != 'FETCHING' or fetch_started_at is null or fetch_started_at < ?)`,
-			FormatTime(now), id, FormatTime(now.Add(-staleAfter)))
+		res, err := db.stmt(ctx, tx, qStartFetch).ExecContext(ctx, FormatTime(now), id, FormatTime(now.Add(-staleAfter)))
 		if err != nil {
 			return fmt.Errorf("sqlite: start fetch: %w", err)
 		}
@@ -314,6 +315,16 @@ func (db *DB) StartFetch(ctx context.Context, id int64, staleAfter time.Duration
 	}
 	return db.SourceByID(ctx, id)
 }
+
+var (
+	qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, extra, status, created_at)
+		values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
+	qFinishFetch = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
+		last_fetched_at = ?, next_fetch_at = ?, last_error = '', error_count = 0,
+		status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
+		etag = ?, last_modified = ?, name = ?, refresh_interval_minutes = ?
+		where id = ?`)
+)
 
 // FinishFetch stores a successful fetch in one transaction: new items (a re-fetch never
 // duplicates one), validators, the next fetch time, and clears the error state. Items of a first
@@ -337,12 +348,7 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 	var newIDs []int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		if !r.NotModified && len(r.Items) > 0 {
-			stmt, err := tx.PrepareContext(ctx, `insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, extra, status, created_at)
-				values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
-			if err != nil {
-				return fmt.Errorf("sqlite: prepare insert item: %w", err)
-			}
-			defer stmt.Close()
+			stmt := db.stmt(ctx, tx, qInsertItem)
 			created := FormatTime(now)
 			for i := range r.Items {
 				it := &r.Items[i]
@@ -368,11 +374,7 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 		if r.NotModified {
 			etag, lastMod = src.ETag, src.LastModified
 		}
-		_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
-			last_fetched_at = ?, next_fetch_at = ?, last_error = '', error_count = 0,
-			status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
-			etag = ?, last_modified = ?, name = ?, refresh_interval_minutes = ?
-			where id = ?`, FormatTime(now), FormatTime(next), etag, lastMod, name, interval, src.ID)
+		_, err := db.stmt(ctx, tx, qFinishFetch).ExecContext(ctx, FormatTime(now), FormatTime(next), etag, lastMod, name, interval, src.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: finish fetch: %w", err)
 		}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -37,6 +38,7 @@ type DB struct {
 	Path  string
 	log   *slog.Logger
 	clock app.Clock
+	stmts sync.Map // query → *sql.Stmt prepared on Write: the hot statements skip SQL parsing
 }
 
 // Options for Open.
@@ -105,12 +107,46 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		_ = db.Close()
 		return nil, err
 	}
+	if err := db.prepare(ctx); err != nil {
+		_ = db.Close()
+		return nil, err
+	}
 	return db, nil
 }
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	db.stmts.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
 	return errors.Join(db.Read.Close(), db.Write.Close())
+}
+
+// hotQueries are prepared once at Open on the write connection: parsing SQL costs more than
+// running these statements of the worker hot path.
+var hotQueries []string
+
+func hot(q string) string {
+	hotQueries = append(hotQueries, q)
+	return q
+}
+
+func (db *DB) prepare(ctx context.Context) error {
+	for _, q := range hotQueries {
+		st, err := db.Write.PrepareContext(ctx, q)
+		if err != nil {
+			return fmt.Errorf("sqlite: prepare %q: %w", q, err)
+		}
+		db.stmts.Store(q, st)
+	}
+	return nil
+}
+
+// stmt returns the prepared statement of a hot query, bound to tx.
+func (db *DB) stmt(ctx context.Context, tx *sql.Tx, query string) *sql.Stmt {
+	st, ok := db.stmts.Load(query)
+	if !ok {
+		panic("sqlite: query not prepared: " + query)
+	}
+	return tx.StmtContext(ctx, st.(*sql.Stmt))
 }
 
 func (db *DB) migrate(ctx context.Context) error {
