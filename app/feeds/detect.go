@@ -1,0 +1,65 @@
+package feeds
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// Detection is what Detect found at an address.
+type Detection struct {
+	Type  app.SourceType
+	URL   string // normalized: the feed's or page's final URL, or https://www.reddit.com/r/NAME
+	Title string
+	Feeds []FeedLink // feeds a web page advertises, in page order
+}
+
+// FeedLink is a feed a page advertises with <link rel="alternate">.
+type FeedLink struct {
+	URL   string
+	Title string
+	Type  string // e.g. application/rss+xml
+}
+
+// Detect finds out what rawURL is: a subreddit ("r/golang", "/r/golang" or a reddit.com
+// URL; not fetched), a feed, or a web page (with the feeds it advertises). An address
+// without a scheme gets https://. It does not choose among a page's feeds: the caller does.
+func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			det, err = nil, &Error{Kind: KindParse, Message: "The content is neither a feed nor a web page we can read.", Err: fmt.Errorf("panic: %v", r)}
+		}
+	}()
+	s := strings.TrimSpace(rawURL)
+	if s == "" {
+		return nil, app.Errorf(app.EINVALID, "Please give a web address.")
+	}
+	if u, ok := redditURL(s); ok {
+		return &Detection{Type: app.SourceReddit, URL: u, Title: u[strings.Index(u, "/r/")+1:]}, nil
+	}
+	if !strings.Contains(s, "://") {
+		s = "https://" + strings.TrimPrefix(s, "//")
+	}
+	if u, ok := redditURL(s); ok {
+		return &Detection{Type: app.SourceReddit, URL: u, Title: u[strings.Index(u, "/r/")+1:]}, nil
+	}
+	if _, err := parseURL(s); err != nil {
+		return nil, err
+	}
+	resp, err := f.get(ctx, s, acceptFeed+", text/html;q=0.8", "", "")
+	if err != nil {
+		return nil, err
+	}
+	final := resp.finalURL.String()
+	_, cs := resp.contentType()
+	if feed, _, perr := parseFeed(resp.body, cs); perr == nil {
+		return &Detection{Type: app.SourceRSS, URL: final, Title: PlainText(feed.Title)}, nil
+	} else if !looksHTML(resp.body) && !bytes.Contains(bytes.ToLower(resp.body[:min(len(resp.body), 4096)]), []byte("<body")) {
+		return nil, &Error{Kind: KindParse, Message: "The address is neither a feed nor a web page we can read.", Err: perr}
+	}
+	page := parsePage(htmlToUTF8(resp.body, cs), resp.finalURL)
+	return &Detection{Type: app.SourceWeb, URL: final, Title: page.title, Feeds: page.feeds}, nil
+}

@@ -1,0 +1,193 @@
+// Package feeds fetches and parses sources: RSS, Atom and JSON feeds, web pages
+// whose article links become items, and subreddits. It holds the HTTP client with
+// its limits (size, time, redirects, concurrency per host, Retry-After) and the
+// HTML sanitizing that every item goes through once, at ingestion.
+package feeds
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// Version goes into the default User-Agent. main may set it at start-up.
+var Version = "dev"
+
+// Defaults of Options.
+const (
+	DefaultConnectTimeout = 10 * time.Second
+	DefaultTimeout        = 30 * time.Second
+	DefaultMaxBodyBytes   = 10 << 20
+	DefaultMaxRedirects   = 5
+	DefaultPerHost        = 2
+
+	// MaxItems caps the items of one fetch.
+	MaxItems = 10000
+	// MaxContentBytes caps the RawContent of one item.
+	MaxContentBytes = 1 << 20
+	// maxCacheFloor caps CacheUntil, so a far-future Expires cannot silence a source.
+	maxCacheFloor = 24 * time.Hour
+	// maxRetryAfter caps how long a host is paused by Retry-After.
+	maxRetryAfter = 24 * time.Hour
+)
+
+// DefaultUserAgent returns the User-Agent sent when Options.UserAgent is empty.
+func DefaultUserAgent() string {
+	return "MorningDeck/" + Version + " (+https://github.com/morningdeck/morningdeck; self-hosted news briefing)"
+}
+
+// Options configure a Fetcher. Zero values take the defaults.
+type Options struct {
+	UserAgent      string
+	ConnectTimeout time.Duration // default 10s
+	Timeout        time.Duration // total per request, including reading the body; default 30s
+	MaxBodyBytes   int64         // after gzip decoding; default 10 MiB
+	MaxRedirects   int           // default 5
+	PerHost        int           // max concurrent requests per host; default 2
+	Clock          app.Clock
+	// Transport is for tests; nil means a tuned *http.Transport.
+	Transport http.RoundTripper
+}
+
+// Fetcher fetches and parses sources. It is safe for concurrent use.
+type Fetcher struct {
+	opts   Options
+	clock  app.Clock
+	client *http.Client
+	hosts  hostLimiter
+	pauses pauses
+}
+
+// New returns a Fetcher.
+func New(opts Options) *Fetcher {
+	if opts.UserAgent == "" {
+		opts.UserAgent = DefaultUserAgent()
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = DefaultConnectTimeout
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.MaxRedirects <= 0 {
+		opts.MaxRedirects = DefaultMaxRedirects
+	}
+	if opts.PerHost <= 0 {
+		opts.PerHost = DefaultPerHost
+	}
+	f := &Fetcher{
+		opts:   opts,
+		clock:  app.ClockOrSystem(opts.Clock),
+		hosts:  hostLimiter{perHost: opts.PerHost},
+		pauses: pauses{until: map[string]time.Time{}},
+	}
+	transport := opts.Transport
+	if transport == nil {
+		transport = newTransport(opts)
+	}
+	f.client = &http.Client{
+		Transport: transport,
+		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if len(via) > opts.MaxRedirects {
+				return errTooManyRedirects
+			}
+			return nil
+		},
+	}
+	return f
+}
+
+// Request says what to fetch.
+type Request struct {
+	URL          string
+	Type         app.SourceType // empty means rss
+	ETag         string
+	LastModified string
+}
+
+// Result is what a fetch found.
+type Result struct {
+	NotModified  bool // 304: no body read, no parse
+	Title        string
+	SiteURL      string
+	ETag         string
+	LastModified string
+	Items        []app.Item
+	// CacheUntil is a floor on the next fetch, from Cache-Control max-age, Expires
+	// and RSS <ttl> (the latest of them, at most a day ahead); nil if none.
+	CacheUntil *time.Time
+	FinalURL   string
+}
+
+// Fetch fetches req.URL and parses it as req.Type.
+// Failures are *Error (see IsNetwork), or *app.Error for an invalid request.
+func (f *Fetcher) Fetch(ctx context.Context, req Request) (res *Result, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			res, err = nil, &Error{Kind: KindParse, Message: "The content is not a feed we can read: the parser failed.", Err: fmt.Errorf("panic: %v", r)}
+		}
+	}()
+	switch req.Type {
+	case "", app.SourceRSS:
+		return f.fetchFeed(ctx, req)
+	case app.SourceWeb:
+		return f.fetchWeb(ctx, req)
+	case app.SourceReddit:
+		return f.fetchReddit(ctx, req)
+	default:
+		return nil, app.Errorf(app.EINVALID, "Unknown source type %q.", req.Type)
+	}
+}
+
+// Error kinds.
+const (
+	KindHTTPStatus = "http_status"
+	KindDNS        = "dns"
+	KindConnect    = "connect"
+	KindTimeout    = "timeout"
+	KindTooLarge   = "too_large"
+	KindRedirects  = "redirects"
+	KindTLS        = "tls"
+	KindParse      = "parse"
+	KindHostPaused = "host_paused"
+	KindNetwork    = "network"
+)
+
+// Error is a failed fetch. Message is meant for a person.
+type Error struct {
+	Kind       string
+	Message    string
+	StatusCode int           // for http_status
+	RetryAfter time.Duration // from Retry-After, for http_status and host_paused
+	Err        error
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsNetwork reports whether err says the network failed (dns, connect, timeout,
+// network) rather than the source: a sign that this machine may be offline.
+func IsNetwork(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	switch e.Kind {
+	case KindDNS, KindConnect, KindTimeout, KindNetwork:
+		return true
+	}
+	return false
+}
+
+func parseError(format string, args ...any) *Error {
+	return &Error{Kind: KindParse, Message: "The content is not a feed we can read: " + fmt.Sprintf(format, args...)}
+}

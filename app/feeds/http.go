@@ -1,0 +1,369 @@
+package feeds
+
+import (
+	"compress/gzip"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+var (
+	errTooManyRedirects = errors.New("feeds: too many redirects")
+	errFetchTimeout     = errors.New("feeds: fetch timed out")
+)
+
+func newTransport(opts Options) *http.Transport {
+	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}
+	return &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          100,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   opts.ConnectTimeout,
+		ExpectContinueTimeout: time.Second,
+	}
+}
+
+// response is a fetched body with what we need of its headers.
+type response struct {
+	notModified bool
+	status      int
+	header      http.Header
+	body        []byte
+	finalURL    *url.URL
+}
+
+// contentType returns the media type and charset of the response.
+func (r *response) contentType() (mediaType, charset string) {
+	mt, params, err := mime.ParseMediaType(r.header.Get("Content-Type"))
+	if err != nil {
+		return "", ""
+	}
+	return mt, params["charset"]
+}
+
+// parseURL checks that raw is an absolute http(s) URL.
+func parseURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, app.Errorf(app.EINVALID, "%q is not a web address (http or https).", raw)
+	}
+	return u, nil
+}
+
+// get fetches rawURL with the Fetcher's limits. accept is the Accept header.
+func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified string) (*response, error) {
+	u, err := parseURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	host := strings.ToLower(u.Host)
+	if until, ok := f.pauses.get(host, f.clock.Now()); ok {
+		wait := until.Sub(f.clock.Now()).Round(time.Second)
+		return nil, &Error{Kind: KindHostPaused, RetryAfter: wait,
+			Message: fmt.Sprintf("%s asked us to wait; we will try again in %s.", u.Hostname(), wait)}
+	}
+	release, err := f.hosts.acquire(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	ctx, cancel := context.WithTimeoutCause(ctx, f.opts.Timeout, errFetchTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, app.Errorf(app.EINVALID, "%q is not a web address we can fetch.", rawURL)
+	}
+	req.Header.Set("User-Agent", f.opts.UserAgent)
+	req.Header.Set("Accept", accept)
+	req.Header.Set("Accept-Encoding", "gzip")
+	if etag != "" {
+		req.Header.Set("If-None-Match", etag)
+	}
+	if lastModified != "" {
+		req.Header.Set("If-Modified-Since", lastModified)
+	}
+
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, f.netError(ctx, u, err)
+	}
+	defer resp.Body.Close()
+	res := &response{status: resp.StatusCode, header: resp.Header, finalURL: resp.Request.URL}
+
+	switch {
+	case resp.StatusCode == http.StatusNotModified:
+		res.notModified = true
+		return res, nil
+	case resp.StatusCode < 200 || resp.StatusCode > 299:
+		_, _ = io.CopyN(io.Discard, resp.Body, 4<<10) // lets the connection be reused
+		e := &Error{Kind: KindHTTPStatus, StatusCode: resp.StatusCode,
+			Message: fmt.Sprintf("The server answered %s.", statusText(resp.StatusCode))}
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), f.clock.Now()); ok {
+				e.RetryAfter = d
+				e.Message += fmt.Sprintf(" It asked us to wait %s.", d)
+				f.pauses.set(host, f.clock.Now().Add(d))
+			}
+		}
+		return nil, e
+	}
+
+	var body io.Reader = resp.Body
+	if !resp.Uncompressed && strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			return nil, &Error{Kind: KindParse, Message: "The server sent a broken compressed response.", Err: err}
+		}
+		defer zr.Close()
+		body = zr
+	}
+	res.body, err = io.ReadAll(io.LimitReader(body, f.opts.MaxBodyBytes+1))
+	if err != nil {
+		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) && ctx.Err() == nil {
+			return nil, &Error{Kind: KindNetwork, Message: "The response was cut short or corrupted.", Err: err}
+		}
+		return nil, f.netError(ctx, u, err)
+	}
+	if int64(len(res.body)) > f.opts.MaxBodyBytes {
+		return nil, &Error{Kind: KindTooLarge, Message: fmt.Sprintf("The response is larger than %s.", formatBytes(f.opts.MaxBodyBytes))}
+	}
+	return res, nil
+}
+
+// netError classifies an error of the HTTP client. ctx is the request's context.
+func (f *Fetcher) netError(ctx context.Context, u *url.URL, err error) error {
+	host := u.Hostname()
+	var (
+		dnsErr   *net.DNSError
+		certErr  *tls.CertificateVerificationError
+		recErr   tls.RecordHeaderError
+		alertErr tls.AlertError
+		unknown  x509.UnknownAuthorityError
+		hostErr  x509.HostnameError
+		invalid  x509.CertificateInvalidError
+	)
+	switch {
+	case errors.Is(err, errTooManyRedirects):
+		return &Error{Kind: KindRedirects, Message: fmt.Sprintf("Too many redirects (more than %d).", f.opts.MaxRedirects), Err: err}
+	case errors.Is(context.Cause(ctx), errFetchTimeout):
+		return &Error{Kind: KindTimeout, Message: fmt.Sprintf("%s did not answer within %s.", host, f.opts.Timeout), Err: err}
+	case ctx.Err() != nil:
+		// The caller gave up (shutdown, its own deadline): not the source's fault.
+		return fmt.Errorf("feeds: fetch %s: %w", u.Redacted(), ctx.Err())
+	case errors.As(err, &dnsErr):
+		if dnsErr.IsTimeout {
+			return &Error{Kind: KindTimeout, Message: fmt.Sprintf("Looking up the host name %s timed out.", host), Err: err}
+		}
+		return &Error{Kind: KindDNS, Message: fmt.Sprintf("The host name %s could not be found.", host), Err: err}
+	case errors.As(err, &certErr), errors.As(err, &recErr), errors.As(err, &alertErr),
+		errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid):
+		return &Error{Kind: KindTLS, Message: fmt.Sprintf("The secure connection to %s failed: %s.", host, tlsReason(err)), Err: err}
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return &Error{Kind: KindConnect, Message: fmt.Sprintf("%s refused the connection.", u.Host), Err: err}
+	case errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
+		return &Error{Kind: KindConnect, Message: fmt.Sprintf("%s could not be reached.", u.Host), Err: err}
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) && netErr.Timeout() {
+		return &Error{Kind: KindTimeout, Message: fmt.Sprintf("%s did not answer in time.", host), Err: err}
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return &Error{Kind: KindConnect, Message: fmt.Sprintf("Could not connect to %s.", u.Host), Err: err}
+	}
+	if strings.Contains(err.Error(), "tls:") || strings.Contains(err.Error(), "x509:") {
+		return &Error{Kind: KindTLS, Message: fmt.Sprintf("The secure connection to %s failed.", host), Err: err}
+	}
+	return &Error{Kind: KindNetwork, Message: fmt.Sprintf("The connection to %s failed.", host), Err: err}
+}
+
+func tlsReason(err error) string {
+	var unknown x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(err, &unknown):
+		return "its certificate is signed by an unknown authority"
+	case errors.As(err, &hostErr):
+		return "its certificate is for another name"
+	case errors.As(err, &invalid) && invalid.Reason == x509.Expired:
+		return "its certificate has expired or is not yet valid"
+	case errors.As(err, &invalid):
+		return "its certificate is not valid"
+	}
+	return "the handshake failed"
+}
+
+func statusText(code int) string {
+	if t := http.StatusText(code); t != "" {
+		return fmt.Sprintf("%d %s", code, t)
+	}
+	return strconv.Itoa(code)
+}
+
+// formatBytes writes n as a person would: 10 MiB, 512 KiB, 300 bytes.
+func formatBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// parseRetryAfter reads a Retry-After header: delay seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	var d time.Duration
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs <= 0 {
+			return 0, false
+		}
+		d = time.Duration(min(secs, int64(maxRetryAfter/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now).Round(time.Second)
+		if d <= 0 {
+			return 0, false
+		}
+	} else {
+		return 0, false
+	}
+	return min(d, maxRetryAfter), true
+}
+
+// cacheUntil returns the floor on the next fetch from Cache-Control max-age and Expires,
+// and ttl (an RSS <ttl>, 0 if none): the latest of them, capped at maxCacheFloor.
+func cacheUntil(h http.Header, ttl time.Duration, now time.Time) *time.Time {
+	var until time.Time
+	later := func(t time.Time) {
+		if t.After(until) {
+			until = t
+		}
+	}
+	cc := strings.ToLower(h.Get("Cache-Control"))
+	noStore := strings.Contains(cc, "no-store") || strings.Contains(cc, "no-cache")
+	hasMaxAge := false
+	if !noStore {
+		for _, part := range strings.Split(cc, ",") {
+			k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+			if !ok || strings.TrimSpace(k) != "max-age" {
+				continue
+			}
+			if secs, err := strconv.ParseInt(strings.Trim(strings.TrimSpace(v), `"`), 10, 64); err == nil && secs > 0 {
+				hasMaxAge = true
+				age, _ := strconv.ParseInt(strings.TrimSpace(h.Get("Age")), 10, 64)
+				later(now.Add(time.Duration(min(secs-max(age, 0), int64(maxCacheFloor/time.Second))) * time.Second))
+			}
+		}
+		// max-age takes precedence over Expires (RFC 9111 5.3).
+		if exp := h.Get("Expires"); exp != "" && !hasMaxAge {
+			if t, err := http.ParseTime(exp); err == nil {
+				later(t)
+			}
+		}
+	}
+	if ttl > 0 {
+		later(now.Add(ttl))
+	}
+	if !until.After(now) {
+		return nil
+	}
+	if until.After(now.Add(maxCacheFloor)) {
+		until = now.Add(maxCacheFloor)
+	}
+	until = until.UTC()
+	return &until
+}
+
+// hostLimiter allows at most perHost concurrent requests per host.
+type hostLimiter struct {
+	perHost int
+	mu      sync.Mutex
+	sems    map[string]*hostSem
+}
+
+type hostSem struct {
+	ch    chan struct{}
+	users int
+}
+
+func (l *hostLimiter) acquire(ctx context.Context, host string) (release func(), err error) {
+	l.mu.Lock()
+	if l.sems == nil {
+		l.sems = map[string]*hostSem{}
+	}
+	s := l.sems[host]
+	if s == nil {
+		s = &hostSem{ch: make(chan struct{}, l.perHost)}
+		l.sems[host] = s
+	}
+	s.users++
+	l.mu.Unlock()
+
+	done := func() {
+		l.mu.Lock()
+		s.users--
+		if s.users == 0 {
+			delete(l.sems, host)
+		}
+		l.mu.Unlock()
+	}
+	select {
+	case s.ch <- struct{}{}:
+		return func() { <-s.ch; done() }, nil
+	case <-ctx.Done():
+		done()
+		return nil, fmt.Errorf("feeds: waiting for %s: %w", host, ctx.Err())
+	}
+}
+
+// pauses remembers hosts that asked us to wait (Retry-After).
+type pauses struct {
+	mu    sync.Mutex
+	until map[string]time.Time
+}
+
+func (p *pauses) get(host string, now time.Time) (time.Time, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	t, ok := p.until[host]
+	if ok && !now.Before(t) {
+		delete(p.until, host)
+		return time.Time{}, false
+	}
+	return t, ok
+}
+
+func (p *pauses) set(host string, t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.After(p.until[host]) {
+		p.until[host] = t
+	}
+}

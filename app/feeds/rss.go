@@ -1,0 +1,297 @@
+package feeds
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/mmcdole/gofeed"
+	"github.com/mmcdole/gofeed/rss"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+const acceptFeed = "application/rss+xml, application/atom+xml, application/feed+json, application/json;q=0.9, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.5"
+
+func (f *Fetcher) fetchFeed(ctx context.Context, req Request) (*Result, error) {
+	resp, err := f.get(ctx, req.URL, acceptFeed, req.ETag, req.LastModified)
+	if err != nil {
+		return nil, err
+	}
+	res := f.newResult(resp, req)
+	if resp.notModified {
+		res.CacheUntil = cacheUntil(resp.header, 0, f.clock.Now())
+		return res, nil
+	}
+	_, cs := resp.contentType()
+	feed, ttl, err := parseFeed(resp.body, cs)
+	if err != nil {
+		if looksHTML(resp.body) {
+			page := parsePage(htmlToUTF8(resp.body, cs), resp.finalURL)
+			if len(page.feeds) > 0 {
+				return nil, parseError("this is a web page; it advertises a feed at %s.", page.feeds[0].URL)
+			}
+			return nil, parseError("this is a web page, not a feed.")
+		}
+		return nil, err
+	}
+	res.CacheUntil = cacheUntil(resp.header, ttl, f.clock.Now())
+	f.fillFromFeed(res, feed, resp.finalURL)
+	return res, nil
+}
+
+func (f *Fetcher) newResult(resp *response, req Request) *Result {
+	res := &Result{
+		NotModified:  resp.notModified,
+		ETag:         resp.header.Get("ETag"),
+		LastModified: resp.header.Get("Last-Modified"),
+		FinalURL:     resp.finalURL.String(),
+	}
+	if resp.notModified {
+		// A 304 need not repeat the validators.
+		if res.ETag == "" {
+			res.ETag = req.ETag
+		}
+		if res.LastModified == "" {
+			res.LastModified = req.LastModified
+		}
+	}
+	return res
+}
+
+// parseFeed parses RSS, RDF, Atom or JSON Feed bytes in any charset. ttl is the RSS <ttl>.
+func parseFeed(body []byte, httpCharset string) (feed *gofeed.Feed, ttl time.Duration, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			feed, err = nil, &Error{Kind: KindParse, Message: "The content is not a feed we can read: the parser failed.", Err: fmt.Errorf("panic: %v", r)}
+		}
+	}()
+	trimmed := bytes.TrimLeft(bytes.TrimPrefix(body, utf8BOM), " \t\r\n")
+	if len(trimmed) == 0 {
+		return nil, 0, parseError("the response is empty.")
+	}
+	isJSON := trimmed[0] == '{'
+	if !isJSON {
+		body = xmlToUTF8(body, httpCharset)
+		if err := checkEntities(body); err != nil {
+			return nil, 0, err
+		}
+	} else {
+		body = toUTF8(body)
+	}
+	feed, err = parseGofeed(body)
+	if !isJSON && (err != nil || len(feed.Items) == 0 && hasItems(body)) {
+		if fixed, ok := repairXML(body); ok {
+			if again, err2 := parseGofeed(fixed); err2 == nil && (err != nil || len(again.Items) > len(feed.Items)) {
+				feed, err = again, nil
+			}
+		}
+	}
+	if err != nil {
+		if errors.Is(err, gofeed.ErrFeedTypeNotDetected) {
+			return nil, 0, &Error{Kind: KindParse, Message: "The content is not a feed we can read: it is neither RSS, Atom nor JSON Feed.", Err: err}
+		}
+		return nil, 0, &Error{Kind: KindParse, Message: "The content is not a feed we can read: " + describeParseError(err) + ".", Err: err}
+	}
+	if o, ok := feed.OriginalFeed().(*rss.Feed); ok {
+		if mins, err := strconv.Atoi(strings.TrimSpace(o.TTL)); err == nil && mins > 0 {
+			ttl = time.Duration(min(mins, 24*60)) * time.Minute
+		}
+	}
+	return feed, ttl, nil
+}
+
+func parseGofeed(b []byte) (*gofeed.Feed, error) {
+	p := gofeed.NewParser()
+	p.KeepOriginalFeed = true
+	return p.Parse(bytes.NewReader(b))
+}
+
+func describeParseError(err error) string {
+	var se *xml.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("broken XML at line %d (%s)", se.Line, se.Msg)
+	}
+	msg := err.Error()
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return msg
+}
+
+// checkEntities refuses documents whose DOCTYPE declares entities: the way to
+// "billion laughs" and external entity attacks. Only the prolog is read.
+func checkEntities(body []byte) error {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	d.Strict = false
+	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+	for range 1000 {
+		tok, err := d.RawToken()
+		if err != nil {
+			return nil // the parser proper reports broken XML
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			return nil
+		case xml.Directive:
+			if bytes.Contains(bytes.ToUpper(t), []byte("<!ENTITY")) {
+				return &Error{Kind: KindParse, Message: "The feed declares XML entities, which we refuse for safety."}
+			}
+		}
+	}
+	return nil
+}
+
+// looksHTML reports whether a body is an HTML page.
+func looksHTML(b []byte) bool {
+	head := bytes.ToLower(b[:min(len(b), 1024)])
+	return bytes.Contains(head, []byte("<html")) || bytes.Contains(head, []byte("<!doctype html"))
+}
+
+// fillFromFeed maps a parsed feed onto res.
+func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
+	res.Title = PlainText(feed.Title)
+	base := final
+	if site := absoluteHTTP(final, feed.Link); site != "" {
+		res.SiteURL = site
+		base, _ = url.Parse(site)
+	} else {
+		for _, l := range feed.Links {
+			if site := absoluteHTTP(final, l); site != "" && site != final.String() {
+				res.SiteURL = site
+				base, _ = url.Parse(site)
+				break
+			}
+		}
+	}
+	if res.SiteURL == "" {
+		res.SiteURL = (&url.URL{Scheme: final.Scheme, Host: final.Host, Path: "/"}).String()
+	}
+	now := f.clock.Now()
+	seen := map[string]bool{}
+	// An RSS guid is the item's permalink unless it says isPermaLink="false".
+	var rssItems []*rss.Item
+	if o, ok := feed.OriginalFeed().(*rss.Feed); ok && len(o.Items) == len(feed.Items) {
+		rssItems = o.Items
+	}
+	for i, it := range feed.Items {
+		if len(res.Items) >= MaxItems {
+			break
+		}
+		if it == nil {
+			continue
+		}
+		permalink := ""
+		if rssItems != nil && rssItems[i] != nil && rssItems[i].GUID != nil && !strings.EqualFold(strings.TrimSpace(rssItems[i].GUID.IsPermalink), "false") {
+			permalink = rssItems[i].GUID.Value
+		}
+		item, ok := feedItem(it, permalink, base, now)
+		if !ok || seen[item.GUID] {
+			continue
+		}
+		seen[item.GUID] = true
+		res.Items = append(res.Items, item)
+	}
+}
+
+// feedItem maps one entry; ok is false for an entry with nothing in it.
+func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (app.Item, bool) {
+	var item app.Item
+	raw := it.Content
+	if strings.TrimSpace(raw) == "" {
+		raw = it.Description
+	}
+	raw = truncateUTF8(strings.TrimSpace(raw), MaxContentBytes)
+
+	link := absoluteHTTP(base, it.Link)
+	for _, l := range it.Links {
+		if link != "" {
+			break
+		}
+		link = absoluteHTTP(base, l)
+	}
+	if link == "" && strings.Contains(permalink, "://") {
+		link = absoluteHTTP(nil, permalink)
+	}
+	item.Title = PlainText(it.Title)
+	if item.Title == "" && link == "" && PlainText(raw) == "" {
+		return item, false
+	}
+	if item.Title == "" {
+		item.Title = shorten(PlainText(raw), 100)
+	}
+	item.Link = link
+
+	item.GUID = strings.TrimSpace(it.GUID)
+	if item.GUID == "" {
+		item.GUID = link
+	}
+	if item.GUID == "" {
+		date := it.Published
+		if date == "" {
+			date = it.Updated
+		}
+		sum := sha256.Sum256([]byte(item.Title + "|" + date))
+		item.GUID = hex.EncodeToString(sum[:])
+	}
+
+	if a := it.Author; a != nil {
+		item.Author = PlainText(firstNonEmpty(a.Name, a.Email))
+	}
+	for _, a := range it.Authors {
+		if item.Author != "" {
+			break
+		}
+		if a != nil {
+			item.Author = PlainText(firstNonEmpty(a.Name, a.Email))
+		}
+	}
+
+	t := it.PublishedParsed
+	if t == nil {
+		t = it.UpdatedParsed
+	}
+	item.PublishedAt = cleanDate(t, now)
+
+	item.RawContent = raw
+	contentBase := base
+	if link != "" {
+		contentBase, _ = url.Parse(link)
+	}
+	if contentBase != nil {
+		item.CleanContent = Sanitize(raw, contentBase.String())
+	} else {
+		item.CleanContent = Sanitize(raw, "")
+	}
+	return item, true
+}
+
+// cleanDate drops garbage dates and clamps those more than a day ahead to now.
+func cleanDate(t *time.Time, now time.Time) *time.Time {
+	if t == nil || t.IsZero() || t.Year() < 1970 || t.Year() > 9999 {
+		return nil
+	}
+	d := t.UTC()
+	if d.After(now.Add(24 * time.Hour)) {
+		d = now.UTC()
+	}
+	return &d
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,206 @@
+package feeds
+
+import (
+	"bytes"
+	"net/url"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/microcosm-cc/bluemonday"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+var policy = sync.OnceValue(func() *bluemonday.Policy {
+	p := bluemonday.UGCPolicy()
+	p.AllowURLSchemes("http", "https", "mailto")
+	p.RequireParseableURLs(true)
+	p.RequireNoFollowOnLinks(true)
+	p.AddTargetBlankToFullyQualifiedLinks(true)
+	return p
+})
+
+// urlAttrs are the attributes holding a URL that Sanitize makes absolute.
+var urlAttrs = map[string]bool{"href": true, "src": true, "cite": true, "poster": true}
+
+// Sanitize makes HTML from outside safe to render: no scripts, styles, iframes, forms or
+// event handlers; only http, https and mailto URLs; links get rel="nofollow noopener" and
+// target="_blank"; relative URLs are made absolute against base (when base is absolute).
+func Sanitize(s, base string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	if b, err := url.Parse(base); err == nil && b.IsAbs() {
+		s = absolutize(s, b)
+	}
+	return strings.TrimSpace(policy().Sanitize(s))
+}
+
+// absolutize rewrites the URL attributes of an HTML fragment to absolute ones.
+func absolutize(s string, base *url.URL) string {
+	ctx := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
+	nodes, err := html.ParseFragment(strings.NewReader(s), ctx)
+	if err != nil {
+		return s
+	}
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode {
+			for i, a := range n.Attr {
+				if a.Namespace == "" && urlAttrs[a.Key] {
+					n.Attr[i].Val = resolveRef(base, a.Val)
+				}
+				if a.Namespace == "" && a.Key == "srcset" {
+					n.Attr[i].Val = resolveSrcset(base, a.Val)
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	var buf bytes.Buffer
+	for _, n := range nodes {
+		walk(n)
+		if err := html.Render(&buf, n); err != nil {
+			return s
+		}
+	}
+	return buf.String()
+}
+
+// resolveRef resolves ref against base, leaving it as it is when it does not parse.
+func resolveRef(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	u, err := url.Parse(ref)
+	if err != nil || u.Scheme != "" {
+		return ref
+	}
+	return base.ResolveReference(u).String()
+}
+
+func resolveSrcset(base *url.URL, v string) string {
+	parts := strings.Split(v, ",")
+	for i, p := range parts {
+		fields := strings.Fields(p)
+		if len(fields) == 0 {
+			continue
+		}
+		fields[0] = resolveRef(base, fields[0])
+		parts[i] = strings.Join(fields, " ")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// absoluteHTTP resolves ref against base and returns it if it is an http(s) URL, else "".
+func absoluteHTTP(base *url.URL, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ""
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	if base != nil {
+		u = base.ResolveReference(u)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.String()
+}
+
+// blockElements end a run of text: PlainText puts a space between them.
+var blockElements = map[atom.Atom]bool{
+	atom.P: true, atom.Div: true, atom.Br: true, atom.Li: true, atom.Ul: true, atom.Ol: true,
+	atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
+	atom.Tr: true, atom.Td: true, atom.Th: true, atom.Table: true, atom.Blockquote: true,
+	atom.Pre: true, atom.Hr: true, atom.Section: true, atom.Article: true, atom.Header: true,
+	atom.Footer: true, atom.Figure: true, atom.Figcaption: true, atom.Dt: true, atom.Dd: true,
+}
+
+// PlainText returns the text of an HTML fragment: tags stripped (and the contents of
+// script, style and the like), entities unescaped, whitespace collapsed.
+func PlainText(s string) string {
+	if !strings.ContainsAny(s, "<&") {
+		return collapseSpace(s)
+	}
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(s))
+	skip := 0
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return collapseSpace(b.String())
+		case html.TextToken:
+			if skip == 0 {
+				b.Write(z.Text())
+			}
+		case html.StartTagToken, html.EndTagToken, html.SelfClosingTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			switch a {
+			case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Iframe, atom.Object, atom.Svg, atom.Math:
+				if tt == html.StartTagToken {
+					skip++
+				} else if tt == html.EndTagToken && skip > 0 {
+					skip--
+				}
+			}
+			if blockElements[a] || a == atom.Img {
+				b.WriteByte(' ')
+			}
+		}
+	}
+}
+
+// collapseSpace trims s and turns every run of white space into one space.
+func collapseSpace(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || r == '\u200b' || r == '\ufeff' {
+			space = b.Len() > 0
+			continue
+		}
+		if unicode.IsControl(r) {
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a character.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// shorten cuts plain text to about n characters at a word boundary, adding an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	cut := string(r[:n])
+	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:-") + "…"
+}
