@@ -29,7 +29,7 @@ func BenchmarkIngest(b *testing.B) {
 	farm := feedtest.NewFarm(feedCount, itemsPer)
 	defer farm.Close()
 	b.Logf("feed size: %d bytes", len(farm.Feed(0, itemsPer)))
-	var first, notMod time.Duration
+	var first, notMod, enqueued time.Duration
 	for range b.N {
 		db := sqlitetest.New(b)
 		ctx := context.Background()
@@ -50,20 +50,22 @@ func BenchmarkIngest(b *testing.B) {
 		done := make(chan struct{})
 		go func() { _ = q.Run(runCtx); close(done) }()
 
+		var enqueueTime time.Duration
 		cycle := func() time.Duration {
 			start := time.Now()
 			if _, err := sched.Cycle(ctx); err != nil {
 				b.Fatal(err)
 			}
+			enqueueTime += time.Since(start)
 			for {
 				var busy int
-				if err := db.Read.QueryRow(`select count(*) from sources where fetch_status != 'IDLE'`).Scan(&busy); err != nil {
+				if err := db.Read.QueryRow(`select count(*) from sources where fetch_status in ('QUEUED', 'FETCHING')`).Scan(&busy); err != nil {
 					b.Fatal(err)
 				}
 				if busy == 0 {
 					return time.Since(start)
 				}
-				time.Sleep(2 * time.Millisecond)
+				time.Sleep(5 * time.Millisecond)
 			}
 		}
 		b.StartTimer()
@@ -76,12 +78,14 @@ func BenchmarkIngest(b *testing.B) {
 		_, _ = db.Write.Exec(`update sources set next_fetch_at = null`)
 		notMod += cycle()
 		b.StopTimer()
+		enqueued += enqueueTime
 		cancel()
 		<-done
 	}
 	b.ReportMetric(first.Seconds()/float64(b.N), "s/first-ingest")
 	b.ReportMetric(notMod.Seconds()/float64(b.N), "s/304-cycle")
 	b.ReportMetric(peakRSSMB(), "MB-peak-RSS")
+	b.ReportMetric(enqueued.Seconds()/float64(2*b.N), "s/scheduler-cycle")
 }
 
 // BenchmarkGoqite measures goqite's own send, receive and delete on the same database setup,
@@ -156,4 +160,44 @@ func peakRSSMB() float64 {
 		}
 	}
 	return 0
+}
+
+// BenchmarkNotModifiedCycle measures one scheduler cycle over 1,000 sources whose feeds all answer 304.
+func BenchmarkNotModifiedCycle(b *testing.B) {
+	const feedCount = 1000
+	farm := feedtest.NewFarm(feedCount, 20)
+	defer farm.Close()
+	db := sqlitetest.New(b)
+	ctx := context.Background()
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 2000, Workers: 4, PollInterval: 10 * time.Millisecond})
+	w := &queue.FetchWorker{Store: db, Fetcher: feeds.New(feeds.Options{PerHost: 4})}
+	w.Register(q)
+	for i := range feedCount {
+		if _, err := db.Write.Exec(`insert into sources (user_id, type, url, name) values (1, 'rss', ?, '')`, farm.URL(i)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	sched := &queue.Scheduler{Store: db, Queue: q, BatchSize: 2000}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = q.Run(runCtx) }()
+	cycle := func() {
+		if _, err := sched.Cycle(ctx); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			var busy int
+			_ = db.Read.QueryRow(`select count(*) from sources where fetch_status in ('QUEUED', 'FETCHING')`).Scan(&busy)
+			if busy == 0 {
+				return
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	cycle()
+	b.ResetTimer()
+	for range b.N {
+		_, _ = db.Write.Exec(`update sources set next_fetch_at = null`)
+		cycle()
+	}
 }

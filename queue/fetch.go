@@ -78,8 +78,8 @@ type FetchStore interface {
 	DueSources(ctx context.Context, now time.Time, limit int) ([]int64, error)
 	QueueDue(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, id int64) error) (int, error)
 	StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*app.Source, error)
-	FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64) error) (int, error)
-	FailFetch(ctx context.Context, src *app.Source, msg string, blame bool, retryAfter time.Duration) error
+	FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error) (int, error)
+	FailFetch(ctx context.Context, src *app.Source, msg string, blame bool, retryAfter time.Duration, then app.TxFunc) error
 	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
 }
 
@@ -149,7 +149,7 @@ func (w *FetchWorker) Handle(ctx context.Context, job Job) error {
 			msg = fe.Message
 		}
 		log.Warn("fetch failed", "url", src.URL, "error", err, "blamed", blame, "duration", time.Since(start))
-		return w.Store.FailFetch(ctx, src, msg, blame, retryAfter)
+		return w.Store.FailFetch(ctx, src, msg, blame, retryAfter, job.CompleteTx)
 	}
 	w.offline.succeeded()
 	fr := &app.FetchResult{NotModified: res.NotModified, Title: res.Title, ETag: res.ETag, LastModified: res.LastModified,
@@ -159,7 +159,14 @@ func (w *FetchWorker) Handle(ctx context.Context, job Job) error {
 			fr.Interval = &m
 		}
 	}
-	n, err := w.Store.FinishFetch(ctx, src, fr, w.OnNewItems)
+	n, err := w.Store.FinishFetch(ctx, src, fr, func(ctx context.Context, tx *sql.Tx, ids []int64, first bool) error {
+		if w.OnNewItems != nil && !first && len(ids) > 0 {
+			if err := w.OnNewItems(ctx, tx, ids); err != nil {
+				return err
+			}
+		}
+		return job.CompleteTx(ctx, tx)
+	})
 	if err != nil {
 		return err
 	}

@@ -36,6 +36,26 @@ type Job struct {
 	Attempt  int // 1-based
 	Data     json.RawMessage
 	Received int // how many times goqite handed out this message, this delivery included
+
+	q         *Queue
+	completed *bool
+}
+
+// CompleteTx deletes the job's message within the handler's own transaction, so the job's
+// effect and its acknowledgement commit together (and one write transaction is saved).
+// The handler must then return nil.
+func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
+	if j.q == nil {
+		return errors.New("queue: job has no queue")
+	}
+	if err := j.q.gq.DeleteTx(ctx, tx, goqite.ID(j.ID)); err != nil {
+		return err
+	}
+	if err := j.q.countTx(ctx, tx, 1, 0); err != nil {
+		return err
+	}
+	*j.completed = true
+	return nil
 }
 
 // Handler runs a job. Returning an error retries it (up to MaxAttempts) unless it is Permanent.
@@ -322,7 +342,9 @@ func (q *Queue) handle(ctx context.Context, m *goqite.Message) {
 		return
 	}
 
-	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received}
+	var completed bool
+	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received,
+		q: q, completed: &completed}
 	log.Debug("job started")
 	start := time.Now()
 	stop := q.heartbeat(log, m.ID)
@@ -332,6 +354,8 @@ func (q *Queue) handle(ctx context.Context, m *goqite.Message) {
 
 	var perm permanentError
 	switch {
+	case err == nil && completed:
+		log.Debug("job done", "duration", took)
 	case err == nil:
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {
 			if err := q.gq.DeleteTx(wctx, tx, m.ID); err != nil {

@@ -290,30 +290,28 @@ func (db *DB) QueueDue(ctx context.Context, ids []int64, enqueue func(ctx contex
 }
 
 var qStartFetch = hot(`update sources set fetch_status = 'FETCHING', fetch_started_at = ?
-	where id = ? and status != 'PAUSED' and (fetch_status != 'FETCHING' or fetch_started_at is null or fetch_started_at < ?)`)
+	where id = ? and status != 'PAUSED' and (fetch_status != 'FETCHING' or fetch_started_at is null or fetch_started_at < ?)
+	returning ` + strings.ReplaceAll(strings.Replace(sourceColumns, "(select count(*) from items i where i.source_id = s.id)", "0", 1), "s.", ""))
 
-// StartFetch marks a source FETCHING and returns it. It returns nil (nothing to do) when the
-// source is gone, paused, or being fetched by a live worker (started less than staleAfter ago).
+// StartFetch marks a source FETCHING and returns it (without its item count). It returns nil
+// (nothing to do) when the source is gone, paused, or being fetched by a live worker (started
+// less than staleAfter ago).
 func (db *DB) StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*app.Source, error) {
 	now := db.clock.Now().UTC()
-	var ok bool
+	var src *app.Source
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := db.stmt(ctx, tx, qStartFetch).ExecContext(ctx, FormatTime(now), id, FormatTime(now.Add(-staleAfter)))
-		if err != nil {
-			return fmt.Errorf("sqlite: start fetch: %w", err)
-		}
-		n, _ := res.RowsAffected()
-		ok = n == 1
-		if !ok {
+		s, err := scanSource(db.stmt(ctx, tx, qStartFetch).QueryRowContext(ctx, FormatTime(now), id, FormatTime(now.Add(-staleAfter))))
+		if errors.Is(err, sql.ErrNoRows) {
 			// A paused source that had a fetch queued goes back to IDLE.
 			_, err = tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null where id = ? and status = 'PAUSED'`, id)
+			return err
+		} else if err != nil {
+			return fmt.Errorf("sqlite: start fetch: %w", err)
 		}
-		return err
+		src = s
+		return nil
 	})
-	if err != nil || !ok {
-		return nil, err
-	}
-	return db.SourceByID(ctx, id)
+	return src, err
 }
 
 var (
@@ -328,9 +326,10 @@ var (
 
 // FinishFetch stores a successful fetch in one transaction: new items (a re-fetch never
 // duplicates one), validators, the next fetch time, and clears the error state. Items of a first
-// import are DONE; later new items are NEW and passed to then (the processing pipeline's seam).
+// import are DONE; later new items are NEW. then runs in the same transaction with the new
+// items' ids (the processing pipeline's seam) and whether this was the first import.
 // It returns the number of new items.
-func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64) error) (int, error) {
+func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error) (int, error) {
 	now := db.clock.Now().UTC()
 	first := src.LastFetchedAt == nil
 	status := app.ItemNew
@@ -378,8 +377,8 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 		if err != nil {
 			return fmt.Errorf("sqlite: finish fetch: %w", err)
 		}
-		if then != nil && len(newIDs) > 0 && !first {
-			return then(ctx, tx, newIDs)
+		if then != nil {
+			return then(ctx, tx, newIDs, first)
 		}
 		return nil
 	})
@@ -389,7 +388,8 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 // FailFetch records a failed fetch. When blame is false (the machine seems offline) the
 // source's error count is left alone. The next attempt waits interval × 2^errors (capped at
 // app.MaxBackoff), or retryAfter when the server asked for longer.
-func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame bool, retryAfter time.Duration) error {
+// then runs in the same transaction.
+func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame bool, retryAfter time.Duration, then app.TxFunc) error {
 	now := db.clock.Now().UTC()
 	errs := src.ErrorCount
 	if blame {
@@ -407,6 +407,9 @@ func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame 
 			where id = ?`, msg, errs, FormatTime(now.Add(wait)), errs, app.ErrorThreshold, src.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: fail fetch: %w", err)
+		}
+		if then != nil {
+			return then(ctx, tx)
 		}
 		return nil
 	})
