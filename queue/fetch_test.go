@@ -50,7 +50,7 @@ func newPipeline(t *testing.T, clock app.Clock, capacity int) *pipeline {
 	w.Register(q)
 	return &pipeline{
 		db: db, q: q, worker: w, clock: clock,
-		sources: &app.Sources{Store: db, Queue: q},
+		sources: &app.Sources{Store: db, Queue: q, Detector: feeds.Detector{Fetcher: f}},
 		sched:   &queue.Scheduler{Store: db, Queue: q, Clock: clock},
 	}
 }

@@ -57,9 +57,24 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 	_, cs := resp.contentType()
 	if feed, _, perr := parseFeed(resp.body, cs); perr == nil {
 		return &Detection{Type: app.SourceRSS, URL: final, Title: PlainText(feed.Title)}, nil
-	} else if !looksHTML(resp.body) && !bytes.Contains(bytes.ToLower(resp.body[:min(len(resp.body), 4096)]), []byte("<body")) {
+	} else if !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		return nil, &Error{Kind: KindParse, Message: "The address is neither a feed nor a web page we can read.", Err: perr}
 	}
 	page := parsePage(htmlToUTF8(resp.body, cs), resp.finalURL)
 	return &Detection{Type: app.SourceWeb, URL: final, Title: page.title, Feeds: page.feeds}, nil
+}
+
+// markupTags are elements whose presence makes a document that is not a feed a web page
+// (a fragment served without <html>, say) rather than something we cannot read.
+var markupTags = [][]byte{[]byte("<body"), []byte("<div"), []byte("<p>"), []byte("<p "), []byte("<a "), []byte("<img "),
+	[]byte("<article"), []byte("<section"), []byte("<h1"), []byte("<h2"), []byte("<ul"), []byte("<table")}
+
+func hasMarkup(b []byte) bool {
+	head := bytes.ToLower(b[:min(len(b), 8192)])
+	for _, t := range markupTags {
+		if bytes.Contains(head, t) {
+			return true
+		}
+	}
+	return false
 }

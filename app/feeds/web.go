@@ -29,7 +29,7 @@ func (f *Fetcher) fetchWeb(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 	_, cs := resp.contentType()
-	if !looksHTML(resp.body) && !bytes.Contains(bytes.ToLower(resp.body[:min(len(resp.body), 4096)]), []byte("<body")) {
+	if !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		return nil, &Error{Kind: KindParse, Message: "The content is not a web page we can read."}
 	}
 	page := parsePage(htmlToUTF8(resp.body, cs), resp.finalURL)

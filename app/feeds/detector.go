@@ -1,0 +1,30 @@
+package feeds
+
+import (
+	"context"
+	"errors"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// Detector adapts a Fetcher to app.Detector.
+type Detector struct{ Fetcher *Fetcher }
+
+var _ app.Detector = Detector{}
+
+// Detect finds out what raw is; a failure is an app.EINVALID error with a readable message.
+func (d Detector) Detect(ctx context.Context, raw string) (*app.Detection, error) {
+	r, err := d.Fetcher.Detect(ctx, raw)
+	if err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			return nil, app.Errorf(app.EINVALID, "Could not read %s: %s", raw, fe.Message)
+		}
+		return nil, err
+	}
+	out := &app.Detection{Type: r.Type, URL: r.URL, Title: r.Title}
+	for _, f := range r.Feeds {
+		out.Feeds = append(out.Feeds, app.FeedLink{URL: f.URL, Title: f.Title, Type: f.Type})
+	}
+	return out, nil
+}
