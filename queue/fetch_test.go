@@ -3,8 +3,10 @@ package queue_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -348,6 +350,107 @@ func TestFetchPipeline(t *testing.T) {
 		}
 		if !strings.Contains(s.LastError, "429") {
 			t.Fatalf("last error %q", s.LastError)
+		}
+	})
+}
+
+func TestRedditAndWebSources(t *testing.T) {
+	t.Run("a subreddit on a local server is fetched from its JSON listing", func(t *testing.T) {
+		listing, err := os.ReadFile("../app/feeds/testdata/reddit_golang_new.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ua, path string
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ua, path = r.UserAgent(), r.URL.RequestURI()
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write(listing)
+		}))
+		defer srv.Close()
+		p := newPipeline(t, nil, 100)
+		p.run(t)
+		s, err := p.sources.Add(context.Background(), app.AddSource{URL: srv.URL + "/r/golang", Type: app.SourceReddit})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.drain(t)
+		s = p.source(t, s.ID)
+		if s.LastError != "" || s.ItemCount == 0 || s.Name != "r/golang" {
+			t.Fatalf("reddit source: %+v", s)
+		}
+		if path != "/r/golang/new.json?limit=100" || !strings.Contains(ua, "MorningDeck") {
+			t.Fatalf("requested %q with User-Agent %q", path, ua)
+		}
+		items, _ := p.db.Items(context.Background(), app.ItemFilter{UserID: app.DefaultUserID, SourceID: s.ID})
+		it := items[0]
+		if it.Extra["score"] == nil || it.Extra["comments"] == nil || !strings.HasPrefix(it.Link, srv.URL+"/r/golang/comments/") || it.Author == "" || it.PublishedAt == nil {
+			t.Fatalf("reddit item: %+v", it)
+		}
+	})
+
+	t.Run("a web page without a feed: its article links become items, new links new items", func(t *testing.T) {
+		var links atomic.Int64
+		links.Store(2)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			var b strings.Builder
+			b.WriteString(`<!doctype html><html><head><title>Local news</title></head><body>
+<header><nav><a href="/">Home</a> <a href="/about">About us and our long history</a></nav></header><main>`)
+			for i := range int(links.Load()) {
+				fmt.Fprintf(&b, `<article><h2><a href="/news/story-%d">The council approved the new river bridge plan number %d</a></h2></article>`, i, i)
+			}
+			b.WriteString(`<a href="https://elsewhere.example/ad">An advertisement on another site entirely</a></main>
+<footer><a href="/privacy">Privacy policy and terms of this site</a></footer></body></html>`)
+			_, _ = w.Write([]byte(b.String()))
+		}))
+		defer srv.Close()
+		p := newPipeline(t, nil, 100)
+		p.run(t)
+		s, err := p.sources.Add(context.Background(), app.AddSource{URL: srv.URL + "/news"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Type != app.SourceWeb || s.Name != "Local news" {
+			t.Fatalf("detected %s %q", s.Type, s.Name)
+		}
+		p.drain(t)
+		if n := countItems(t, p.db, s.ID); n != 2 {
+			t.Fatalf("items = %d, want the 2 article links", n)
+		}
+		links.Store(3)
+		if _, err := p.sources.Refresh(context.Background(), app.DefaultUserID, s.ID); err != nil {
+			t.Fatal(err)
+		}
+		p.drain(t)
+		items, _ := p.db.Items(context.Background(), app.ItemFilter{UserID: app.DefaultUserID, SourceID: s.ID})
+		if len(items) != 3 {
+			t.Fatalf("items after a new link = %d, want 3", len(items))
+		}
+		for _, it := range items {
+			if !strings.HasPrefix(it.Link, srv.URL+"/news/story-") || !strings.HasPrefix(it.Title, "The council approved") {
+				t.Errorf("item %q → %q", it.Title, it.Link)
+			}
+		}
+	})
+
+	t.Run("a page that advertises a feed is followed through its feed", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 4)
+		defer farm.Close()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, `<html><head><title>Blog</title><link rel="alternate" type="application/rss+xml" title="Blog feed" href="%s"></head><body><p>hi</p></body></html>`, farm.URL(0))
+		}))
+		defer srv.Close()
+		p := newPipeline(t, nil, 100)
+		s, err := p.sources.Add(context.Background(), app.AddSource{URL: srv.URL})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Type != app.SourceRSS || s.URL != farm.URL(0) {
+			t.Fatalf("added %s %s", s.Type, s.URL)
+		}
+		_, err = p.sources.Add(context.Background(), app.AddSource{URL: srv.URL, OfferChoice: true})
+		if app.ErrorCode(err) != app.ECONFLICT {
+			t.Fatalf("adding the same page again: %v", err)
 		}
 	})
 }

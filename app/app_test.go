@@ -1,0 +1,105 @@
+package app_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+func TestValidateInterval(t *testing.T) {
+	for _, tc := range []struct {
+		minutes int
+		ok      bool
+	}{{0, false}, {1, true}, {15, true}, {10080, true}, {10081, false}, {-5, false}} {
+		err := app.ValidateInterval(tc.minutes)
+		if (err == nil) != tc.ok {
+			t.Errorf("ValidateInterval(%d) = %v", tc.minutes, err)
+		}
+		if err != nil && (app.ErrorCode(err) != app.EINVALID || !strings.Contains(err.Error(), "between 1 and 10080")) {
+			t.Errorf("ValidateInterval(%d) message %q", tc.minutes, err)
+		}
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	t.Run("doubles the interval per consecutive error and caps at a day", func(t *testing.T) {
+		if got := app.Backoff(15*time.Minute, 0); got != 15*time.Minute {
+			t.Errorf("0 errors: %s", got)
+		}
+		if got := app.Backoff(15*time.Minute, 3); got != 120*time.Minute {
+			t.Errorf("3 errors: %s", got)
+		}
+		if got := app.Backoff(15*time.Minute, 40); got != 24*time.Hour {
+			t.Errorf("40 errors: %s", got)
+		}
+	})
+}
+
+func TestRedditURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"r/golang":                                 "https://www.reddit.com/r/golang",
+		"/r/golang/":                               "https://www.reddit.com/r/golang",
+		"https://www.reddit.com/r/golang/new/":     "https://www.reddit.com/r/golang",
+		"old.reddit.com/r/rust":                    "https://old.reddit.com/r/rust",
+		"http://127.0.0.1:8080/r/golang":           "http://127.0.0.1:8080/r/golang",
+		"https://www.reddit.com/user/someone":      "",
+		"r/a":                                      "",
+		"r/<script>":                               "",
+		"https://www.reddit.com/r/golang/comments": "https://www.reddit.com/r/golang",
+	} {
+		got, ok := app.RedditURL(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("RedditURL(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}
+
+func TestNormalizeURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"example.com/feed":           "https://example.com/feed",
+		" http://example.com/a#frag": "http://example.com/a",
+		"ftp://example.com/x":        "",
+		"javascript:alert(1)":        "",
+		"":                           "",
+	} {
+		got, err := app.NormalizeURL(in)
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("NormalizeURL(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestParseOPML(t *testing.T) {
+	t.Run("reads nested folders, titles and types", func(t *testing.T) {
+		doc := `<?xml version="1.0" encoding="ISO-8859-1"?>
+<opml version="1.0"><head><title>x</title></head><body>
+<outline text="Tech"><outline text="Go blog" type="rss" xmlUrl="https://go.dev/blog/feed.atom" htmlUrl="https://go.dev/blog"/>
+  <outline title="Sub &amp; more" text="ignored" xmlUrl="https://example.com/rss"/></outline>
+<outline text="golang" type="reddit" xmlUrl="https://www.reddit.com/r/golang"/>
+<outline text="folder without feeds"/>
+</body></opml>`
+		got, err := app.ParseOPML(strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0].Name != "Go blog" || got[1].Name != "Sub & more" || got[2].Type != app.SourceReddit || got[0].Type != app.SourceRSS {
+			t.Fatalf("entries: %+v", got)
+		}
+	})
+	t.Run("rejects what is not OPML with a readable error", func(t *testing.T) {
+		for _, doc := range []string{"", "not xml at all", "<html><body>hi</body></html>"} {
+			got, err := app.ParseOPML(strings.NewReader(doc))
+			if doc == "<html><body>hi</body></html>" {
+				if err == nil && len(got) != 0 {
+					t.Errorf("%q: entries %v", doc, got)
+				}
+				continue
+			}
+			if err == nil || app.ErrorCode(err) != app.EINVALID {
+				t.Errorf("%q: err %v", doc, err)
+			}
+		}
+	})
+}
