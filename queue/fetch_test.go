@@ -454,3 +454,31 @@ func TestRedditAndWebSources(t *testing.T) {
 		}
 	})
 }
+
+func TestOffline(t *testing.T) {
+	t.Run("when every host fails at once the sources are not blamed", func(t *testing.T) {
+		p := newPipeline(t, nil, 100)
+		p.run(t)
+		// Five different loopback hosts, nothing listening: connection refused everywhere.
+		for i := 1; i <= 5; i++ {
+			p.add(t, fmt.Sprintf("http://127.0.0.%d:9/feed.xml", i), 15)
+		}
+		p.drain(t)
+		srcs, err := p.db.Sources(context.Background(), app.DefaultUserID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blamed := 0
+		for _, s := range srcs {
+			if s.LastError == "" {
+				t.Fatalf("source %s has no error message", s.URL)
+			}
+			if s.ErrorCount > 0 {
+				blamed++
+			}
+		}
+		if blamed > 2 {
+			t.Fatalf("%d of 5 sources blamed for a network-wide failure; at most the first 2 may be", blamed)
+		}
+	})
+}
