@@ -77,7 +77,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		"busy_timeout(" + strconv.Itoa(int(opts.BusyTimeout.Milliseconds())) + ")",
 		"foreign_keys(1)",
 		"synchronous(NORMAL)",
-		"cache_size(-8000)",
+		"cache_size(-2000)",
 		"temp_store(MEMORY)",
 	} {
 		pragmas.Add("_pragma", p)
