@@ -482,3 +482,63 @@ func TestOffline(t *testing.T) {
 		}
 	})
 }
+
+func TestPoliteness(t *testing.T) {
+	t.Run("Cache-Control max-age is a floor on the next scheduled fetch; refresh now ignores it", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		var hits atomic.Int64
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.Header().Set("Cache-Control", "public, max-age=7200")
+			w.Header().Set("Content-Type", "application/rss+xml")
+			_, _ = w.Write(farm.Feed(0, 3))
+		}))
+		defer srv.Close()
+		clock := &testClock{t: time.Now()}
+		p := newPipeline(t, clock, 100)
+		p.run(t)
+		s := p.add(t, srv.URL+"/feed", 15)
+		p.drain(t)
+		s = p.source(t, s.ID)
+		if got := s.NextFetchAt.Sub(clock.Now()); got < 2*time.Hour-time.Second {
+			t.Fatalf("next fetch in %s, want the 2 h max-age", got)
+		}
+		clock.Add(30 * time.Minute)
+		if n, _ := p.sched.Cycle(context.Background()); n != 0 {
+			t.Fatal("scheduled before max-age passed")
+		}
+		if n, _ := p.sources.Refresh(context.Background(), app.DefaultUserID, s.ID); n != 1 {
+			t.Fatal("refresh now did not queue the source")
+		}
+		p.drain(t)
+		if hits.Load() != 2 {
+			t.Fatalf("server hit %d times, want 2", hits.Load())
+		}
+	})
+}
+
+func TestAutoInterval(t *testing.T) {
+	at := func(h float64) app.Item {
+		tm := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(h * float64(time.Hour)))
+		return app.Item{PublishedAt: &tm}
+	}
+	for _, tc := range []struct {
+		name  string
+		items []app.Item
+		want  int
+		ok    bool
+	}{
+		{"an hourly source gets a one-hour interval", []app.Item{at(0), at(1), at(2), at(3)}, 60, true},
+		{"a source publishing every minute is held at five minutes", []app.Item{at(0), at(0.01), at(0.02)}, app.MinAutoInterval, true},
+		{"a weekly source is held at a day", []app.Item{at(0), at(168), at(336)}, app.MaxAutoInterval, true},
+		{"undated items leave the interval alone", []app.Item{{}, {}}, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := queue.AutoInterval(tc.items)
+			if got != tc.want || ok != tc.ok {
+				t.Fatalf("AutoInterval = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
