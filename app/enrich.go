@@ -1,0 +1,50 @@
+package app
+
+import (
+	"context"
+	"time"
+)
+
+// Topic is one of the user's topics: a name and a few keywords that signal it.
+type Topic struct {
+	Name     string   `json:"name"`
+	Keywords []string `json:"keywords"`
+}
+
+// EnrichInput is what an enricher knows about an item.
+type EnrichInput struct {
+	Title       string
+	Text        string // plain text of the article (extracted page text or the feed content)
+	Link        string
+	Author      string
+	SourceName  string
+	PublishedAt *time.Time
+	Now         time.Time // for recency; zero means time.Now()
+	// Interests is what the user (or a briefing) said they care about, free text.
+	Interests string
+	// Topics is the user's topic list; enrichment picks from it only.
+	Topics []Topic
+	// SourceTopics are the topics the user's other items of this source got, the fallback
+	// when nothing in the item matches a topic.
+	SourceTopics []string
+	// SourceAffinity in [0,1]: how much the user reads this source (read/starred share).
+	SourceAffinity float64
+}
+
+// Enrichment is what an enricher found.
+type Enrichment struct {
+	Summary          string
+	Tags             []string
+	Topics           []string
+	Score            int // 0–100
+	Reasoning        string
+	EnrichedBy       string // "embedded" or "llm:MODEL"
+	PromptTokens     int
+	CompletionTokens int
+}
+
+// Enricher summarizes, tags, classifies and scores an item.
+type Enricher interface {
+	Enrich(ctx context.Context, in EnrichInput) (*Enrichment, error)
+	Name() string
+}
