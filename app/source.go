@@ -114,6 +114,7 @@ type Item struct {
 	PublishedAt  *time.Time
 	RawContent   string
 	CleanContent string // sanitized HTML, safe to render
+	Text         string // plain text of the content, for search and enrichment
 	Extra        map[string]any
 	Status       ItemStatus
 	CreatedAt    time.Time

@@ -315,8 +315,8 @@ func (db *DB) StartFetch(ctx context.Context, id int64, staleAfter time.Duration
 }
 
 var (
-	qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, extra, status, created_at)
-		values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
+	qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, text_content, extra, status, created_at, status_changed_at)
+		values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
 	qFinishFetch = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
 		last_fetched_at = ?, next_fetch_at = ?, last_error = '', error_count = 0,
 		status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
@@ -353,7 +353,7 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 				it := &r.Items[i]
 				var id int64
 				err := stmt.QueryRowContext(ctx, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
-					it.RawContent, it.CleanContent, encodeExtra(it.Extra), status, created).Scan(&id)
+					it.RawContent, it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created).Scan(&id)
 				if errors.Is(err, sql.ErrNoRows) {
 					continue // already stored
 				} else if err != nil {

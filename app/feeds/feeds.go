@@ -136,14 +136,22 @@ func (f *Fetcher) Fetch(ctx context.Context, req Request) (res *Result, err erro
 	}()
 	switch req.Type {
 	case "", app.SourceRSS:
-		return f.fetchFeed(ctx, req)
+		res, err = f.fetchFeed(ctx, req)
 	case app.SourceWeb:
-		return f.fetchWeb(ctx, req)
+		res, err = f.fetchWeb(ctx, req)
 	case app.SourceReddit:
-		return f.fetchReddit(ctx, req)
+		res, err = f.fetchReddit(ctx, req)
 	default:
 		return nil, app.Errorf(app.EINVALID, "Unknown source type %q.", req.Type)
 	}
+	if res != nil {
+		for i := range res.Items {
+			if it := &res.Items[i]; it.Text == "" {
+				it.Text = PlainText(it.CleanContent)
+			}
+		}
+	}
+	return res, err
 }
 
 // Error kinds.
