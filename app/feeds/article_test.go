@@ -1,0 +1,44 @@
+package feeds_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app/feeds"
+)
+
+func TestArticle(t *testing.T) {
+	t.Run("extracts the main text of a page and leaves navigation out", func(t *testing.T) {
+		para := strings.Repeat("The river bridge will be rebuilt next spring after the council vote. ", 12)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			_, _ = w.Write([]byte(`<html><head><title>Bridge</title></head><body><nav><a href="/">Home</a> <a href="/x">Sections and everything else</a></nav>
+<article><h1>Bridge to be rebuilt</h1><p>` + para + `</p><p>` + para + `</p><script>alert(1)</script></article><footer>Copyright footer text</footer></body></html>`))
+		}))
+		defer srv.Close()
+		a, err := feeds.New(feeds.Options{}).Article(context.Background(), srv.URL+"/bridge")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(a.Text, "The river bridge will be rebuilt") || strings.Contains(a.Text, "Sections and everything else") {
+			t.Fatalf("text: %q", a.Text)
+		}
+		if strings.Contains(a.HTML, "<script") {
+			t.Fatal("article HTML not sanitized")
+		}
+	})
+	t.Run("a link that is not a page gives a readable error", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/pdf")
+			_, _ = w.Write([]byte("%PDF-1.4 binary"))
+		}))
+		defer srv.Close()
+		_, err := feeds.New(feeds.Options{}).Article(context.Background(), srv.URL)
+		if err == nil || !strings.Contains(err.Error(), "not lead to a web page") {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
