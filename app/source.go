@@ -119,6 +119,22 @@ type Item struct {
 	Status       ItemStatus
 	CreatedAt    time.Time
 	SourceName   string // filled by queries that join the source
+
+	// Enrichment (the processing pipeline).
+	Summary        string
+	Tags           []string
+	Topics         []string
+	Score          *int // nil until scored
+	ScoreReasoning string
+	EnrichedBy     string
+	Attempts       int
+	LastError      string
+
+	// Reading state.
+	ReadAt  *time.Time
+	Starred bool
+	Hidden  bool
+	Snippet string // search result snippet: plain text with the matches marked by \x01 … \x02
 }
 
 // SourceFilter selects sources.
@@ -146,10 +162,31 @@ type FetchResult struct {
 	Interval     *int       // new interval for auto-interval sources
 }
 
+// ItemUpdate changes an item's reading state; nil leaves a field as it is.
+type ItemUpdate struct {
+	Read    *bool
+	Starred *bool
+	Hidden  *bool
+}
+
+// ItemCounts are the numbers the navigation shows.
+type ItemCounts struct {
+	Unread, Starred, Errors, Hidden int
+}
+
 // ItemFilter selects items.
 type ItemFilter struct {
 	UserID   int64
 	SourceID int64
+	Q        string     // full-text search
+	Status   ItemStatus // "" for any
+	Unread   bool
+	Starred  bool
+	Hidden   bool // the "flagged" view: only hidden items; otherwise hidden items are left out
+	MinScore int
+	Topic    string
+	Tag      string
+	Sort     string // "date" (default) or "score"; a search sorts by relevance
 	Limit    int
 	Offset   int
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
+	"unicode"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -20,44 +23,235 @@ func encodeExtra(m map[string]any) string {
 	return string(b)
 }
 
-// Items returns the user's items, newest first (by publication, else arrival).
+func encodeList(l []string) string {
+	if len(l) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(l)
+	return string(b)
+}
+
+func decodeList(s string) []string {
+	var l []string
+	if s != "" && s != "[]" {
+		_ = json.Unmarshal([]byte(s), &l)
+	}
+	return l
+}
+
+const itemColumns = `i.id, i.source_id, i.user_id, i.guid, i.title, i.link, i.author, i.published_at, i.raw_content,
+	i.clean_content, i.text_content, i.extra, i.status, i.created_at, s.name,
+	i.summary, i.tags, i.topics, i.score, i.score_reasoning, i.enriched_by, i.attempts, i.last_error,
+	i.read_at, i.starred, i.hidden`
+
+func scanItem(row scanner, extra ...any) (*app.Item, error) {
+	var it app.Item
+	var published, readAt sql.NullString
+	var created, ex, tags, topics string
+	var score sql.NullInt64
+	dest := []any{&it.ID, &it.SourceID, &it.UserID, &it.GUID, &it.Title, &it.Link, &it.Author, &published,
+		&it.RawContent, &it.CleanContent, &it.Text, &ex, &it.Status, &created, &it.SourceName,
+		&it.Summary, &tags, &topics, &score, &it.ScoreReasoning, &it.EnrichedBy, &it.Attempts, &it.LastError,
+		&readAt, &it.Starred, &it.Hidden}
+	if err := row.Scan(append(dest, extra...)...); err != nil {
+		return nil, err
+	}
+	it.PublishedAt = parseTimePtr(published)
+	it.ReadAt = parseTimePtr(readAt)
+	it.CreatedAt = parseTime(created)
+	if ex != "" && ex != "{}" {
+		_ = json.Unmarshal([]byte(ex), &it.Extra)
+	}
+	it.Tags, it.Topics = decodeList(tags), decodeList(topics)
+	if score.Valid {
+		v := int(score.Int64)
+		it.Score = &v
+	}
+	return &it, nil
+}
+
+// Items returns the user's items matching f: newest first, by score, or by search relevance.
 func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) {
 	if f.Limit <= 0 || f.Limit > 500 {
 		f.Limit = 50
 	}
-	q := `select i.id, i.source_id, i.user_id, i.guid, i.title, i.link, i.author, i.published_at, i.raw_content,
-		i.clean_content, i.extra, i.status, i.created_at, s.name
-		from items i join sources s on s.id = i.source_id
-		where i.user_id = ?`
-	args := []any{f.UserID}
+	var q strings.Builder
+	args := []any{}
+	fts := ftsQuery(f.Q)
+	if fts != "" {
+		q.WriteString(`select ` + itemColumns + `, snippet(items_fts, -1, char(1), char(2), '…', 24)
+			from items_fts join items i on i.id = items_fts.rowid join sources s on s.id = i.source_id
+			where items_fts match ? and i.user_id = ?`)
+		args = append(args, fts, f.UserID)
+	} else {
+		q.WriteString(`select ` + itemColumns + `, '' from items i join sources s on s.id = i.source_id where i.user_id = ?`)
+		args = append(args, f.UserID)
+	}
 	if f.SourceID != 0 {
-		q += ` and i.source_id = ?`
+		q.WriteString(` and i.source_id = ?`)
 		args = append(args, f.SourceID)
 	}
-	q += ` order by coalesce(i.published_at, i.created_at) desc, i.id desc limit ? offset ?`
+	if f.Status != "" {
+		q.WriteString(` and i.status = ?`)
+		args = append(args, f.Status)
+	}
+	if f.Hidden {
+		q.WriteString(` and i.hidden = 1`)
+	} else {
+		q.WriteString(` and i.hidden = 0`)
+	}
+	if f.Unread {
+		q.WriteString(` and i.read_at is null`)
+	}
+	if f.Starred {
+		q.WriteString(` and i.starred = 1`)
+	}
+	if f.MinScore > 0 {
+		q.WriteString(` and i.score >= ?`)
+		args = append(args, f.MinScore)
+	}
+	if f.Topic != "" {
+		q.WriteString(` and exists (select 1 from json_each(i.topics) where lower(value) = lower(?))`)
+		args = append(args, f.Topic)
+	}
+	if f.Tag != "" {
+		q.WriteString(` and exists (select 1 from json_each(i.tags) where value = lower(?))`)
+		args = append(args, f.Tag)
+	}
+	switch {
+	case fts != "" && f.Sort != "date" && f.Sort != "score":
+		q.WriteString(` order by bm25(items_fts, 10.0, 4.0, 1.0, 6.0)`)
+	case f.Sort == "score":
+		q.WriteString(` order by i.score is null, i.score desc, coalesce(i.published_at, i.created_at) desc, i.id desc`)
+	default:
+		q.WriteString(` order by coalesce(i.published_at, i.created_at) desc, i.id desc`)
+	}
+	q.WriteString(` limit ? offset ?`)
 	args = append(args, f.Limit, max(f.Offset, 0))
-	rows, err := db.Read.QueryContext(ctx, q, args...)
+	rows, err := db.Read.QueryContext(ctx, q.String(), args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: items: %w", err)
 	}
 	defer rows.Close()
 	var out []*app.Item
 	for rows.Next() {
-		var it app.Item
-		var published sql.NullString
-		var created, extra string
-		if err := rows.Scan(&it.ID, &it.SourceID, &it.UserID, &it.GUID, &it.Title, &it.Link, &it.Author, &published,
-			&it.RawContent, &it.CleanContent, &extra, &it.Status, &created, &it.SourceName); err != nil {
+		var snippet string
+		it, err := scanItem(rows, &snippet)
+		if err != nil {
 			return nil, fmt.Errorf("sqlite: items: %w", err)
 		}
-		it.PublishedAt = parseTimePtr(published)
-		it.CreatedAt = parseTime(created)
-		if extra != "" && extra != "{}" {
-			_ = json.Unmarshal([]byte(extra), &it.Extra)
-		}
-		out = append(out, &it)
+		it.Snippet = snippet
+		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+// ftsQuery turns what a person typed into an FTS5 query: every word must match, as a prefix;
+// quoted phrases stay phrases; FTS5 syntax characters are neutralized.
+func ftsQuery(q string) string {
+	q = strings.TrimSpace(q)
+	if q == "" {
+		return ""
+	}
+	var terms []string
+	for len(q) > 0 {
+		q = strings.TrimLeftFunc(q, unicode.IsSpace)
+		if q == "" {
+			break
+		}
+		if q[0] == '"' {
+			end := strings.IndexByte(q[1:], '"')
+			phrase := q[1:]
+			if end >= 0 {
+				phrase, q = q[1:end+1], q[end+2:]
+			} else {
+				q = ""
+			}
+			if w := cleanTerm(phrase); w != "" {
+				terms = append(terms, `"`+w+`"`)
+			}
+			continue
+		}
+		end := strings.IndexFunc(q, unicode.IsSpace)
+		word := q
+		if end >= 0 {
+			word, q = q[:end], q[end:]
+		} else {
+			q = ""
+		}
+		if w := cleanTerm(word); w != "" {
+			for _, part := range strings.Fields(w) {
+				terms = append(terms, `"`+part+`"*`)
+			}
+		}
+	}
+	return strings.Join(terms, " ")
+}
+
+func cleanTerm(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
+}
+
+// Item returns one of the user's items.
+func (db *DB) Item(ctx context.Context, userID, id int64) (*app.Item, error) {
+	it, err := scanItem(db.Read.QueryRowContext(ctx, `select `+itemColumns+` from items i join sources s on s.id = i.source_id where i.id = ? and i.user_id = ?`, id, userID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, app.Errorf(app.ENOTFOUND, "Item %d not found.", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: item: %w", err)
+	}
+	return it, nil
+}
+
+// UpdateItem marks an item read or unread, starred or not, hidden or shown.
+func (db *DB) UpdateItem(ctx context.Context, userID, id int64, u app.ItemUpdate) (*app.Item, error) {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `select count(*) from items where id = ? and user_id = ?`, id, userID).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return app.Errorf(app.ENOTFOUND, "Item %d not found.", id)
+		}
+		if u.Read != nil {
+			var at any
+			if *u.Read {
+				at = db.now()
+			}
+			if _, err := tx.ExecContext(ctx, `update items set read_at = case when ? is null then null else coalesce(read_at, ?) end where id = ?`, at, at, id); err != nil {
+				return fmt.Errorf("sqlite: mark item read: %w", err)
+			}
+		}
+		if u.Starred != nil {
+			if _, err := tx.ExecContext(ctx, `update items set starred = ? where id = ?`, *u.Starred, id); err != nil {
+				return fmt.Errorf("sqlite: star item: %w", err)
+			}
+		}
+		if u.Hidden != nil {
+			if _, err := tx.ExecContext(ctx, `update items set hidden = ? where id = ?`, *u.Hidden, id); err != nil {
+				return fmt.Errorf("sqlite: hide item: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return db.Item(ctx, userID, id)
+}
+
+// MarkAllRead marks the user's unread items (of one source when sourceID is not 0) read.
+func (db *DB) MarkAllRead(ctx context.Context, userID, sourceID int64) (int, error) {
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `update items set read_at = ? where user_id = ? and (? = 0 or source_id = ?) and read_at is null`, db.now(), userID, sourceID, sourceID)
+		if err != nil {
+			return fmt.Errorf("sqlite: mark all read: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return int(n), err
 }
 
 // CountItems returns how many items the user has (of one source when sourceID is not 0).
@@ -68,4 +262,16 @@ func (db *DB) CountItems(ctx context.Context, userID, sourceID int64) (int, erro
 		return 0, fmt.Errorf("sqlite: count items: %w", err)
 	}
 	return n, nil
+}
+
+// Counts returns the user's item counts.
+func (db *DB) Counts(ctx context.Context, userID int64) (app.ItemCounts, error) {
+	var c app.ItemCounts
+	err := db.Read.QueryRowContext(ctx, `select
+		coalesce(sum(read_at is null and hidden = 0), 0), coalesce(sum(starred), 0), coalesce(sum(status = 'ERROR'), 0), coalesce(sum(hidden), 0)
+		from items where user_id = ?`, userID).Scan(&c.Unread, &c.Starred, &c.Errors, &c.Hidden)
+	if err != nil {
+		return c, fmt.Errorf("sqlite: counts: %w", err)
+	}
+	return c, nil
 }

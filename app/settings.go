@@ -1,0 +1,128 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// Enricher names.
+const (
+	EnricherEmbedded = "embedded"
+	EnricherLLM      = "llm"
+)
+
+// Settings are a user's preferences for processing and reading.
+type Settings struct {
+	UserID        int64
+	Interests     string
+	Topics        []Topic
+	Enricher      string // "" means the app's default
+	Credits       int
+	DailyCredits  int
+	CreditsRefill *time.Time
+	Timezone      string
+}
+
+// SettingsUpdate changes settings; nil leaves a field as it is.
+type SettingsUpdate struct {
+	Interests    *string
+	Topics       *[]Topic
+	Enricher     *string
+	DailyCredits *int
+	Timezone     *string
+}
+
+// Validate checks an update and cleans its values.
+func (u *SettingsUpdate) Validate() error {
+	if u.Interests != nil {
+		s := strings.TrimSpace(*u.Interests)
+		if len(s) > 4000 {
+			return Errorf(EINVALID, "Interests can be at most 4000 characters.")
+		}
+		u.Interests = &s
+	}
+	if u.Topics != nil {
+		if len(*u.Topics) > 100 {
+			return Errorf(EINVALID, "At most 100 topics.")
+		}
+		seen := map[string]bool{}
+		clean := make([]Topic, 0, len(*u.Topics))
+		for _, t := range *u.Topics {
+			name := strings.TrimSpace(t.Name)
+			if name == "" {
+				return Errorf(EINVALID, "Every topic needs a name.")
+			}
+			if len(name) > 60 {
+				return Errorf(EINVALID, "Topic name %q is longer than 60 characters.", name)
+			}
+			if seen[strings.ToLower(name)] {
+				return Errorf(EINVALID, "Topic %q is listed twice.", name)
+			}
+			seen[strings.ToLower(name)] = true
+			var kws []string
+			for _, k := range t.Keywords {
+				if k = strings.TrimSpace(k); k != "" {
+					kws = append(kws, k)
+				}
+			}
+			if len(kws) > 30 {
+				return Errorf(EINVALID, "Topic %q has more than 30 keywords.", name)
+			}
+			clean = append(clean, Topic{Name: name, Keywords: kws})
+		}
+		u.Topics = &clean
+	}
+	if u.Enricher != nil && *u.Enricher != "" && *u.Enricher != EnricherEmbedded && *u.Enricher != EnricherLLM {
+		return Errorf(EINVALID, "Enricher must be %q or %q.", EnricherEmbedded, EnricherLLM)
+	}
+	if u.DailyCredits != nil && (*u.DailyCredits < 0 || *u.DailyCredits > 1_000_000) {
+		return Errorf(EINVALID, "Daily credits must be between 0 and 1000000.")
+	}
+	if u.Timezone != nil && *u.Timezone != "" {
+		if _, err := time.LoadLocation(*u.Timezone); err != nil {
+			return Errorf(EINVALID, "Unknown time zone %q: use an IANA name such as Europe/Brussels.", *u.Timezone)
+		}
+	}
+	return nil
+}
+
+// SettingsStore keeps settings.
+type SettingsStore interface {
+	Settings(ctx context.Context, userID int64) (*Settings, error)
+	UpdateSettings(ctx context.Context, userID int64, u SettingsUpdate) (*Settings, error)
+}
+
+// ParseTopics reads topics written one per line as "name: keyword, keyword".
+func ParseTopics(s string) []Topic {
+	var out []Topic
+	for _, line := range strings.Split(s, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		name, rest, _ := strings.Cut(line, ":")
+		t := Topic{Name: strings.TrimSpace(name)}
+		for _, k := range strings.Split(rest, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				t.Keywords = append(t.Keywords, k)
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// FormatTopics writes topics the way ParseTopics reads them.
+func FormatTopics(ts []Topic) string {
+	var b strings.Builder
+	for _, t := range ts {
+		b.WriteString(t.Name)
+		if len(t.Keywords) > 0 {
+			b.WriteString(": ")
+			b.WriteString(strings.Join(t.Keywords, ", "))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
