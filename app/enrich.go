@@ -48,3 +48,25 @@ type Enricher interface {
 	Enrich(ctx context.Context, in EnrichInput) (*Enrichment, error)
 	Name() string
 }
+
+// PendingItem is an item handed to the processing queue.
+type PendingItem struct {
+	ID          int64
+	PublishedAt *time.Time
+}
+
+// ProcessInput is what the processing worker needs to enrich an item.
+type ProcessInput struct {
+	Item           *Item
+	Settings       *Settings
+	Filters        []*Filter
+	SourceTopics   []string
+	SourceAffinity float64
+}
+
+// ProcessResult is what processing found for an item.
+type ProcessResult struct {
+	Enrichment *Enrichment // nil when a filter hid the item before enrichment
+	Text       string      // extracted article text, when fetched ("" keeps the stored text)
+	Effect     FilterEffect
+}

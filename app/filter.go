@@ -22,8 +22,8 @@ type Filter struct {
 	UserID     int64     `json:"-"`
 	SourceID   *int64    `json:"sourceId"`
 	Name       string    `json:"name"`
-	Field      string    `json:"field"`  // any, title, content, author, link, tags, topics
-	Match      string    `json:"match"`  // keywords or regex
+	Field      string    `json:"field"` // any, title, content, author, link, tags, topics
+	Match      string    `json:"match"` // keywords or regex
 	Pattern    string    `json:"pattern"`
 	Action     string    `json:"action"` // hide, read, star, score
 	ScoreDelta int       `json:"scoreDelta"`

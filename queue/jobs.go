@@ -75,6 +75,22 @@ func Permanent(err error) error {
 	return permanentError{err: err}
 }
 
+type laterError struct {
+	err   error
+	delay time.Duration
+}
+
+func (e laterError) Error() string { return e.err.Error() }
+func (e laterError) Unwrap() error { return e.err }
+
+// Later marks err as retryable no sooner than delay (a server's Retry-After, say).
+func Later(err error, delay time.Duration) error {
+	if err == nil {
+		return nil
+	}
+	return laterError{err: err, delay: delay}
+}
+
 // Options for New. Zero values get the defaults written next to each field.
 type Options struct {
 	DB            *sql.DB       // the write pool; goqite and all our writes go through it
@@ -377,6 +393,10 @@ func (q *Queue) handle(ctx context.Context, m *goqite.Message) {
 		q.deadLetter(log, m, env.Kind, env.Attempt, err)
 	default:
 		delay := q.backoff(env.Attempt)
+		var later laterError
+		if errors.As(err, &later) {
+			delay = max(delay, later.delay)
+		}
 		next := env
 		next.Attempt++
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {

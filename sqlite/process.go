@@ -1,0 +1,261 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// PendTx marks the given NEW items PENDING within tx, unless their user has no credits left
+// (then they stay NEW until the refill). It returns the items it marked.
+func (db *DB) PendTx(ctx context.Context, tx *sql.Tx, ids []int64) ([]app.PendingItem, error) {
+	now := db.now()
+	var out []app.PendingItem
+	for _, id := range ids {
+		var published sql.NullString
+		err := tx.QueryRowContext(ctx, `update items set status = 'PENDING', status_changed_at = ?
+			where id = ? and status = 'NEW' and hidden = 0 and (select credits from users u where u.id = items.user_id) > 0
+			returning published_at`, now, id).Scan(&published)
+		if err == sql.ErrNoRows {
+			continue
+		} else if err != nil {
+			return nil, fmt.Errorf("sqlite: pend item: %w", err)
+		}
+		out = append(out, app.PendingItem{ID: id, PublishedAt: parseTimePtr(published)})
+	}
+	return out, nil
+}
+
+// NewItems returns up to limit NEW items whose users have credits, newest first.
+func (db *DB) NewItems(ctx context.Context, limit int) ([]int64, error) {
+	rows, err := db.Read.QueryContext(ctx, `select i.id from items i join users u on u.id = i.user_id
+		where i.status = 'NEW' and i.hidden = 0 and u.credits > 0
+		order by coalesce(i.published_at, i.created_at) desc limit ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: new items: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// PendAndEnqueue marks the items PENDING and calls enqueue for each marked one, in one
+// transaction; it stops at app.ErrQueueFull.
+func (db *DB) PendAndEnqueue(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, it app.PendingItem) error) (int, error) {
+	var n int
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			pend, err := db.PendTx(ctx, tx, []int64{id})
+			if err != nil {
+				return err
+			}
+			if len(pend) == 0 {
+				continue
+			}
+			if err := enqueue(ctx, tx, pend[0]); err == app.ErrQueueFull {
+				_, err := tx.ExecContext(ctx, `update items set status = 'NEW' where id = ?`, id)
+				return err
+			} else if err != nil {
+				return err
+			}
+			n++
+		}
+		return nil
+	})
+	return n, err
+}
+
+// StartProcessing marks an item PROCESSING and returns what enrichment needs. It returns nil
+// when there is nothing to do: the item is gone, already DONE or ERROR, or being processed by a
+// live worker (since less than staleAfter); an item whose user has no credits goes back to NEW.
+func (db *DB) StartProcessing(ctx context.Context, id int64, staleAfter time.Duration) (*app.ProcessInput, error) {
+	now := db.clock.Now().UTC()
+	var userID, sourceID int64
+	var ok bool
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var credits int
+		err := tx.QueryRowContext(ctx, `update items set status = 'PROCESSING', status_changed_at = ?
+			where id = ? and (status in ('NEW', 'PENDING') or (status = 'PROCESSING' and status_changed_at < ?))
+			returning user_id, source_id, (select credits from users u where u.id = items.user_id)`,
+			FormatTime(now), id, FormatTime(now.Add(-staleAfter))).Scan(&userID, &sourceID, &credits)
+		if err == sql.ErrNoRows {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("sqlite: start processing: %w", err)
+		}
+		if credits <= 0 {
+			_, err := tx.ExecContext(ctx, `update items set status = 'NEW', status_changed_at = ? where id = ?`, FormatTime(now), id)
+			return err
+		}
+		ok = true
+		return nil
+	})
+	if err != nil || !ok {
+		return nil, err
+	}
+	in := &app.ProcessInput{}
+	if in.Item, err = db.Item(ctx, userID, id); err != nil {
+		return nil, err
+	}
+	if in.Settings, err = db.Settings(ctx, userID); err != nil {
+		return nil, err
+	}
+	if in.Filters, err = db.Filters(ctx, userID); err != nil {
+		return nil, err
+	}
+	rows, err := db.Read.QueryContext(ctx, `select j.value, count(*) c from items i, json_each(i.topics) j
+		where i.source_id = ? and i.status = 'DONE' group by j.value order by c desc limit 3`, sourceID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: source topics: %w", err)
+	}
+	for rows.Next() {
+		var t string
+		var c int
+		if err := rows.Scan(&t, &c); err == nil {
+			in.SourceTopics = append(in.SourceTopics, t)
+		}
+	}
+	rows.Close()
+	err = db.Read.QueryRowContext(ctx, `select coalesce((sum(read_at is not null) + sum(starred)) * 1.0 / nullif(count(*), 0), 0)
+		from (select read_at, starred from items where source_id = ? order by id desc limit 200)`, sourceID).Scan(&in.SourceAffinity)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: source affinity: %w", err)
+	}
+	in.SourceAffinity = min(in.SourceAffinity, 1)
+	return in, nil
+}
+
+// FinishProcessing stores the result, deducts one credit (none for a hidden item), marks the
+// item DONE, and runs then, all in one transaction. The search index follows by trigger.
+func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessResult, then app.TxFunc) error {
+	now := db.now()
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		e := r.Enrichment
+		if e == nil {
+			e = &app.Enrichment{}
+		}
+		var score any
+		if r.Enrichment != nil {
+			score = max(0, min(100, e.Score+r.Effect.ScoreDelta))
+		}
+		reasoning := e.Reasoning
+		if len(r.Effect.Matched) > 0 {
+			reasoning = strings.TrimSpace(reasoning + " · filter: " + strings.Join(r.Effect.Matched, ", "))
+		}
+		var readAt any
+		if r.Effect.Read {
+			readAt = now
+		}
+		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = ?, summary = ?, tags = ?, topics = ?,
+			score = ?, score_reasoning = ?, enriched_by = ?, last_error = '', attempts = attempts + 1,
+			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
+			text_content = case when ? != '' then ? else text_content end,
+			read_at = coalesce(read_at, ?), starred = max(starred, ?), hidden = max(hidden, ?)
+			where id = ? and status = 'PROCESSING'`,
+			now, e.Summary, encodeList(e.Tags), encodeList(e.Topics), score, reasoning, e.EnrichedBy,
+			e.PromptTokens, e.CompletionTokens, r.Text, r.Text, readAt, r.Effect.Star, r.Effect.Hide, it.ID)
+		if err != nil {
+			return fmt.Errorf("sqlite: finish processing: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 && r.Enrichment != nil {
+			if _, err := tx.ExecContext(ctx, `update users set credits = max(credits - 1, 0) where id = ?`, it.UserID); err != nil {
+				return fmt.Errorf("sqlite: deduct credit: %w", err)
+			}
+		}
+		if then != nil {
+			return then(ctx, tx)
+		}
+		return nil
+	})
+}
+
+// FailProcessing records a failed attempt: the item goes back to PENDING for the queue's
+// retry, or to ERROR (the dead letter, with its message) after the last attempt.
+func (db *DB) FailProcessing(ctx context.Context, id int64, msg string, final bool, then app.TxFunc) error {
+	status := app.ItemPending
+	if final {
+		status = app.ItemError
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `update items set status = ?, status_changed_at = ?, last_error = ?, attempts = attempts + 1 where id = ?`,
+			status, db.now(), msg, id)
+		if err != nil {
+			return fmt.Errorf("sqlite: fail processing: %w", err)
+		}
+		if then != nil {
+			return then(ctx, tx)
+		}
+		return nil
+	})
+}
+
+// RetryItem puts an ERROR item (or a DONE one, to enrich it again) back to PENDING with a fresh
+// attempt count and calls enqueue in the same transaction.
+func (db *DB) RetryItem(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx, it app.PendingItem) error) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		var published sql.NullString
+		err := tx.QueryRowContext(ctx, `update items set status = 'PENDING', status_changed_at = ?, attempts = 0, last_error = ''
+			where id = ? and user_id = ? and status in ('ERROR', 'DONE', 'NEW') returning published_at`, db.now(), id, userID).Scan(&published)
+		if err == sql.ErrNoRows {
+			var status string
+			if err := tx.QueryRowContext(ctx, `select status from items where id = ? and user_id = ?`, id, userID).Scan(&status); err == sql.ErrNoRows {
+				return app.Errorf(app.ENOTFOUND, "Item %d not found.", id)
+			}
+			return app.Errorf(app.ECONFLICT, "Item %d is already being processed.", id)
+		} else if err != nil {
+			return fmt.Errorf("sqlite: retry item: %w", err)
+		}
+		return enqueue(ctx, tx, app.PendingItem{ID: id, PublishedAt: parseTimePtr(published)})
+	})
+}
+
+// ResetStuckItems sets items PENDING or PROCESSING since before cutoff back to NEW.
+func (db *DB) ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, error) {
+	var ids []int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `update items set status = 'NEW', status_changed_at = ?
+			where status in ('PENDING', 'PROCESSING') and status_changed_at < ? returning id`, db.now(), FormatTime(cutoff))
+		if err != nil {
+			return fmt.Errorf("sqlite: reset stuck items: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	return ids, err
+}
+
+// RecentItems returns the texts of the most recent items, to seed the enricher's statistics.
+func (db *DB) RecentTexts(ctx context.Context, limit int) ([]string, error) {
+	rows, err := db.Read.QueryContext(ctx, `select title || ' ' || substr(text_content, 1, 4000) from items order by id desc limit ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: recent texts: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,157 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+var _ app.SettingsStore = (*DB)(nil)
+
+// Settings returns a user's settings.
+func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error) {
+	s := &app.Settings{UserID: userID}
+	var topics string
+	var refill sql.NullString
+	err := db.Read.QueryRowContext(ctx, `select interests, topics, enricher, credits, daily_credits, credits_refilled_at, timezone from users where id = ?`, userID).
+		Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, app.Errorf(app.ENOTFOUND, "User %d not found.", userID)
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: settings: %w", err)
+	}
+	_ = json.Unmarshal([]byte(topics), &s.Topics)
+	s.CreditsRefill = parseTimePtr(refill)
+	return s, nil
+}
+
+// UpdateSettings validates and stores a settings change.
+func (db *DB) UpdateSettings(ctx context.Context, userID int64, u app.SettingsUpdate) (*app.Settings, error) {
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		set := func(col string, v any) error {
+			_, err := tx.ExecContext(ctx, `update users set `+col+` = ? where id = ?`, v, userID)
+			return err
+		}
+		var errs []error
+		if u.Interests != nil {
+			errs = append(errs, set("interests", *u.Interests))
+		}
+		if u.Topics != nil {
+			b, _ := json.Marshal(*u.Topics)
+			errs = append(errs, set("topics", string(b)))
+		}
+		if u.Enricher != nil {
+			errs = append(errs, set("enricher", *u.Enricher))
+		}
+		if u.DailyCredits != nil {
+			errs = append(errs, set("daily_credits", *u.DailyCredits))
+		}
+		if u.Timezone != nil {
+			errs = append(errs, set("timezone", *u.Timezone))
+		}
+		if err := errors.Join(errs...); err != nil {
+			return fmt.Errorf("sqlite: update settings: %w", err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return db.Settings(ctx, userID)
+}
+
+// RefillCredits sets every user's credits to their daily amount when their last refill was
+// before the start of today (UTC). It returns how many users were refilled.
+func (db *DB) RefillCredits(ctx context.Context) (int, error) {
+	now := db.clock.Now().UTC()
+	day := FormatTime(now.Truncate(24 * time.Hour))
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `update users set credits = daily_credits, credits_refilled_at = ?
+			where credits_refilled_at is null or credits_refilled_at < ?`, FormatTime(now), day)
+		if err != nil {
+			return fmt.Errorf("sqlite: refill credits: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return int(n), err
+}
+
+// SetCredits sets a user's current credit balance (for the settings page and tests).
+func (db *DB) SetCredits(ctx context.Context, userID int64, credits int) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `update users set credits = ? where id = ?`, credits, userID)
+		return err
+	})
+}
+
+// Filters returns the user's filter rules.
+func (db *DB) Filters(ctx context.Context, userID int64) ([]*app.Filter, error) {
+	rows, err := db.Read.QueryContext(ctx, `select id, user_id, source_id, name, field, match, pattern, action, score_delta, enabled, created_at
+		from filters where user_id = ? order by id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: filters: %w", err)
+	}
+	defer rows.Close()
+	var out []*app.Filter
+	for rows.Next() {
+		var f app.Filter
+		var src sql.NullInt64
+		var created string
+		if err := rows.Scan(&f.ID, &f.UserID, &src, &f.Name, &f.Field, &f.Match, &f.Pattern, &f.Action, &f.ScoreDelta, &f.Enabled, &created); err != nil {
+			return nil, fmt.Errorf("sqlite: filters: %w", err)
+		}
+		if src.Valid {
+			f.SourceID = &src.Int64
+		}
+		f.CreatedAt = parseTime(created)
+		if f.Validate() != nil {
+			continue // a rule that no longer compiles is skipped, not fatal
+		}
+		out = append(out, &f)
+	}
+	return out, rows.Err()
+}
+
+// CreateFilter validates and stores a filter rule.
+func (db *DB) CreateFilter(ctx context.Context, f *app.Filter) error {
+	if err := f.Validate(); err != nil {
+		return err
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		if f.SourceID != nil {
+			var n int
+			if err := tx.QueryRowContext(ctx, `select count(*) from sources where id = ? and user_id = ?`, *f.SourceID, f.UserID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return app.Errorf(app.EINVALID, "Source %d not found.", *f.SourceID)
+			}
+		}
+		return tx.QueryRowContext(ctx, `insert into filters (user_id, source_id, name, field, match, pattern, action, score_delta, enabled)
+			values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`, f.UserID, f.SourceID, f.Name, f.Field, f.Match, f.Pattern, f.Action, f.ScoreDelta, f.Enabled).Scan(&f.ID)
+	})
+}
+
+// DeleteFilter deletes a filter rule.
+func (db *DB) DeleteFilter(ctx context.Context, userID, id int64) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `delete from filters where id = ? and user_id = ?`, id, userID)
+		if err != nil {
+			return fmt.Errorf("sqlite: delete filter: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return app.Errorf(app.ENOTFOUND, "Filter %d not found.", id)
+		}
+		return nil
+	})
+}
