@@ -1,0 +1,270 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "morningdeck-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "morningdeck")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build failed: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs the binary with a data dir and returns stdout, stderr and the exit error.
+func run(t *testing.T, dataDir string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--data-dir", dataDir}, args...)...)
+	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+func mustRun(t *testing.T, dataDir string, args ...string) string {
+	t.Helper()
+	out, errOut, err := run(t, dataDir, args...)
+	if err != nil {
+		t.Fatalf("morningdeck %v: %v\nstdout: %s\nstderr: %s", args, err, out, errOut)
+	}
+	return out
+}
+
+type sourceJSON struct {
+	ID          int64  `json:"id"`
+	URL         string `json:"url"`
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Status      string `json:"status"`
+	FetchStatus string `json:"fetchStatus"`
+	ItemCount   int    `json:"itemCount"`
+	LastError   string `json:"lastError"`
+}
+
+func listSources(t *testing.T, dataDir string) []sourceJSON {
+	t.Helper()
+	var out []sourceJSON
+	if err := json.Unmarshal([]byte(mustRun(t, dataDir, "source", "list", "--json")), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestCLI(t *testing.T) {
+	farm := feedtest.NewFarm(3, 5)
+	defer farm.Close()
+
+	t.Run("source add, list, fetch, refresh and rm work on the database", func(t *testing.T) {
+		dir := t.TempDir()
+		out := mustRun(t, dir, "source", "add", farm.URL(0), "--interval", "30")
+		if !strings.Contains(out, "Added source 1") {
+			t.Fatalf("add said %q", out)
+		}
+		mustRun(t, dir, "source", "add", farm.URL(1), "--type", "rss", "--name", "Second")
+		if out := mustRun(t, dir, "fetch"); !strings.Contains(out, "Fetched") {
+			t.Fatalf("fetch said %q", out)
+		}
+		srcs := listSources(t, dir)
+		if len(srcs) != 2 || srcs[0].ItemCount != 5 || srcs[1].ItemCount != 5 || srcs[0].FetchStatus != "IDLE" {
+			t.Fatalf("sources after fetch: %+v", srcs)
+		}
+		if srcs[0].Name != "Farm feed 0" || srcs[1].Name != "Second" {
+			t.Fatalf("names: %q, %q", srcs[0].Name, srcs[1].Name)
+		}
+		if out := mustRun(t, dir, "source", "refresh", "--all"); !strings.Contains(out, "Queued 2") {
+			t.Fatalf("refresh said %q", out)
+		}
+		table := mustRun(t, dir, "source", "list")
+		if !strings.Contains(table, "Farm feed 0") || !strings.Contains(table, "QUEUED") {
+			t.Fatalf("list table:\n%s", table)
+		}
+		mustRun(t, dir, "source", "rm", "1")
+		if srcs := listSources(t, dir); len(srcs) != 1 {
+			t.Fatalf("after rm: %+v", srcs)
+		}
+	})
+
+	t.Run("errors go to stderr with a non-zero exit", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"source", "add", farm.URL(0), "--type", "rss", "--interval", "0"}, "between 1 and 10080"},
+			{[]string{"source", "add", farm.URL(0), "--type", "bogus"}, "Unknown source type"},
+			{[]string{"source", "rm", "42"}, "not found"},
+			{[]string{"source", "rm", "abc"}, "not a source ID"},
+			{[]string{"source", "refresh"}, "--all"},
+			{[]string{"import", "opml", filepath.Join(dir, "missing.opml")}, "no such file"},
+		} {
+			out, errOut, err := run(t, dir, tc.args...)
+			if err == nil || !strings.Contains(errOut, tc.want) {
+				t.Errorf("%v: err %v, stdout %q, stderr %q; want %q on stderr", tc.args, err, out, errOut, tc.want)
+			}
+		}
+	})
+
+	t.Run("OPML export and import round-trip every source", func(t *testing.T) {
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss", "--name", "A & B <feed>", "--interval", "45")
+		mustRun(t, dir, "source", "add", farm.URL(1), "--type", "rss")
+		mustRun(t, dir, "source", "add", "r/golang", "--type", "reddit")
+		opml := mustRun(t, dir, "export", "opml")
+		file := filepath.Join(t.TempDir(), "subs.opml")
+		if err := os.WriteFile(file, []byte(opml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		dir2 := t.TempDir()
+		if out := mustRun(t, dir2, "import", "opml", file); !strings.Contains(out, "3 added, 0 skipped") {
+			t.Fatalf("import said %q", out)
+		}
+		if out := mustRun(t, dir2, "import", "opml", file); !strings.Contains(out, "0 added, 3 skipped") {
+			t.Fatalf("second import said %q", out)
+		}
+		a, b := listSources(t, dir), listSources(t, dir2)
+		if len(a) != len(b) {
+			t.Fatalf("%d sources exported, %d imported", len(a), len(b))
+		}
+		for i := range a {
+			if a[i].URL != b[i].URL || a[i].Name != b[i].Name || a[i].Type != b[i].Type {
+				t.Errorf("source %d: exported %+v, imported %+v", i, a[i], b[i])
+			}
+		}
+	})
+
+	t.Run("version prints the version", func(t *testing.T) {
+		if out := mustRun(t, t.TempDir(), "version"); !strings.HasPrefix(out, "morningdeck ") {
+			t.Fatalf("version said %q", out)
+		}
+	})
+}
+
+// startServer starts `morningdeck serve` and returns its base URL and process.
+func startServer(t *testing.T, dataDir string, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
+	args := append([]string{"--data-dir", dataDir, "serve", "--no-browser", "--addr", "127.0.0.1:0"}, extra...)
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(stdout)
+	re := regexp.MustCompile(`http://[0-9.:]+/`)
+	found := make(chan string, 1)
+	go func() {
+		for lines.Scan() {
+			if u := re.FindString(lines.Text()); u != "" {
+				found <- u
+			}
+		}
+	}()
+	select {
+	case u := <-found:
+		return u, cmd
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not start")
+	}
+	return "", nil
+}
+
+func TestCrashMidFetch(t *testing.T) {
+	// The first request to the feed hangs until the process that made it is killed.
+	farm := feedtest.NewFarm(1, 20)
+	defer farm.Close()
+	var once sync.Once
+	fetching := make(chan struct{})
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		first := false
+		once.Do(func() { first = true })
+		if first {
+			close(fetching)
+			<-release
+			return
+		}
+		farm.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer slow.Close()
+	defer close(release)
+	dir := t.TempDir()
+	u := slow.URL + "/feed/0.xml"
+	mustRun(t, dir, "source", "add", u, "--type", "rss")
+
+	_, srv := startServer(t, dir, "--fetch-job-timeout", "2s")
+	select {
+	case <-fetching:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the server never fetched the source")
+	}
+	if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = srv.Wait()
+	if s := listSources(t, dir); s[0].FetchStatus != "FETCHING" {
+		t.Fatalf("after kill -9 the source is %s, want it caught mid-fetch (FETCHING)", s[0].FetchStatus)
+	}
+
+	startServer(t, dir, "--fetch-job-timeout", "2s")
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := listSources(t, dir)
+		if s[0].FetchStatus == "IDLE" && s[0].ItemCount == 20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("source after restart: %+v", s[0])
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "morningdeck.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var items, distinct int
+	if err := db.QueryRowContext(context.Background(), `select count(*), count(distinct guid) from items`).Scan(&items, &distinct); err != nil {
+		t.Fatal(err)
+	}
+	if items != 20 || distinct != 20 {
+		t.Fatalf("items %d (distinct %d), want 20 once each", items, distinct)
+	}
+}

@@ -1,0 +1,203 @@
+// Morning Deck: small progressive enhancements. Every page works without this file.
+(function () {
+  "use strict";
+
+  var root = document.documentElement;
+
+  // ---------- theme ----------
+  var THEME_KEY = "md-theme";
+  function storedTheme() {
+    try { return localStorage.getItem(THEME_KEY); } catch (e) { return null; }
+  }
+  function applyTheme(t) {
+    if (t === "light" || t === "dark") root.setAttribute("data-theme", t);
+    else root.removeAttribute("data-theme");
+  }
+  applyTheme(storedTheme());
+
+  function currentTheme() {
+    var t = root.getAttribute("data-theme");
+    if (t) return t;
+    return window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches ? "dark" : "light";
+  }
+  function labelToggles() {
+    var next = currentTheme() === "dark" ? "light" : "dark";
+    document.querySelectorAll("[data-theme-toggle]").forEach(function (b) {
+      b.hidden = false;
+      b.textContent = next === "dark" ? "Dark theme" : "Light theme";
+      b.setAttribute("aria-label", "Switch to " + next + " theme");
+    });
+  }
+
+  // ---------- relative times ----------
+  var rtf = window.Intl && Intl.RelativeTimeFormat ? new Intl.RelativeTimeFormat(undefined, { numeric: "auto", style: "short" }) : null;
+  var dtf = window.Intl ? new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" }) : null;
+  function relative(date) {
+    var diff = (date.getTime() - Date.now()) / 1000;
+    var abs = Math.abs(diff);
+    if (abs < 45) return diff < 0 ? "just now" : "in a moment";
+    var units = [["minute", 60, 3600], ["hour", 3600, 86400], ["day", 86400, 604800], ["week", 604800, 2629800], ["month", 2629800, 31557600], ["year", 31557600, Infinity]];
+    for (var i = 0; i < units.length; i++) {
+      if (abs < units[i][2]) {
+        var n = Math.round(diff / units[i][1]);
+        if (rtf) return rtf.format(n, units[i][0]);
+        return Math.abs(n) + " " + units[i][0] + (Math.abs(n) === 1 ? "" : "s") + (n < 0 ? " ago" : " from now");
+      }
+    }
+    return "";
+  }
+  function updateTimes(scope) {
+    (scope || document).querySelectorAll("time[datetime][data-relative]").forEach(function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime())) return;
+      t.textContent = relative(d);
+      if (dtf) t.title = dtf.format(d);
+    });
+  }
+
+  // ---------- flashes ----------
+  function dismiss(el) {
+    el.classList.add("leaving");
+    setTimeout(function () { el.remove(); }, 450);
+  }
+  function setupFlashes(scope) {
+    (scope || document).querySelectorAll("[data-flash]").forEach(function (f) {
+      if (f.dataset.ready) return;
+      f.dataset.ready = "1";
+      var b = f.querySelector("[data-dismiss]");
+      if (b) { b.hidden = false; b.addEventListener("click", function () { dismiss(f); }); }
+      if (f.dataset.autodismiss) {
+        var timer = setTimeout(function () { dismiss(f); }, 5000);
+        f.addEventListener("mouseenter", function () { clearTimeout(timer); });
+        f.addEventListener("focusin", function () { clearTimeout(timer); });
+      }
+    });
+  }
+
+  // ---------- confirmation dialog for destructive forms ----------
+  var confirmDialog, pendingForm;
+  function setupConfirm() {
+    confirmDialog = document.getElementById("confirm-dialog");
+    if (!confirmDialog || typeof confirmDialog.showModal !== "function") return;
+    confirmDialog.addEventListener("close", function () {
+      var form = pendingForm;
+      pendingForm = null;
+      if (form && confirmDialog.returnValue === "confirm") {
+        var ok = document.createElement("input");
+        ok.type = "hidden"; ok.name = "confirm"; ok.value = "yes";
+        form.appendChild(ok);
+        form.dataset.confirmed = "1";
+        if (form.requestSubmit) form.requestSubmit(); else form.submit();
+      }
+    });
+    document.addEventListener("submit", function (e) {
+      var form = e.target;
+      if (!form.matches || !form.matches("form[data-confirm]") || form.dataset.confirmed) return;
+      e.preventDefault();
+      pendingForm = form;
+      confirmDialog.querySelector("[data-confirm-text]").textContent = form.dataset.confirm;
+      var go = confirmDialog.querySelector("[data-confirm-button]");
+      go.textContent = form.dataset.confirmButton || "Delete";
+      confirmDialog.returnValue = "";
+      confirmDialog.showModal();
+      var cancel = confirmDialog.querySelector("[value=cancel]");
+      if (cancel) cancel.focus();
+    }, true);
+  }
+
+  // ---------- keyboard ----------
+  function typing(e) {
+    var t = e.target;
+    return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+  }
+  var current = -1, pendingG = 0;
+  function items() { return Array.prototype.slice.call(document.querySelectorAll("[data-testid=item]")); }
+  function focusItem(step) {
+    var list = items();
+    if (!list.length) return;
+    var at = list.findIndex(function (el) { return el.classList.contains("is-current"); });
+    if (at >= 0) list[at].classList.remove("is-current");
+    current = Math.max(0, Math.min(list.length - 1, (at < 0 ? (step > 0 ? -1 : list.length) : at) + step));
+    var el = list[current];
+    el.classList.add("is-current");
+    var link = el.querySelector("a[data-item-link]");
+    if (link) link.focus({ preventScroll: true });
+    el.scrollIntoView({ block: "nearest", behavior: "smooth" });
+  }
+  function openItem() {
+    var el = document.querySelector("[data-testid=item].is-current");
+    var link = el && el.querySelector("a[data-item-link]");
+    if (link) window.open(link.href, "_blank", "noopener,noreferrer");
+  }
+  function showShortcuts() {
+    var d = document.getElementById("shortcuts-dialog");
+    if (d && typeof d.showModal === "function" && !d.open) d.showModal();
+  }
+  function setupKeys() {
+    document.addEventListener("keydown", function (e) {
+      if (e.ctrlKey || e.metaKey || e.altKey || typing(e)) return;
+      if (document.querySelector("dialog[open]")) return;
+      var k = e.key;
+      if (pendingG && Date.now() - pendingG < 1200) {
+        pendingG = 0;
+        var to = { s: "/sources", i: "/items", t: "/" }[k];
+        if (to) { e.preventDefault(); window.location.href = to; }
+        return;
+      }
+      switch (k) {
+        case "j": e.preventDefault(); focusItem(1); break;
+        case "k": e.preventDefault(); focusItem(-1); break;
+        case "o": case "Enter":
+          if (k === "Enter" && !document.querySelector("[data-testid=item].is-current")) return;
+          e.preventDefault(); openItem(); break;
+        case "/":
+          var f = document.querySelector("[data-search]");
+          if (f) { e.preventDefault(); f.focus(); if (f.select) f.select(); }
+          break;
+        case "g": pendingG = Date.now(); break;
+        case "?": e.preventDefault(); showShortcuts(); break;
+      }
+    });
+    document.querySelectorAll("[data-shortcuts]").forEach(function (a) {
+      a.addEventListener("click", function (e) { e.preventDefault(); showShortcuts(); });
+    });
+  }
+
+  // ---------- start ----------
+  function start() {
+    labelToggles();
+    document.querySelectorAll("[data-theme-toggle]").forEach(function (b) {
+      b.addEventListener("click", function () {
+        var next = currentTheme() === "dark" ? "light" : "dark";
+        applyTheme(next);
+        try { localStorage.setItem(THEME_KEY, next); } catch (e) { /* private mode */ }
+        labelToggles();
+      });
+    });
+    if (window.matchMedia) {
+      var mq = window.matchMedia("(prefers-color-scheme: dark)");
+      if (mq.addEventListener) mq.addEventListener("change", labelToggles);
+    }
+    document.querySelectorAll("select[data-autosubmit]").forEach(function (sel) {
+      var b = sel.form && sel.form.querySelector("[data-autosubmit-button]");
+      if (b) b.hidden = true;
+      sel.addEventListener("change", function () { sel.form.submit(); });
+    });
+    // Polling never swaps a region under an open dialog or a field being edited.
+    document.addEventListener("htmx:beforeRequest", function (e) {
+      var el = e.detail && e.detail.elt;
+      if (!el || !el.hasAttribute("data-poll")) return;
+      var a = document.activeElement;
+      if (document.querySelector("dialog[open]") || (a && el.contains(a) && a !== document.body && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName))) e.preventDefault();
+    });
+    updateTimes();
+    setInterval(updateTimes, 30000);
+    setupFlashes();
+    setupConfirm();
+    setupKeys();
+    // Fragments swapped in by htmx get the same treatment.
+    document.addEventListener("htmx:load", function (e) { updateTimes(e.detail.elt); setupFlashes(e.detail.elt); });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,0 +1,104 @@
+// Package static holds the stylesheet, scripts and icons of the web UI, embedded in the binary
+// and served under content-hashed names so browsers may cache them forever.
+package static
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+)
+
+//go:embed *.css *.js *.svg
+var files embed.FS
+
+// asset is one embedded file with its hashed name.
+type asset struct {
+	name   string // app.css
+	hashed string // app.3f2a1c9d.css
+	body   []byte
+	etag   string
+	ctype  string
+}
+
+var (
+	byName   = map[string]*asset{}
+	byHashed = map[string]*asset{}
+	started  = time.Now()
+)
+
+func init() {
+	entries, err := fs.ReadDir(files, ".")
+	if err != nil {
+		panic(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			continue
+		}
+		body, err := files.ReadFile(e.Name())
+		if err != nil {
+			panic(err)
+		}
+		sum := sha256.Sum256(body)
+		h := hex.EncodeToString(sum[:])[:10]
+		ext := path.Ext(e.Name())
+		a := &asset{
+			name:   e.Name(),
+			hashed: strings.TrimSuffix(e.Name(), ext) + "." + h + ext,
+			body:   body,
+			etag:   `"` + h + `"`,
+			ctype:  mime.TypeByExtension(ext),
+		}
+		if a.ctype == "" {
+			a.ctype = "application/octet-stream"
+		}
+		byName[a.name] = a
+		byHashed[a.hashed] = a
+	}
+}
+
+// Path returns the URL of an embedded file under its content-hashed name, for example
+// Path("app.css") == "/static/app.3f2a1c9d0e.css". An unknown name is returned unhashed.
+func Path(name string) string {
+	if a, ok := byName[name]; ok {
+		return "/static/" + a.hashed
+	}
+	return "/static/" + name
+}
+
+// Handler serves the files under /static/. Hashed names are cached for a year as immutable;
+// plain names (for tools and old links) must be revalidated.
+func Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "Method not allowed.", http.StatusMethodNotAllowed)
+			return
+		}
+		name := strings.TrimPrefix(r.URL.Path, "/static/")
+		a, immutable := byHashed[name]
+		if !immutable {
+			if a = byName[name]; a == nil {
+				http.NotFound(w, r)
+				return
+			}
+		}
+		h := w.Header()
+		h.Set("Content-Type", a.ctype)
+		h.Set("ETag", a.etag)
+		h.Set("X-Content-Type-Options", "nosniff")
+		if immutable {
+			h.Set("Cache-Control", "public, max-age=31536000, immutable")
+		} else {
+			h.Set("Cache-Control", "no-cache")
+		}
+		http.ServeContent(w, r, "", started, bytes.NewReader(a.body))
+	})
+}

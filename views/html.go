@@ -1,0 +1,443 @@
+package views
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+const (
+	todayItems   = 20
+	itemsPerPage = 30
+	sourceItems  = 50
+	maxOPMLBytes = 5 << 20
+)
+
+func (s *Server) sourceViews(r *http.Request) ([]SourceView, error) {
+	srcs, err := s.opts.Store.Sources(r.Context(), userID(r))
+	if err != nil {
+		return nil, err
+	}
+	views := make([]SourceView, 0, len(srcs))
+	for _, src := range srcs {
+		views = append(views, s.sourceView(src))
+	}
+	return views, nil
+}
+
+func (s *Server) itemViews(items []*app.Item, names map[int64]string) []ItemView {
+	out := make([]ItemView, 0, len(items))
+	for _, it := range items {
+		out = append(out, s.itemView(it, names[it.SourceID]))
+	}
+	return out
+}
+
+func sourceNames(srcs []SourceView) map[int64]string {
+	m := make(map[int64]string, len(srcs))
+	for _, s := range srcs {
+		m[s.ID] = s.Name
+	}
+	return m
+}
+
+// today is the home page: onboarding on the first start, the newest items afterwards.
+func (s *Server) today(w http.ResponseWriter, r *http.Request) {
+	srcs, err := s.sourceViews(r)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if len(srcs) == 0 {
+		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil))
+		return
+	}
+	items, err := s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), Limit: todayItems})
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: len(srcs), Items: s.itemViews(items, sourceNames(srcs))}
+	for _, src := range srcs {
+		if src.Status == app.SourceError {
+			v.ErrorSources++
+		}
+		if src.Busy() {
+			v.BusySources++
+		}
+	}
+	s.render(w, r, todayPage(s.page(w, r, "today", "Today"), v))
+}
+
+// items is the river: every source's items, newest first, filtered by ?source= and paged by ?offset=.
+func (s *Server) items(w http.ResponseWriter, r *http.Request) {
+	srcs, err := s.sourceViews(r)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	v := ItemsPageView{Sources: srcs}
+	if id, err := strconv.ParseInt(q.Get("source"), 10, 64); err == nil && id > 0 {
+		for _, src := range srcs {
+			if src.ID == id {
+				v.SourceID, v.SourceName = id, src.Name
+			}
+		}
+	}
+	if off, err := strconv.Atoi(q.Get("offset")); err == nil && off > 0 {
+		v.Offset = off
+	}
+	var items []*app.Item
+	if len(srcs) > 0 {
+		// One more than a page tells whether there is an older page.
+		items, err = s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), SourceID: v.SourceID, Limit: itemsPerPage + 1, Offset: v.Offset})
+		if err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+	}
+	link := func(offset int) string {
+		vals := url.Values{}
+		if v.SourceID != 0 {
+			vals.Set("source", strconv.FormatInt(v.SourceID, 10))
+		}
+		if offset > 0 {
+			vals.Set("offset", strconv.Itoa(offset))
+		}
+		if len(vals) == 0 {
+			return "/items"
+		}
+		return "/items?" + vals.Encode()
+	}
+	if len(items) > itemsPerPage {
+		items = items[:itemsPerPage]
+		v.NextHref = link(v.Offset + itemsPerPage)
+	}
+	if v.Offset > 0 {
+		v.PrevHref = link(max(v.Offset-itemsPerPage, 0))
+	}
+	v.Items = s.itemViews(items, sourceNames(srcs))
+	s.render(w, r, itemsPage(s.page(w, r, "items", "Items"), v))
+}
+
+func (s *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
+	s.renderSources(w, r, http.StatusOK, AddForm{}, nil)
+}
+
+func (s *Server) renderSources(w http.ResponseWriter, r *http.Request, status int, form AddForm, choice *ChoiceView) {
+	srcs, err := s.sourceViews(r)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	v := SourcesPageView{Form: form, Choice: choice, Sources: srcs, CanImport: s.opts.ImportOPML != nil, CanExport: s.opts.ExportOPML != nil}
+	s.renderStatus(w, r, status, sourcesPage(s.page(w, r, "sources", "Sources"), v))
+}
+
+func (s *Server) sourcesFragment(w http.ResponseWriter, r *http.Request) {
+	srcs, err := s.sourceViews(r)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, sourcesLive(srcs))
+}
+
+func (s *Server) loadSource(w http.ResponseWriter, r *http.Request) (*app.Source, bool) {
+	id, ok := pathID(r)
+	if !ok {
+		s.notFound(w, r)
+		return nil, false
+	}
+	src, err := s.opts.Store.Source(r.Context(), userID(r), id)
+	if err != nil {
+		s.appError(w, r, err)
+		return nil, false
+	}
+	return src, true
+}
+
+func (s *Server) sourceItems(r *http.Request, src *app.Source) ([]ItemView, error) {
+	items, err := s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), SourceID: src.ID, Limit: sourceItems})
+	if err != nil {
+		return nil, err
+	}
+	return s.itemViews(items, map[int64]string{src.ID: s.sourceView(src).Name}), nil
+}
+
+func (s *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
+	src, ok := s.loadSource(w, r)
+	if !ok {
+		return
+	}
+	s.renderSource(w, r, http.StatusOK, src, src.Name, strconv.Itoa(src.RefreshIntervalMinutes), "")
+}
+
+func (s *Server) renderSource(w http.ResponseWriter, r *http.Request, status int, src *app.Source, name, every, problem string) {
+	items, err := s.sourceItems(r, src)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	sv := s.sourceView(src)
+	v := SourcePageView{Source: sv, Items: items, EditName: name, EditEvery: every, EditError: problem}
+	if v.EditName == "" && problem == "" {
+		v.EditName = sv.Name
+	}
+	s.renderStatus(w, r, status, sourcePage(s.page(w, r, "sources", sv.Name), v))
+}
+
+func (s *Server) sourceFragment(w http.ResponseWriter, r *http.Request) {
+	src, ok := s.loadSource(w, r)
+	if !ok {
+		return
+	}
+	items, err := s.sourceItems(r, src)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.render(w, r, sourceLive(s.sourceView(src), items))
+}
+
+func (s *Server) comingSoon(key string) http.HandlerFunc {
+	v := comingSoonPages[key]
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.render(w, r, comingSoonPage(s.page(w, r, key, v.Title), v))
+	}
+}
+
+// addSource handles the add form: redirect on success, the form again (422) with the problem
+// and what the user typed otherwise, or the list of feeds when a page offers several.
+func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
+	form := AddForm{
+		URL:        strings.TrimSpace(r.PostFormValue("url")),
+		Name:       strings.TrimSpace(r.PostFormValue("name")),
+		Type:       strings.TrimSpace(r.PostFormValue("type")),
+		Interval:   strings.TrimSpace(r.PostFormValue("interval")),
+		Onboarding: back(r, "") == "/",
+	}
+	in := app.AddSource{UserID: userID(r), URL: form.URL, Name: form.Name, Type: app.SourceType(form.Type), OfferChoice: true}
+	if form.Interval != "" {
+		n, err := strconv.Atoi(form.Interval)
+		if err != nil {
+			form.Error = fmt.Sprintf("Refresh interval must be a whole number of minutes between %d and %d; got %q.", app.MinRefreshInterval, app.MaxRefreshInterval, form.Interval)
+			s.addFailed(w, r, form)
+			return
+		}
+		if n == 0 {
+			// 0 would mean "default" to the service; in a form it is a mistake.
+			form.Error = app.ErrorMessage(app.ValidateInterval(0))
+			s.addFailed(w, r, form)
+			return
+		}
+		in.RefreshIntervalMinutes = n
+	}
+	src, err := s.opts.Sources.Add(r.Context(), in)
+	var choice *app.FeedChoice
+	switch {
+	case errors.As(err, &choice):
+		c := &ChoiceView{PageURL: choice.PageURL, Title: choice.Title, Name: form.Name, Interval: form.Interval}
+		for _, f := range choice.Feeds {
+			c.Feeds = append(c.Feeds, FeedView{URL: f.URL, Title: f.Title})
+		}
+		form.Error = ""
+		s.renderSources(w, r, http.StatusOK, form, c)
+		return
+	case err != nil && app.ErrorCode(err) == app.EINTERNAL:
+		s.serverError(w, r, err)
+		return
+	case err != nil:
+		form.Error = app.ErrorMessage(err)
+		s.addFailed(w, r, form)
+		return
+	}
+	name := src.Name
+	if name == "" {
+		name = src.URL
+	}
+	s.redirect(w, r, "/sources", flashSuccess("Source added — fetching "+name+"…"))
+}
+
+func (s *Server) addFailed(w http.ResponseWriter, r *http.Request, form AddForm) {
+	if form.Onboarding {
+		s.renderStatus(w, r, http.StatusUnprocessableEntity, onboardingPage(s.page(w, r, "today", "Welcome"), form, s.opts.ImportOPML != nil))
+		return
+	}
+	s.renderSources(w, r, http.StatusUnprocessableEntity, form, nil)
+}
+
+func (s *Server) refreshAll(w http.ResponseWriter, r *http.Request) {
+	n, err := s.opts.Sources.Refresh(r.Context(), userID(r))
+	if err != nil {
+		s.actionFailed(w, r, "/sources", err)
+		return
+	}
+	msg := "Nothing to refresh: every active source is already queued or fetching."
+	if n > 0 {
+		msg = "Fetching " + countWords(n, "source", "sources") + "…"
+	}
+	s.redirect(w, r, back(r, "/sources"), flashSuccess(msg))
+}
+
+func (s *Server) refreshSource(w http.ResponseWriter, r *http.Request) {
+	src, ok := s.loadSource(w, r)
+	if !ok {
+		return
+	}
+	name := s.sourceView(src).Name
+	n, err := s.opts.Sources.Refresh(r.Context(), userID(r), src.ID)
+	if err != nil {
+		s.actionFailed(w, r, "/sources", err)
+		return
+	}
+	f := flashSuccess("Fetching " + name + "…")
+	if n == 0 {
+		if src.Status == app.SourcePaused {
+			f = Flash{Kind: "info", Message: name + " is paused: resume it to fetch."}
+		} else {
+			f = Flash{Kind: "info", Message: name + " is already queued or being fetched."}
+		}
+	}
+	s.redirect(w, r, back(r, "/sources"), f)
+}
+
+func (s *Server) setPaused(pause bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		src, ok := s.loadSource(w, r)
+		if !ok {
+			return
+		}
+		st, verb := app.SourceActive, "resumed"
+		if pause {
+			st, verb = app.SourcePaused, "paused"
+		}
+		if _, err := s.opts.Sources.Update(r.Context(), userID(r), src.ID, app.SourceUpdate{Status: &st}); err != nil {
+			s.actionFailed(w, r, "/sources", err)
+			return
+		}
+		s.redirect(w, r, back(r, "/sources"), flashSuccess(s.sourceView(src).Name+" "+verb+"."))
+	}
+}
+
+func (s *Server) editSource(w http.ResponseWriter, r *http.Request) {
+	src, ok := s.loadSource(w, r)
+	if !ok {
+		return
+	}
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	every := strings.TrimSpace(r.PostFormValue("interval"))
+	auto := r.PostFormValue("auto") == "on"
+	n, err := strconv.Atoi(every)
+	if err != nil {
+		s.renderSource(w, r, http.StatusUnprocessableEntity, src, name, every,
+			fmt.Sprintf("Refresh interval must be a whole number of minutes between %d and %d.", app.MinRefreshInterval, app.MaxRefreshInterval))
+		return
+	}
+	u := app.SourceUpdate{Name: &name, RefreshIntervalMinutes: &n, AutoInterval: &auto}
+	if _, err := s.opts.Sources.Update(r.Context(), userID(r), src.ID, u); err != nil {
+		if app.ErrorCode(err) == app.EINVALID {
+			s.renderSource(w, r, http.StatusUnprocessableEntity, src, name, every, app.ErrorMessage(err))
+			return
+		}
+		s.actionFailed(w, r, src.URL, err)
+		return
+	}
+	s.redirect(w, r, "/sources/"+strconv.FormatInt(src.ID, 10), flashSuccess("Saved."))
+}
+
+// deleteSource deletes after a confirmation: the dialog of app.js, or without JavaScript a page.
+func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
+	src, ok := s.loadSource(w, r)
+	if !ok {
+		return
+	}
+	sv := s.sourceView(src)
+	if r.PostFormValue("confirm") != "yes" {
+		s.render(w, r, confirmDeletePage(s.page(w, r, "sources", "Delete "+sv.Name), sv))
+		return
+	}
+	if err := s.opts.Store.DeleteSource(r.Context(), userID(r), src.ID); err != nil {
+		s.actionFailed(w, r, "/sources", err)
+		return
+	}
+	s.redirect(w, r, "/sources", flashSuccess("Deleted "+sv.Name+" and its "+countWords(sv.ItemCount, "item", "items")+"."))
+}
+
+// actionFailed ends a form post that could not be done: an error flash for what the user can fix,
+// the error page for the rest.
+func (s *Server) actionFailed(w http.ResponseWriter, r *http.Request, fallback string, err error) {
+	switch app.ErrorCode(err) {
+	case app.ENOTFOUND:
+		s.appError(w, r, err)
+	case app.EINVALID, app.ECONFLICT:
+		s.redirect(w, r, back(r, fallback), flashError(app.ErrorMessage(err)))
+	default:
+		s.serverError(w, r, err)
+	}
+}
+
+func (s *Server) importOPML(w http.ResponseWriter, r *http.Request) {
+	if s.opts.ImportOPML == nil {
+		s.redirect(w, r, "/sources", flashError("OPML import is not available in this installation."))
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, maxOPMLBytes)
+	file, _, err := r.FormFile("opml")
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		msg := "Choose an OPML file to import."
+		if errors.As(err, &tooBig) {
+			msg = "That file is too large: an OPML file can be at most 5 MB."
+		}
+		s.redirect(w, r, back(r, "/sources"), flashError(msg))
+		return
+	}
+	defer func() { _ = file.Close() }()
+	added, skipped, errs, err := s.opts.ImportOPML(r.Context(), userID(r), file)
+	if err != nil {
+		if app.ErrorCode(err) == app.EINTERNAL {
+			s.serverError(w, r, err)
+			return
+		}
+		s.redirect(w, r, "/sources", flashError("Could not import: "+app.ErrorMessage(err)))
+		return
+	}
+	msg := fmt.Sprintf("Imported OPML: %d added, %d skipped.", added, skipped)
+	if len(errs) > 0 {
+		shown := errs[:min(len(errs), 3)]
+		msg += " Problems: " + strings.Join(shown, "; ")
+		if len(errs) > len(shown) {
+			msg += fmt.Sprintf(" (and %d more)", len(errs)-len(shown))
+		}
+		s.redirect(w, r, "/sources", Flash{Kind: "error", Message: msg})
+		return
+	}
+	if added > 0 {
+		msg += " Fetching the new sources…"
+	}
+	s.redirect(w, r, "/sources", flashSuccess(msg))
+}
+
+func (s *Server) exportOPML(w http.ResponseWriter, r *http.Request) {
+	if s.opts.ExportOPML == nil {
+		s.notFound(w, r)
+		return
+	}
+	var buf bytes.Buffer
+	if err := s.opts.ExportOPML(r.Context(), userID(r), &buf); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/x-opml; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="morningdeck-`+s.clock.Now().Format("2006-01-02")+`.opml"`)
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(buf.Bytes())
+}

@@ -1,0 +1,218 @@
+// Package views is Morning Deck's web layer: routes, HTML handlers, the JSON API and
+// the templ components they render. It talks to the domain through package app only.
+package views
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/static"
+)
+
+// Options for New. Sources and Store are required; the rest may be zero.
+type Options struct {
+	Sources *app.Sources
+	Store   app.SourceStore
+	Log     *slog.Logger
+	Version string
+	Clock   app.Clock // for relative times rendered on the server; nil is the system clock
+	// ImportOPML adds the sources of an OPML document; nil hides import.
+	ImportOPML func(ctx context.Context, userID int64, r io.Reader) (added, skipped int, errs []string, err error)
+	// ExportOPML writes the user's sources as OPML; nil makes export answer 404.
+	ExportOPML func(ctx context.Context, userID int64, w io.Writer) error
+}
+
+// Server is the web UI and the JSON API.
+type Server struct {
+	opts    Options
+	log     *slog.Logger
+	clock   app.Clock
+	handler http.Handler
+}
+
+// ContentSecurityPolicy is sent with every response: no inline scripts or styles, nothing from elsewhere
+// but images.
+const ContentSecurityPolicy = "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// New returns the server with all its routes.
+func New(opts Options) *Server {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{opts: opts, log: opts.Log.With("component", "web"), clock: app.ClockOrSystem(opts.Clock)}
+	mux := http.NewServeMux()
+	s.routes(mux)
+	s.handler = s.secure(s.recoverer(mux))
+	return s
+}
+
+func (s *Server) routes(mux *http.ServeMux) {
+	mux.Handle("GET /static/", static.Handler())
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, static.Path("icon.svg"), http.StatusMovedPermanently)
+	})
+
+	// Pages.
+	mux.HandleFunc("GET /{$}", s.today)
+	mux.HandleFunc("GET /items", s.items)
+	mux.HandleFunc("GET /sources", s.sourcesPage)
+	mux.HandleFunc("GET /sources/{id}", s.sourcePage)
+	mux.HandleFunc("GET /sources/export.opml", s.exportOPML)
+	mux.HandleFunc("GET /briefings", s.comingSoon("briefings"))
+	mux.HandleFunc("GET /queues", s.comingSoon("queues"))
+	mux.HandleFunc("GET /settings", s.comingSoon("settings"))
+
+	// Fragments that htmx polls.
+	mux.HandleFunc("GET /fragments/sources", s.sourcesFragment)
+	mux.HandleFunc("GET /fragments/sources/{id}", s.sourceFragment)
+
+	// Form posts: each redirects (post/redirect/get) or re-renders its form with the problem.
+	mux.HandleFunc("POST /sources", s.addSource)
+	mux.HandleFunc("POST /sources/refresh", s.refreshAll)
+	mux.HandleFunc("POST /sources/import", s.importOPML)
+	mux.HandleFunc("POST /sources/{id}/refresh", s.refreshSource)
+	mux.HandleFunc("POST /sources/{id}/pause", s.setPaused(true))
+	mux.HandleFunc("POST /sources/{id}/resume", s.setPaused(false))
+	mux.HandleFunc("POST /sources/{id}/edit", s.editSource)
+	mux.HandleFunc("POST /sources/{id}/delete", s.deleteSource)
+
+	// JSON API.
+	mux.HandleFunc("GET /api/sources", s.apiListSources)
+	mux.HandleFunc("POST /api/sources", s.apiCreateSource)
+	mux.HandleFunc("POST /api/sources/refresh", s.apiRefreshAll)
+	mux.HandleFunc("GET /api/sources/{id}", s.apiGetSource)
+	mux.HandleFunc("PATCH /api/sources/{id}", s.apiUpdateSource)
+	mux.HandleFunc("DELETE /api/sources/{id}", s.apiDeleteSource)
+	mux.HandleFunc("POST /api/sources/{id}/refresh", s.apiRefreshSource)
+	mux.HandleFunc("GET /api/sources/{id}/items", s.apiItems)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "No such API endpoint: %s %s.", r.Method, r.URL.Path))
+	})
+
+	mux.HandleFunc("/", s.notFound)
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// userID is who the request acts for. In local mode that is always the default user;
+// authentication will decide it later.
+func userID(_ *http.Request) int64 { return app.DefaultUserID }
+
+// secure sets the security headers of every response and refuses cross-site form posts.
+func (s *Server) secure(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", ContentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Frame-Options", "DENY")
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
+			http.Error(w, "Cross-site requests are not allowed.", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverer turns a panic in a handler into a logged 500, so the server keeps running.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			s.log.Error("panic in handler", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if isAPI(r) {
+				writeJSON(w, http.StatusInternalServerError, apiErrorBody{Error: "Internal error."})
+				return
+			}
+			s.renderStatus(w, r, http.StatusInternalServerError, errorPage(s.barePage(w, r, "Something went wrong"), "Something went wrong",
+				"The server hit an unexpected problem and has logged it. Try again, or go back to the previous page."))
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+func isAPI(r *http.Request) bool { return strings.HasPrefix(r.URL.Path, "/api/") }
+
+// pathID parses the {id} wildcard; ok is false for anything but a positive integer.
+func pathID(r *http.Request) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+	return id, err == nil && id > 0
+}
+
+// render writes a component with status 200.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Component) {
+	s.renderStatus(w, r, http.StatusOK, c)
+}
+
+// renderStatus renders c into memory first, so a failure can still become a clean 500.
+func (s *Server) renderStatus(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	var buf strings.Builder
+	if err := c.Render(r.Context(), &buf); err != nil {
+		s.log.Error("render", "path", r.URL.Path, "error", err)
+		http.Error(w, "Internal error.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, buf.String())
+}
+
+// serverError logs err and shows the error page.
+func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
+	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	s.renderStatus(w, r, http.StatusInternalServerError, errorPage(s.barePage(w, r, "Something went wrong"), "Something went wrong",
+		"The server hit an unexpected problem and has logged it. Try again in a moment."))
+}
+
+// appError shows a domain error as a page: not found as 404, the rest as 500.
+func (s *Server) appError(w http.ResponseWriter, r *http.Request, err error) {
+	if app.ErrorCode(err) == app.ENOTFOUND {
+		s.renderStatus(w, r, http.StatusNotFound, errorPage(s.page(w, r, "", "Not found"), "Not found", app.ErrorMessage(err)))
+		return
+	}
+	s.serverError(w, r, err)
+}
+
+func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
+	s.renderStatus(w, r, http.StatusNotFound, errorPage(s.page(w, r, "", "Page not found"), "Page not found",
+		"There is no page at this address. The links on the left lead to everything Morning Deck has."))
+}
+
+// redirect ends a form post (post/redirect/get) with a flash for the next page.
+func (s *Server) redirect(w http.ResponseWriter, r *http.Request, to string, f Flash) {
+	if f.Message != "" {
+		setFlash(w, f)
+	}
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// back is where a form post returns to: its "return" field when it is a local path, else fallback.
+func back(r *http.Request, fallback string) string {
+	to := r.PostFormValue("return")
+	if strings.HasPrefix(to, "/") && !strings.HasPrefix(to, "//") && !strings.Contains(to, "\\") {
+		return to
+	}
+	return fallback
+}

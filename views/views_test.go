@@ -1,0 +1,575 @@
+package views_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/queue"
+	"github.com/morningdeck/morningdeck/sqlite"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
+	"github.com/morningdeck/morningdeck/views"
+)
+
+type env struct {
+	t   *testing.T
+	db  *sqlite.DB
+	srv *httptest.Server
+	c   *http.Client
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	db := sqlitetest.New(t)
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
+	h := views.New(views.Options{
+		Sources: &app.Sources{Store: db, Queue: q},
+		Store:   db,
+		Version: "v-test",
+		ImportOPML: func(ctx context.Context, userID int64, r io.Reader) (int, int, []string, error) {
+			b, _ := io.ReadAll(r)
+			return strings.Count(string(b), "<outline"), 1, nil, nil
+		},
+		ExportOPML: func(ctx context.Context, userID int64, w io.Writer) error {
+			_, err := io.WriteString(w, `<?xml version="1.0"?><opml version="2.0"></opml>`)
+			return err
+		},
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &env{t: t, db: db, srv: srv, c: c}
+}
+
+// do sends a request and returns the status and body.
+func (e *env) do(method, path, contentType string, body io.Reader) (*http.Response, string) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	res, err := e.c.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res, string(b)
+}
+
+func (e *env) json(method, path, body string) (int, string) {
+	e.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	res, b := e.do(method, path, "application/json", r)
+	return res.StatusCode, b
+}
+
+func (e *env) form(path string, vals url.Values) (*http.Response, string) {
+	e.t.Helper()
+	return e.do(http.MethodPost, path, "application/x-www-form-urlencoded", strings.NewReader(vals.Encode()))
+}
+
+func (e *env) get(path string) (*http.Response, string) {
+	e.t.Helper()
+	return e.do(http.MethodGet, path, "", nil)
+}
+
+type sourceJSON struct {
+	ID                     int64   `json:"id"`
+	URL                    string  `json:"url"`
+	Name                   string  `json:"name"`
+	Type                   string  `json:"type"`
+	Status                 string  `json:"status"`
+	FetchStatus            string  `json:"fetchStatus"`
+	RefreshIntervalMinutes int     `json:"refreshIntervalMinutes"`
+	LastFetchedAt          *string `json:"lastFetchedAt"`
+	QueuedAt               *string `json:"queuedAt"`
+	LastError              string  `json:"lastError"`
+	ItemCount              int     `json:"itemCount"`
+}
+
+func decodeJSON[T any](t *testing.T, body string) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal([]byte(body), &v); err != nil {
+		t.Fatalf("decode %q: %v", body, err)
+	}
+	return v
+}
+
+func (e *env) createSource(rawURL, name string) sourceJSON {
+	e.t.Helper()
+	code, body := e.json(http.MethodPost, "/api/sources", fmt.Sprintf(`{"url":%q,"name":%q,"type":"rss","refreshIntervalMinutes":30}`, rawURL, name))
+	if code != http.StatusCreated {
+		e.t.Fatalf("create source: %d %s", code, body)
+	}
+	return decodeJSON[sourceJSON](e.t, body)
+}
+
+// fetch stores a successful fetch of the source with the given items, as a fetch worker would.
+func (e *env) fetch(id int64, items ...app.Item) {
+	e.t.Helper()
+	ctx := context.Background()
+	src, err := e.db.StartFetch(ctx, id, time.Minute)
+	if err != nil || src == nil {
+		e.t.Fatalf("start fetch: %v %v", src, err)
+	}
+	if _, err := e.db.FinishFetch(ctx, src, &app.FetchResult{Items: items}, nil); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestAPI(t *testing.T) {
+	t.Run("creates, lists, gets, updates, refreshes and deletes a source", func(t *testing.T) {
+		e := newEnv(t)
+		created := e.createSource("https://example.com/feed.xml", "Example")
+		if created.ID == 0 || created.Type != "rss" || created.Status != "ACTIVE" || created.FetchStatus != "QUEUED" ||
+			created.RefreshIntervalMinutes != 30 || created.QueuedAt == nil || created.LastFetchedAt != nil || created.Name != "Example" {
+			t.Fatalf("created = %+v", created)
+		}
+
+		code, body := e.json(http.MethodGet, "/api/sources", "")
+		list := decodeJSON[[]sourceJSON](t, body)
+		if code != 200 || len(list) != 1 || list[0].ID != created.ID {
+			t.Fatalf("list: %d %s", code, body)
+		}
+		path := fmt.Sprintf("/api/sources/%d", created.ID)
+		code, body = e.json(http.MethodGet, path, "")
+		if code != 200 || decodeJSON[sourceJSON](t, body).URL != "https://example.com/feed.xml" {
+			t.Fatalf("get: %d %s", code, body)
+		}
+
+		code, body = e.json(http.MethodPatch, path, `{"name":"Renamed","refreshIntervalMinutes":60,"status":"PAUSED"}`)
+		got := decodeJSON[sourceJSON](t, body)
+		if code != 200 || got.Name != "Renamed" || got.RefreshIntervalMinutes != 60 || got.Status != "PAUSED" {
+			t.Fatalf("patch: %d %s", code, body)
+		}
+		code, body = e.json(http.MethodPatch, path, `{"status":"ACTIVE","autoInterval":true}`)
+		if code != 200 || decodeJSON[sourceJSON](t, body).Status != "ACTIVE" {
+			t.Fatalf("patch resume: %d %s", code, body)
+		}
+
+		// Still queued from its creation: nothing more to queue.
+		code, body = e.json(http.MethodPost, path+"/refresh", "")
+		if code != http.StatusAccepted || !strings.Contains(body, `"queued"`) {
+			t.Fatalf("refresh: %d %s", code, body)
+		}
+		e.fetch(created.ID)
+		code, body = e.json(http.MethodPost, "/api/sources/refresh", "")
+		if code != http.StatusAccepted || !strings.Contains(body, `"queued":1`) {
+			t.Fatalf("refresh all: %d %s", code, body)
+		}
+
+		code, _ = e.json(http.MethodDelete, path, "")
+		if code != http.StatusNoContent {
+			t.Fatalf("delete: %d", code)
+		}
+		code, _ = e.json(http.MethodGet, path, "")
+		if code != http.StatusNotFound {
+			t.Fatalf("get after delete: %d", code)
+		}
+	})
+
+	t.Run("lists a source's items with limit and offset, content clean", func(t *testing.T) {
+		e := newEnv(t)
+		src := e.createSource("https://example.com/feed.xml", "Example")
+		now := time.Now().UTC()
+		var items []app.Item
+		for i := range 3 {
+			p := now.Add(-time.Duration(i) * time.Hour)
+			items = append(items, app.Item{GUID: fmt.Sprint("g", i), Title: fmt.Sprint("Item ", i), Link: "https://example.com/" + fmt.Sprint(i),
+				PublishedAt: &p, RawContent: "<script>raw</script>", CleanContent: "<p>clean</p>"})
+		}
+		e.fetch(src.ID, items...)
+		code, body := e.json(http.MethodGet, fmt.Sprintf("/api/sources/%d/items?limit=2&offset=1", src.ID), "")
+		type itemJSON struct {
+			ID          int64   `json:"id"`
+			GUID        string  `json:"guid"`
+			Title       string  `json:"title"`
+			Link        string  `json:"link"`
+			PublishedAt *string `json:"publishedAt"`
+			Content     string  `json:"content"`
+			Status      string  `json:"status"`
+			CreatedAt   *string `json:"createdAt"`
+		}
+		got := decodeJSON[[]itemJSON](t, body)
+		if code != 200 || len(got) != 2 {
+			t.Fatalf("items: %d %s", code, body)
+		}
+		if got[0].Content != "<p>clean</p>" || got[0].PublishedAt == nil || got[0].CreatedAt == nil || got[0].GUID == "" || got[0].Status == "" {
+			t.Fatalf("item = %+v", got[0])
+		}
+		if strings.Contains(body, "raw") {
+			t.Fatalf("raw content leaked: %s", body)
+		}
+		if code, _ := e.json(http.MethodGet, fmt.Sprintf("/api/sources/%d/items?limit=abc", src.ID), ""); code != 400 {
+			t.Fatalf("bad limit: %d", code)
+		}
+		if code, _ := e.json(http.MethodGet, "/api/sources/999/items", ""); code != 404 {
+			t.Fatalf("items of unknown source: %d", code)
+		}
+	})
+
+	tests := []struct {
+		name     string
+		method   string
+		path     string
+		body     string
+		status   int
+		contains string
+	}{
+		{"an interval of 0 is refused with the range", "POST", "/api/sources", `{"url":"https://a.example/feed","type":"rss","refreshIntervalMinutes":0}`, 400, "between 1 and 10080"},
+		{"an interval of 20000 is refused with the range", "POST", "/api/sources", `{"url":"https://a.example/feed","type":"rss","refreshIntervalMinutes":20000}`, 400, "between 1 and 10080"},
+		{"bad JSON is refused", "POST", "/api/sources", `{"url":`, 400, "JSON"},
+		{"an unknown field is refused", "POST", "/api/sources", `{"url":"https://a.example/feed","colour":"red"}`, 400, "colour"},
+		{"a wrong type is refused", "POST", "/api/sources", `{"url":"https://a.example/feed","type":"rss","refreshIntervalMinutes":"often"}`, 400, "refreshIntervalMinutes"},
+		{"an empty body is refused", "POST", "/api/sources", ``, 400, "empty"},
+		{"an unknown type is refused", "POST", "/api/sources", `{"url":"https://a.example/feed","type":"gopher"}`, 400, "gopher"},
+		{"a missing URL is refused", "POST", "/api/sources", `{"type":"rss"}`, 400, "address"},
+		{"an unknown id is not found", "GET", "/api/sources/12345", ``, 404, "not found"},
+		{"a non-numeric id is not found", "GET", "/api/sources/abc", ``, 404, "not found"},
+		{"patching an unknown id is not found", "PATCH", "/api/sources/12345", `{"name":"x"}`, 404, "not found"},
+		{"deleting an unknown id is not found", "DELETE", "/api/sources/12345", ``, 404, "not found"},
+		{"refreshing an unknown id is not found", "POST", "/api/sources/12345/refresh", ``, 404, "not found"},
+		{"an unknown endpoint is not found", "GET", "/api/nothing", ``, 404, "No such API endpoint"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			code, body := e.json(tt.method, tt.path, tt.body)
+			if code != tt.status {
+				t.Fatalf("status %d, want %d: %s", code, tt.status, body)
+			}
+			msg := decodeJSON[map[string]string](t, body)["error"]
+			if !strings.Contains(msg, tt.contains) {
+				t.Fatalf("error %q does not mention %q", msg, tt.contains)
+			}
+		})
+	}
+
+	t.Run("a body over 1 MiB is refused", func(t *testing.T) {
+		e := newEnv(t)
+		big := `{"url":"https://a.example/feed","name":"` + strings.Repeat("x", 1<<20+10) + `"}`
+		code, body := e.json(http.MethodPost, "/api/sources", big)
+		if code != 400 || !strings.Contains(body, "1 MiB") {
+			t.Fatalf("%d %s", code, body)
+		}
+	})
+
+	t.Run("patching a bad interval or status is refused", func(t *testing.T) {
+		e := newEnv(t)
+		src := e.createSource("https://example.com/feed.xml", "Example")
+		path := fmt.Sprintf("/api/sources/%d", src.ID)
+		if code, body := e.json(http.MethodPatch, path, `{"refreshIntervalMinutes":0}`); code != 400 || !strings.Contains(body, "between 1 and 10080") {
+			t.Fatalf("%d %s", code, body)
+		}
+		if code, body := e.json(http.MethodPatch, path, `{"status":"ERROR"}`); code != 400 {
+			t.Fatalf("%d %s", code, body)
+		}
+	})
+
+	t.Run("a duplicate URL is a conflict", func(t *testing.T) {
+		e := newEnv(t)
+		e.createSource("https://example.com/feed.xml", "Example")
+		code, body := e.json(http.MethodPost, "/api/sources", `{"url":"https://example.com/feed.xml","type":"rss"}`)
+		if code != http.StatusConflict || !strings.Contains(body, "already") {
+			t.Fatalf("%d %s", code, body)
+		}
+	})
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	e := newEnv(t)
+	for _, path := range []string{"/", "/sources", "/api/sources", "/nowhere"} {
+		res, _ := e.get(path)
+		if got := res.Header.Get("Content-Security-Policy"); !strings.Contains(got, "script-src 'self'") || !strings.Contains(got, "frame-ancestors 'none'") {
+			t.Errorf("%s: CSP = %q", path, got)
+		}
+		if res.Header.Get("X-Content-Type-Options") != "nosniff" || res.Header.Get("Referrer-Policy") != "no-referrer" {
+			t.Errorf("%s: headers %v", path, res.Header)
+		}
+	}
+}
+
+func TestPages(t *testing.T) {
+	t.Run("the first start is an onboarding page with the add form", func(t *testing.T) {
+		e := newEnv(t)
+		res, body := e.get("/")
+		mustContain(t, res, body, 200, `data-testid="onboarding"`, `data-testid="add-source"`, `r/golang`, `data-testid="import-opml"`, `v-test`)
+		if strings.Contains(body, "<script>") {
+			t.Fatal("inline script on the page")
+		}
+	})
+
+	t.Run("pages render with their data", func(t *testing.T) {
+		e := newEnv(t)
+		src := e.createSource("https://example.com/feed.xml", "Example Feed")
+		p := time.Now().Add(-5 * time.Minute)
+		e.fetch(src.ID, app.Item{GUID: "1", Title: "Hello world", Link: "https://example.com/1", Author: "Ann", PublishedAt: &p, CleanContent: "<p>Some <b>bold</b> text &amp; more.</p>"})
+
+		res, body := e.get("/")
+		mustContain(t, res, body, 200, `data-testid="item"`, "Hello world", "Some bold text &amp; more.", "Example Feed", `rel="noopener noreferrer"`)
+
+		res, body = e.get("/items")
+		mustContain(t, res, body, 200, `data-testid="item"`, "Hello world", `data-testid="item-filters"`)
+		res, body = e.get(fmt.Sprintf("/items?source=%d", src.ID))
+		mustContain(t, res, body, 200, `data-testid="item"`, "from Example Feed")
+
+		res, body = e.get("/sources")
+		mustContain(t, res, body, 200, `data-testid="add-source"`, `data-testid="source-row"`, `data-testid="status-badge"`, `data-testid="fetch-badge"`, "Example Feed", `hx-trigger="every 15s"`, `aria-current="page"`)
+
+		res, body = e.get(fmt.Sprintf("/sources/%d", src.ID))
+		mustContain(t, res, body, 200, `data-testid="source-title"`, `data-testid="item"`, "Hello world", `data-testid="edit-source"`)
+
+		res, body = e.get("/fragments/sources")
+		mustContain(t, res, body, 200, `id="sources-live"`, `data-testid="source-row"`)
+		res, body = e.get(fmt.Sprintf("/fragments/sources/%d", src.ID))
+		mustContain(t, res, body, 200, `id="source-live"`, "Hello world")
+
+		for _, path := range []string{"/briefings", "/queues", "/settings"} {
+			res, body = e.get(path)
+			mustContain(t, res, body, 200, `data-testid="coming-soon"`)
+		}
+	})
+
+	t.Run("a queued source makes the table poll fast", func(t *testing.T) {
+		e := newEnv(t)
+		e.createSource("https://example.com/feed.xml", "Example")
+		res, body := e.get("/sources")
+		mustContain(t, res, body, 200, `hx-trigger="every 2s"`, `data-status="QUEUED"`)
+	})
+
+	t.Run("a source in error is counted in the sidebar and shows its error", func(t *testing.T) {
+		e := newEnv(t)
+		src := e.createSource("https://example.com/feed.xml", "Example")
+		ctx := context.Background()
+		for range app.ErrorThreshold {
+			s, err := e.db.Source(ctx, app.DefaultUserID, src.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.db.FailFetch(ctx, s, "The server answered 500 Internal Server Error.", true, 0, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, body := e.get("/sources")
+		mustContain(t, res, body, 200, `data-testid="error-count"`, `data-status="ERROR"`, "The server answered 500", `data-testid="retry"`)
+	})
+
+	t.Run("unknown pages and sources are 404", func(t *testing.T) {
+		e := newEnv(t)
+		for _, path := range []string{"/nowhere", "/sources/999", "/sources/abc"} {
+			if res, _ := e.get(path); res.StatusCode != 404 {
+				t.Errorf("%s: %d", path, res.StatusCode)
+			}
+		}
+	})
+
+	t.Run("titles with markup are escaped", func(t *testing.T) {
+		e := newEnv(t)
+		evil := "<script>alert(1)</script>"
+		src := e.createSource("https://example.com/feed.xml", evil)
+		e.fetch(src.ID, app.Item{GUID: "1", Title: evil, Link: "javascript:alert(1)", Author: evil, CleanContent: "<p>ok</p>"})
+		for _, path := range []string{"/", "/items", "/sources", fmt.Sprintf("/sources/%d", src.ID)} {
+			res, body := e.get(path)
+			mustContain(t, res, body, 200, "&lt;script&gt;alert(1)&lt;/script&gt;")
+			if strings.Contains(body, evil) || strings.Contains(body, `href="javascript:`) {
+				t.Errorf("%s: unescaped markup or javascript link", path)
+			}
+		}
+	})
+
+	t.Run("static files are served with hashed names and a long cache", func(t *testing.T) {
+		e := newEnv(t)
+		_, body := e.get("/sources")
+		i := strings.Index(body, `href="/static/app.`)
+		if i < 0 {
+			t.Fatal("no stylesheet link")
+		}
+		path := body[i+6 : i+6+strings.Index(body[i+6:], `"`)]
+		res, css := e.get(path)
+		if res.StatusCode != 200 || !strings.Contains(res.Header.Get("Cache-Control"), "immutable") || !strings.Contains(css, "--accent") {
+			t.Fatalf("%s: %d %v", path, res.StatusCode, res.Header)
+		}
+	})
+}
+
+func TestForms(t *testing.T) {
+	t.Run("adding a source redirects with a flash", func(t *testing.T) {
+		e := newEnv(t)
+		res, _ := e.form("/sources", url.Values{"url": {"https://example.com/feed.xml"}, "type": {"rss"}, "interval": {"30"}})
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/sources" {
+			t.Fatalf("%d %v", res.StatusCode, res.Header)
+		}
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/sources", nil)
+		for _, c := range res.Cookies() {
+			req.AddCookie(c)
+		}
+		got, err := e.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(got.Body)
+		_ = got.Body.Close()
+		mustContain(t, got, string(b), 200, `data-testid="flash"`, "Source added", `data-testid="source-row"`)
+	})
+
+	tests := []struct {
+		name     string
+		vals     url.Values
+		contains string
+	}{
+		{"an interval of 0", url.Values{"url": {"https://example.com/feed.xml"}, "type": {"rss"}, "interval": {"0"}}, "between 1 and 10080"},
+		{"an interval of 20000", url.Values{"url": {"https://example.com/feed.xml"}, "type": {"rss"}, "interval": {"20000"}}, "between 1 and 10080"},
+		{"an interval that is no number", url.Values{"url": {"https://example.com/feed.xml"}, "type": {"rss"}, "interval": {"often"}}, "whole number"},
+		{"no address", url.Values{"type": {"rss"}}, "Enter the address"},
+		{"a bad subreddit", url.Values{"url": {"r/x"}, "type": {"reddit"}}, "not a subreddit"},
+	}
+	for _, tt := range tests {
+		t.Run("the add form is shown again with the problem: "+tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			res, body := e.form("/sources", tt.vals)
+			mustContain(t, res, body, http.StatusUnprocessableEntity, `data-testid="form-error"`, tt.contains, `data-testid="add-source"`)
+			if u := tt.vals.Get("url"); u != "" && !strings.Contains(body, `value="`+u+`"`) {
+				t.Errorf("the form lost the URL %q", u)
+			}
+		})
+	}
+
+	t.Run("pause, resume, refresh, edit and delete", func(t *testing.T) {
+		e := newEnv(t)
+		src := e.createSource("https://example.com/feed.xml", "Example")
+		base := fmt.Sprintf("/sources/%d", src.ID)
+		ctx := context.Background()
+		status := func() *app.Source {
+			s, err := e.db.Source(ctx, app.DefaultUserID, src.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		if res, _ := e.form(base+"/pause", nil); res.StatusCode != 303 || status().Status != app.SourcePaused {
+			t.Fatalf("pause: %d", res.StatusCode)
+		}
+		if res, _ := e.form(base+"/resume", url.Values{"return": {base}}); res.StatusCode != 303 || res.Header.Get("Location") != base || status().Status != app.SourceActive {
+			t.Fatalf("resume: %d %s", res.StatusCode, res.Header.Get("Location"))
+		}
+		e.fetch(src.ID)
+		if res, _ := e.form(base+"/refresh", nil); res.StatusCode != 303 || status().FetchStatus != app.FetchQueued {
+			t.Fatalf("refresh: %d", res.StatusCode)
+		}
+		if res, _ := e.form("/sources/refresh", nil); res.StatusCode != 303 {
+			t.Fatalf("refresh all: %d", res.StatusCode)
+		}
+
+		res, body := e.form(base+"/edit", url.Values{"name": {"Renamed"}, "interval": {"20000"}})
+		mustContain(t, res, body, 422, "between 1 and 10080", `value="20000"`)
+		if res, _ := e.form(base+"/edit", url.Values{"name": {"Renamed"}, "interval": {"45"}, "auto": {"on"}}); res.StatusCode != 303 {
+			t.Fatalf("edit: %d", res.StatusCode)
+		}
+		if s := status(); s.Name != "Renamed" || s.RefreshIntervalMinutes != 45 || !s.AutoInterval {
+			t.Fatalf("after edit: %+v", s)
+		}
+
+		// Without the dialog's confirmation, delete asks on a page of its own.
+		res, body = e.form(base+"/delete", nil)
+		mustContain(t, res, body, 200, `data-testid="confirm-delete"`)
+		if res, _ := e.form(base+"/delete", url.Values{"confirm": {"yes"}}); res.StatusCode != 303 {
+			t.Fatalf("delete: %d", res.StatusCode)
+		}
+		if res, _ := e.get(base); res.StatusCode != 404 {
+			t.Fatalf("after delete: %d", res.StatusCode)
+		}
+	})
+
+	t.Run("OPML import reports what it did and export is an attachment", func(t *testing.T) {
+		e := newEnv(t)
+		var buf bytes.Buffer
+		buf.WriteString("--B\r\nContent-Disposition: form-data; name=\"opml\"; filename=\"a.opml\"\r\nContent-Type: text/xml\r\n\r\n")
+		buf.WriteString(`<opml><body><outline xmlUrl="https://a.example/feed"/><outline xmlUrl="https://b.example/feed"/></body></opml>`)
+		buf.WriteString("\r\n--B--\r\n")
+		res, _ := e.do(http.MethodPost, "/sources/import", "multipart/form-data; boundary=B", &buf)
+		if res.StatusCode != 303 {
+			t.Fatalf("import: %d", res.StatusCode)
+		}
+		var flash string
+		for _, c := range res.Cookies() {
+			if c.Name == "md_flash" {
+				flash = c.Value
+			}
+		}
+		if flash == "" {
+			t.Fatal("no flash after import")
+		}
+		res, body := e.get("/sources/export.opml")
+		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(body, "<opml") {
+			t.Fatalf("export: %d %v", res.StatusCode, res.Header)
+		}
+	})
+}
+
+func mustContain(t *testing.T, res *http.Response, body string, status int, wants ...string) {
+	t.Helper()
+	if res.StatusCode != status {
+		t.Fatalf("%s: status %d, want %d", res.Request.URL.Path, res.StatusCode, status)
+	}
+	for _, w := range wants {
+		if !strings.Contains(body, w) {
+			t.Errorf("%s: missing %q", res.Request.URL.Path, w)
+		}
+	}
+}
+
+// panicky is the real store, except that listing sources panics.
+type panicky struct{ *sqlite.DB }
+
+func (panicky) Sources(context.Context, int64) ([]*app.Source, error) { panic("boom") }
+
+func TestPanicIsA500AndTheServerGoesOn(t *testing.T) {
+	db := sqlitetest.New(t)
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
+	store := panicky{db}
+	srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: store, Queue: q}, Store: store}))
+	defer srv.Close()
+	for _, path := range []string{"/items", "/api/sources", "/items"} {
+		res, err := http.Get(srv.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		_ = res.Body.Close()
+		if res.StatusCode != 500 || res.Header.Get("Content-Security-Policy") == "" {
+			t.Fatalf("%s: %d %v", path, res.StatusCode, res.Header)
+		}
+		if strings.Contains(string(b), "boom") {
+			t.Fatalf("%s: the panic leaked: %s", path, b)
+		}
+	}
+	// A page that needs no source list still works.
+	res, err := http.Get(srv.URL + "/api/sources/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = res.Body.Close()
+	if res.StatusCode != 404 {
+		t.Fatalf("after panics: %d", res.StatusCode)
+	}
+}
