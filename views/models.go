@@ -2,7 +2,6 @@ package views
 
 import (
 	"fmt"
-	"html"
 	"net/http"
 	"strconv"
 	"strings"
@@ -243,7 +242,7 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 	if it.SourceName != "" {
 		sourceName = it.SourceName
 	}
-	ex, cut := excerpt(it.CleanContent, 320)
+	ex, cut := excerpt(it.Text, 320)
 	return ItemView{
 		ID:         it.ID,
 		Title:      title,
@@ -267,43 +266,8 @@ func safeLink(u string) string {
 	return ""
 }
 
-// excerpt turns HTML into plain text of at most n runes, cut at a word boundary;
-// truncated tells whether text was cut.
-func excerpt(h string, n int) (text string, truncated bool) {
-	var b strings.Builder
-	inTag := false
-	skip := "" // inside <script> or <style>, which carry no text
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if inTag {
-			if c == '>' {
-				inTag = false
-			}
-			continue
-		}
-		if c == '<' {
-			rest := strings.ToLower(h[i:min(len(h), i+10)])
-			if skip != "" {
-				if strings.HasPrefix(rest, "</"+skip) {
-					skip = ""
-					inTag = true
-				}
-				continue
-			}
-			for _, t := range []string{"script", "style"} {
-				if strings.HasPrefix(rest, "<"+t) {
-					skip = t
-				}
-			}
-			inTag = true
-			b.WriteByte(' ')
-			continue
-		}
-		if skip == "" {
-			b.WriteByte(c)
-		}
-	}
-	text = strings.Join(strings.Fields(html.UnescapeString(b.String())), " ")
+// excerpt cuts plain text to at most n runes at a word boundary; truncated tells whether it was cut.
+func excerpt(text string, n int) (string, bool) {
 	if utf8.RuneCountInString(text) <= n {
 		return text, false
 	}

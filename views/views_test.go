@@ -323,7 +323,7 @@ func TestPages(t *testing.T) {
 		e := newEnv(t)
 		src := e.createSource("https://example.com/feed.xml", "Example Feed")
 		p := time.Now().Add(-5 * time.Minute)
-		e.fetch(src.ID, app.Item{GUID: "1", Title: "Hello world", Link: "https://example.com/1", Author: "Ann", PublishedAt: &p, CleanContent: "<p>Some <b>bold</b> text &amp; more.</p>"})
+		e.fetch(src.ID, app.Item{GUID: "1", Title: "Hello world", Link: "https://example.com/1", Author: "Ann", PublishedAt: &p, CleanContent: "<p>Some <b>bold</b> text &amp; more.</p>", Text: "Some bold text & more."})
 
 		res, body := e.get("/")
 		mustContain(t, res, body, 200, `data-testid="item"`, "Hello world", "Some bold text &amp; more.", "Example Feed", `rel="noopener noreferrer"`)
