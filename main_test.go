@@ -268,3 +268,45 @@ func TestCrashMidFetch(t *testing.T) {
 		t.Fatalf("items %d (distinct %d), want 20 once each", items, distinct)
 	}
 }
+
+func TestGracefulShutdown(t *testing.T) {
+	t.Run("SIGTERM lets a running fetch finish, then the process exits cleanly", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 5)
+		defer farm.Close()
+		started := make(chan struct{}, 1)
+		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+			time.Sleep(1500 * time.Millisecond)
+			farm.Config.Handler.ServeHTTP(w, r)
+		}))
+		defer slow.Close()
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", slow.URL+"/feed/0.xml", "--type", "rss")
+		_, srv := startServer(t, dir)
+		select {
+		case <-started:
+		case <-time.After(15 * time.Second):
+			t.Fatal("the fetch never started")
+		}
+		if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- srv.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("exit: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("the process did not exit after SIGTERM")
+		}
+		s := listSources(t, dir)
+		if s[0].FetchStatus != "IDLE" || s[0].ItemCount != 5 {
+			t.Fatalf("after shutdown the in-flight fetch should have finished: %+v", s[0])
+		}
+	})
+}
