@@ -78,6 +78,7 @@ type FetchStore interface {
 	DueSources(ctx context.Context, now time.Time, limit int) ([]int64, error)
 	QueueDue(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, id int64) error) (int, error)
 	StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*app.Source, error)
+	StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter time.Duration) (*app.Source, error)
 	FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error) (int, error)
 	FailFetch(ctx context.Context, src *app.Source, msg string, blame bool, retryAfter time.Duration, then app.TxFunc) error
 	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
@@ -109,6 +110,20 @@ func (w *FetchWorker) Register(q *FetchQueue) {
 		w.StaleAfter = q.opts.Timeout
 	}
 	q.Register(KindFetchSource, w.Handle)
+	q.RegisterClaim(KindFetchSource, w.claim)
+}
+
+// claimed is what claim found: the source marked FETCHING, or nil when there is nothing to do.
+type claimed struct{ src *app.Source }
+
+// claim marks the source FETCHING in the transaction that receives its job.
+func (w *FetchWorker) claim(ctx context.Context, tx *sql.Tx, job Job) (any, error) {
+	var p fetchJob
+	if err := json.Unmarshal(job.Data, &p); err != nil || p.SourceID == 0 {
+		return nil, nil // Handle dead-letters it
+	}
+	src, err := w.Store.StartFetchTx(ctx, tx, p.SourceID, w.StaleAfter)
+	return claimed{src}, err
 }
 
 // Handle fetches one source. Failures of the source (HTTP, parse, network) are recorded on
@@ -119,8 +134,11 @@ func (w *FetchWorker) Handle(ctx context.Context, job Job) error {
 		return Permanent(fmt.Errorf("bad fetch job payload %s", job.Data))
 	}
 	log := logger(w.Log).With("component", "fetch", "source", p.SourceID, "job", job.ID, "attempt", job.Attempt)
-	src, err := w.Store.StartFetch(ctx, p.SourceID, w.StaleAfter)
-	if err != nil {
+	var err error
+	var src *app.Source
+	if c, ok := job.Claimed.(claimed); ok {
+		src = c.src
+	} else if src, err = w.Store.StartFetch(ctx, p.SourceID, w.StaleAfter); err != nil {
 		return err
 	}
 	if src == nil {

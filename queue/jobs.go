@@ -27,8 +27,24 @@ const (
 	doneKeep     = 7 * 24 * time.Hour
 )
 
+// delivery is a received message with what the receiving transaction learned about it.
+type delivery struct {
+	m        *goqite.Message
+	env      envelope
+	decodeOK bool
+	received int
+	claimed  any
+}
+
+// ClaimFunc runs inside the transaction that receives a job, so a handler can mark its entity
+// (a source FETCHING, say) without a transaction of its own. What it returns is Job.Claimed.
+type ClaimFunc func(ctx context.Context, tx *sql.Tx, job Job) (any, error)
+
 // Job is one received message, decoded.
 type Job struct {
+	// Claimed is what the kind's ClaimFunc returned, if it has one.
+	Claimed any
+
 	ID       string
 	Queue    string
 	Kind     string
@@ -51,9 +67,7 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 	if err := j.q.gq.DeleteTx(ctx, tx, goqite.ID(j.ID)); err != nil {
 		return err
 	}
-	if err := j.q.countTx(ctx, tx, 1, 0); err != nil {
-		return err
-	}
+	j.q.countOK()
 	*j.completed = true
 	return nil
 }
@@ -147,6 +161,9 @@ type Queue struct {
 	log      *slog.Logger
 	clock    app.Clock
 	handlers map[string]Handler
+	doneMu   sync.Mutex
+	doneOK   map[string]int // minute → successes not yet in queue_done
+	claims   map[string]ClaimFunc
 	wake     chan struct{}
 	paused   atomic.Bool
 	running  atomic.Bool
@@ -179,6 +196,8 @@ func New(opts Options) *Queue {
 		log:      opts.Log.With("component", "queue", "queue", opts.Name),
 		clock:    app.ClockOrSystem(opts.Clock),
 		handlers: map[string]Handler{},
+		doneOK:   map[string]int{},
+		claims:   map[string]ClaimFunc{},
 		wake:     make(chan struct{}, 1),
 	}
 }
@@ -255,7 +274,7 @@ func (q *Queue) Run(ctx context.Context) error {
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
 
-	msgs := make(chan *goqite.Message)
+	msgs := make(chan delivery)
 	slots := make(chan struct{}, q.opts.Workers)
 	var wg sync.WaitGroup
 	for range q.opts.Workers {
@@ -267,8 +286,30 @@ func (q *Queue) Run(ctx context.Context) error {
 		})
 	}
 	q.log.Info("queue started", "workers", q.opts.Workers)
+	flushed := make(chan struct{})
+	go func() {
+		defer close(flushed)
+		t := time.NewTicker(2 * time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if err := q.flushDone(context.WithoutCancel(ctx)); err != nil {
+					q.log.Warn("write done counters", "error", err)
+				}
+			}
+		}
+	}()
 	q.receive(ctx, msgs, slots)
 	close(msgs)
+	defer func() {
+		<-flushed
+		if err := q.flushDone(context.Background()); err != nil {
+			q.log.Warn("write done counters", "error", err)
+		}
+	}()
 
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
@@ -286,7 +327,7 @@ func (q *Queue) Run(ctx context.Context) error {
 }
 
 // receive hands messages to the workers while a worker slot is free, until ctx is cancelled.
-func (q *Queue) receive(ctx context.Context, msgs chan<- *goqite.Message, slots chan struct{}) {
+func (q *Queue) receive(ctx context.Context, msgs chan<- delivery, slots chan struct{}) {
 	for {
 		select {
 		case slots <- struct{}{}:
@@ -297,9 +338,9 @@ func (q *Queue) receive(ctx context.Context, msgs chan<- *goqite.Message, slots 
 			wait := q.opts.PollInterval
 			if !q.Paused() {
 				// Not cancelled mid-transaction by shutdown: a received message is always dispatched.
-				m, err := q.gq.Receive(context.WithoutCancel(ctx))
-				if err == nil && m != nil {
-					msgs <- m
+				d, err := q.receiveOne(context.WithoutCancel(ctx))
+				if err == nil && d != nil {
+					msgs <- *d
 					break
 				}
 				if err != nil {
@@ -327,27 +368,58 @@ func (q *Queue) sleep(ctx context.Context, d time.Duration) bool {
 	return true
 }
 
+// RegisterClaim sets the ClaimFunc of a kind (before Run).
+func (q *Queue) RegisterClaim(kind string, c ClaimFunc) { q.claims[kind] = c }
+
+// receiveOne receives a message, reads its delivery count and runs its kind's ClaimFunc, all
+// in one write transaction. It returns nil when the queue is empty.
+func (q *Queue) receiveOne(ctx context.Context) (*delivery, error) {
+	var d *delivery
+	err := q.inTx(ctx, func(tx *sql.Tx) error {
+		m, err := q.gq.ReceiveTx(ctx, tx)
+		if err != nil || m == nil {
+			return err
+		}
+		d = &delivery{m: m}
+		if err := tx.QueryRowContext(ctx, `select received from goqite where id = ?`, m.ID).Scan(&d.received); err != nil {
+			return err
+		}
+		if json.Unmarshal(m.Body, &d.env) != nil || d.env.Kind == "" {
+			return nil // dead-lettered by handle
+		}
+		d.decodeOK = true
+		d.env.Attempt = max(d.env.Attempt, 1)
+		if claim := q.claims[d.env.Kind]; claim != nil && d.received <= q.opts.MaxDeliveries {
+			job := Job{ID: string(m.ID), Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received}
+			if d.claimed, err = claim(ctx, tx, job); err != nil {
+				return fmt.Errorf("claim %s: %w", d.env.Kind, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // handle runs one message and records the outcome.
-func (q *Queue) handle(ctx context.Context, m *goqite.Message) {
+func (q *Queue) handle(ctx context.Context, d delivery) {
 	// Bookkeeping writes must happen even when shutdown has cancelled the job.
 	wctx := context.WithoutCancel(ctx)
+	m, env, received := d.m, d.env, d.received
 	id := string(m.ID)
 	log := q.log.With("job_id", id)
-	var env envelope
-	if err := json.Unmarshal(m.Body, &env); err != nil || env.Kind == "" {
+	if !d.decodeOK {
+		var probe envelope
+		err := json.Unmarshal(m.Body, &probe)
 		if err == nil {
 			err = errors.New("no kind")
 		}
 		q.deadLetter(log, m, "", 0, fmt.Errorf("undecodable body: %w", err))
 		return
 	}
-	env.Attempt = max(env.Attempt, 1)
 	log = log.With("kind", env.Kind, "attempt", env.Attempt)
-
-	var received int
-	if err := q.opts.Read.QueryRowContext(wctx, `select received from goqite where id = ?`, id).Scan(&received); err != nil {
-		log.Warn("read delivery count", "error", err)
-	}
 	if received > q.opts.MaxDeliveries {
 		q.deadLetter(log, m, env.Kind, env.Attempt, fmt.Errorf("delivered %d times without finishing (the process stopped while running it)", received-1))
 		return
@@ -360,7 +432,7 @@ func (q *Queue) handle(ctx context.Context, m *goqite.Message) {
 
 	var completed bool
 	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received,
-		q: q, completed: &completed}
+		Claimed: d.claimed, q: q, completed: &completed}
 	log.Debug("job started")
 	start := time.Now()
 	stop := q.heartbeat(log, m.ID)
@@ -374,14 +446,12 @@ func (q *Queue) handle(ctx context.Context, m *goqite.Message) {
 		log.Debug("job done", "duration", took)
 	case err == nil:
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {
-			if err := q.gq.DeleteTx(wctx, tx, m.ID); err != nil {
-				return err
-			}
-			return q.countTx(wctx, tx, 1, 0)
+			return q.gq.DeleteTx(wctx, tx, m.ID)
 		}); err != nil {
 			log.Error("record success", "error", err)
 			return
 		}
+		q.countOK()
 		log.Debug("job done", "duration", took)
 	case ctx.Err() != nil:
 		// Shutdown cut it short: leave the message, visible again at once, for the next run.
@@ -480,6 +550,44 @@ func (q *Queue) deadLetter(log *slog.Logger, m *goqite.Message, kind string, att
 	log.Error("job dead-lettered", "error", cause)
 }
 
+// countOK counts a success in memory; flushDone writes the counts. Successes are the common
+// case, and a counter row written in every job's transaction would cost more than the job.
+func (q *Queue) countOK() {
+	minute := q.clock.Now().UTC().Format(minuteFormat)
+	q.doneMu.Lock()
+	q.doneOK[minute]++
+	q.doneMu.Unlock()
+}
+
+// flushDone adds the successes counted in memory to queue_done.
+func (q *Queue) flushDone(ctx context.Context) error {
+	q.doneMu.Lock()
+	counts := q.doneOK
+	q.doneOK = map[string]int{}
+	q.doneMu.Unlock()
+	if len(counts) == 0 {
+		return nil
+	}
+	err := q.inTx(ctx, func(tx *sql.Tx) error {
+		for minute, n := range counts {
+			if _, err := tx.ExecContext(ctx, `
+				insert into queue_done (queue, minute, ok, failed) values (?, ?, ?, 0)
+				on conflict (queue, minute) do update set ok = ok + excluded.ok`, q.opts.Name, minute, n); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		q.doneMu.Lock()
+		for m, n := range counts {
+			q.doneOK[m] += n
+		}
+		q.doneMu.Unlock()
+	}
+	return err
+}
+
 // countTx adds to this minute's finished counters.
 func (q *Queue) countTx(ctx context.Context, tx *sql.Tx, ok, failed int) error {
 	_, err := tx.ExecContext(ctx, `
@@ -514,6 +622,9 @@ func (q *Queue) Size(ctx context.Context) (int, error) {
 // Ready and delayed are judged by the system clock, as goqite judges them.
 func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
+	if err := q.flushDone(ctx); err != nil {
+		return s, fmt.Errorf("queue %s: stats: %w", q.opts.Name, err)
+	}
 	now := time.Now().UTC()
 	nowText := now.Format(timeFormat)
 	var oldest sql.NullString

@@ -275,3 +275,29 @@ func (db *DB) Counts(ctx context.Context, userID int64) (app.ItemCounts, error) 
 	}
 	return c, nil
 }
+
+// IndexItems adds items stored since the last call to the search index, up to batch at a time,
+// and returns how many it indexed. One transaction (and one index flush) per batch keeps
+// ingestion fast; searches see new items once this has run (the app runs it every few seconds).
+func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var last, top int64
+		if err := tx.QueryRowContext(ctx, `select last_id, (select coalesce(max(id), 0) from items) from fts_state`).Scan(&last, &top); err != nil {
+			return fmt.Errorf("sqlite: index items: %w", err)
+		}
+		if top <= last {
+			return nil
+		}
+		upto := min(top, last+int64(batch))
+		res, err := tx.ExecContext(ctx, `insert into items_fts (rowid, title, summary, text_content, tags)
+			select id, title, summary, text_content, tags from items where id > ? and id <= ?`, last, upto)
+		if err != nil {
+			return fmt.Errorf("sqlite: index items: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		_, err = tx.ExecContext(ctx, `update fts_state set last_id = ?`, upto)
+		return err
+	})
+	return int(n), err
+}

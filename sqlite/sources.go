@@ -297,21 +297,27 @@ var qStartFetch = hot(`update sources set fetch_status = 'FETCHING', fetch_start
 // (nothing to do) when the source is gone, paused, or being fetched by a live worker (started
 // less than staleAfter ago).
 func (db *DB) StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*app.Source, error) {
-	now := db.clock.Now().UTC()
 	var src *app.Source
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		s, err := scanSource(db.stmt(ctx, tx, qStartFetch).QueryRowContext(ctx, FormatTime(now), id, FormatTime(now.Add(-staleAfter))))
-		if errors.Is(err, sql.ErrNoRows) {
-			// A paused source that had a fetch queued goes back to IDLE.
-			_, err = tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null where id = ? and status = 'PAUSED'`, id)
-			return err
-		} else if err != nil {
-			return fmt.Errorf("sqlite: start fetch: %w", err)
-		}
-		src = s
-		return nil
+		var err error
+		src, err = db.StartFetchTx(ctx, tx, id, staleAfter)
+		return err
 	})
 	return src, err
+}
+
+// StartFetchTx is StartFetch within the caller's transaction (the one receiving the job).
+func (db *DB) StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter time.Duration) (*app.Source, error) {
+	now := db.clock.Now().UTC()
+	s, err := scanSource(db.stmt(ctx, tx, qStartFetch).QueryRowContext(ctx, FormatTime(now), id, FormatTime(now.Add(-staleAfter))))
+	if errors.Is(err, sql.ErrNoRows) {
+		// A paused source that had a fetch queued goes back to IDLE.
+		_, err = tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null where id = ? and status = 'PAUSED'`, id)
+		return nil, err
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: start fetch: %w", err)
+	}
+	return s, nil
 }
 
 var (

@@ -204,3 +204,40 @@ func shorten(s string, n int) string {
 	}
 	return strings.TrimRight(cut, " ,.;:-") + "…"
 }
+
+// sanitizedText is PlainText for the output of Sanitize, where every '<' opens a tag and no
+// script or style is left: one pass over the bytes instead of a tokenizer.
+func sanitizedText(s string) string {
+	if !strings.ContainsAny(s, "<&") {
+		return collapseSpace(s)
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '<' {
+			next := strings.IndexByte(s[i:], '<')
+			if next < 0 {
+				b.WriteString(s[i:])
+				break
+			}
+			b.WriteString(s[i : i+next])
+			i += next
+			continue
+		}
+		end := strings.IndexByte(s[i:], '>')
+		if end < 0 {
+			break
+		}
+		tag := s[i+1 : i+end]
+		tag = strings.TrimPrefix(tag, "/")
+		if k := strings.IndexAny(tag, " \t\n/"); k >= 0 {
+			tag = tag[:k]
+		}
+		if a := atom.Lookup([]byte(strings.ToLower(tag))); blockElements[a] || a == atom.Img {
+			b.WriteByte(' ')
+		}
+		i += end + 1
+	}
+	return collapseSpace(html.UnescapeString(b.String()))
+}

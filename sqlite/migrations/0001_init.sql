@@ -10,9 +10,8 @@ create table goqite (
   priority integer not null default 0
 ) strict;
 
-create trigger goqite_updated_timestamp after update on goqite begin
-  update goqite set updated = strftime('%Y-%m-%dT%H:%M:%fZ') where id = old.id;
-end;
+-- goqite's schema also has a trigger keeping `updated` current. goqite never reads that column,
+-- and the trigger doubles the write of every receive and heartbeat, so it is left out.
 
 create index goqite_queue_priority_created_idx on goqite (queue, priority desc, created);
 
@@ -73,7 +72,7 @@ create index sources_due_idx on sources (fetch_status, status, next_fetch_at);
 create index sources_stuck_idx on sources (fetch_status, queued_at);
 
 create table items (
-  id integer primary key,
+  id integer primary key autoincrement, -- ids are never reused: the search indexer relies on it
   source_id integer not null references sources (id) on delete cascade,
   user_id integer not null references users (id) on delete cascade,
   guid text not null,

@@ -47,17 +47,23 @@ create table filters (
 
 create index filters_user_idx on filters (user_id);
 
--- Full-text search over title, summary, content and tags, kept in step by triggers.
-create virtual table items_fts using fts5 (title, summary, content, tags, tokenize = 'unicode61 remove_diacritics 2');
+-- Full-text search over title, summary, content and tags. External content: the index reads
+-- the text from items, so it is not stored twice. New items are indexed in batches by
+-- IndexItems (one index flush per batch, not per fetch); fts_state.last_id is the highest item
+-- id indexed, and the triggers keep already indexed rows in step.
+create virtual table items_fts using fts5 (title, summary, text_content, tags, content = 'items', content_rowid = 'id',
+  tokenize = 'unicode61 remove_diacritics 2');
 
-create trigger items_fts_insert after insert on items begin
-  insert into items_fts (rowid, title, summary, content, tags) values (new.id, new.title, new.summary, new.text_content, new.tags);
+create table fts_state (id integer primary key check (id = 1), last_id integer not null) strict;
+insert into fts_state (id, last_id) values (1, 0);
+
+create trigger items_fts_update after update of title, summary, text_content, tags on items
+when old.id <= (select last_id from fts_state) begin
+  insert into items_fts (items_fts, rowid, title, summary, text_content, tags) values ('delete', old.id, old.title, old.summary, old.text_content, old.tags);
+  insert into items_fts (rowid, title, summary, text_content, tags) values (new.id, new.title, new.summary, new.text_content, new.tags);
 end;
 
-create trigger items_fts_update after update of title, summary, text_content, tags on items begin
-  update items_fts set title = new.title, summary = new.summary, content = new.text_content, tags = new.tags where rowid = new.id;
-end;
-
-create trigger items_fts_delete after delete on items begin
-  delete from items_fts where rowid = old.id;
+create trigger items_fts_delete after delete on items
+when old.id <= (select last_id from fts_state) begin
+  insert into items_fts (items_fts, rowid, title, summary, text_content, tags) values ('delete', old.id, old.title, old.summary, old.text_content, old.tags);
 end;
