@@ -301,3 +301,6 @@ func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
 	})
 	return int(n), err
 }
+
+var _ app.ItemStore = (*DB)(nil)
+var _ app.FilterStore = (*DB)(nil)
