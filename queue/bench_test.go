@@ -28,7 +28,7 @@ func BenchmarkIngest(b *testing.B) {
 	const feedCount, itemsPer = 1000, 20
 	// The farm runs in a child process, so peak RSS is the pipeline's own.
 	feedURL := farmProcess(b, feedCount, itemsPer)
-	var first, notMod, enqueued time.Duration
+	var first, notMod, enqueued, indexed time.Duration
 	for range b.N {
 		db := sqlitetest.New(b)
 		ctx := context.Background()
@@ -76,6 +76,11 @@ func BenchmarkIngest(b *testing.B) {
 		}
 		_, _ = db.Write.Exec(`update sources set next_fetch_at = null`)
 		notMod += cycle()
+		start := time.Now()
+		if n, err := db.IndexItems(ctx, 100000); err != nil || n != feedCount*itemsPer {
+			b.Fatalf("indexed %d items: %v", n, err)
+		}
+		indexed += time.Since(start)
 		b.StopTimer()
 		enqueued += enqueueTime
 		cancel()
@@ -85,6 +90,7 @@ func BenchmarkIngest(b *testing.B) {
 	b.ReportMetric(notMod.Seconds()/float64(b.N), "s/304-cycle")
 	b.ReportMetric(peakRSSMB(), "MB-peak-RSS")
 	b.ReportMetric(enqueued.Seconds()/float64(2*b.N), "s/scheduler-cycle")
+	b.ReportMetric(indexed.Seconds()/float64(b.N), "s/search-index-20k")
 }
 
 // BenchmarkGoqite measures goqite's own send, receive and delete on the same database setup,
