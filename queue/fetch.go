@@ -272,7 +272,7 @@ type Scheduler struct {
 
 // Run runs a cycle at once and then every Interval until ctx is done.
 func (s *Scheduler) Run(ctx context.Context) {
-	every(ctx, orDefault(s.Interval, time.Minute), func() {
+	Every(ctx, orDefault(s.Interval, time.Minute), func() {
 		if _, err := s.Cycle(ctx); err != nil && ctx.Err() == nil {
 			logger(s.Log).Error("fetch scheduler cycle failed", "component", "scheduler", "error", err)
 		}
@@ -322,7 +322,7 @@ type Recovery struct {
 
 // Run checks at once and then every Interval until ctx is done.
 func (r *Recovery) Run(ctx context.Context) {
-	every(ctx, orDefault(r.Interval, 5*time.Minute), func() { _, _ = r.Cycle(ctx) })
+	Every(ctx, orDefault(r.Interval, 5*time.Minute), func() { _, _ = r.Cycle(ctx) })
 }
 
 // Cycle resets the stuck sources and returns how many there were.
@@ -342,8 +342,8 @@ func (r *Recovery) Cycle(ctx context.Context) (int, error) {
 	return len(ids), nil
 }
 
-// every calls fn at once and then every d until ctx is done.
-func every(ctx context.Context, d time.Duration, fn func()) {
+// Every calls fn at once and then every d until ctx is done.
+func Every(ctx context.Context, d time.Duration, fn func()) {
 	t := time.NewTicker(d)
 	defer t.Stop()
 	for {

@@ -225,7 +225,7 @@ type ProcessScheduler struct {
 
 // Run runs a cycle at once and then every Interval until ctx is done.
 func (s *ProcessScheduler) Run(ctx context.Context) {
-	every(ctx, orDefault(s.Interval, time.Minute), func() {
+	Every(ctx, orDefault(s.Interval, time.Minute), func() {
 		if _, err := s.Cycle(ctx); err != nil && ctx.Err() == nil {
 			logger(s.Log).Error("process scheduler cycle failed", "component", "scheduler", "error", err)
 		}
@@ -273,7 +273,7 @@ type ItemRecovery struct {
 
 // Run checks at once and then every Interval until ctx is done.
 func (r *ItemRecovery) Run(ctx context.Context) {
-	every(ctx, orDefault(r.Interval, 5*time.Minute), func() { _, _ = r.Cycle(ctx) })
+	Every(ctx, orDefault(r.Interval, 5*time.Minute), func() { _, _ = r.Cycle(ctx) })
 }
 
 // Cycle resets the stuck items and returns how many there were.
