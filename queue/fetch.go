@@ -81,7 +81,6 @@ type FetchStore interface {
 	StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter time.Duration) (*app.Source, error)
 	FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error) (int, error)
 	FailFetch(ctx context.Context, src *app.Source, msg string, blame bool, retryAfter time.Duration, then app.TxFunc) error
-	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
 }
 
 // Fetcher fetches and parses a source; *feeds.Fetcher is the real one.
@@ -311,9 +310,13 @@ func (s *Scheduler) Cycle(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// Recovery resets sources stuck in QUEUED or FETCHING.
+// Recovery resets entities stuck in a transitional state (a source QUEUED or FETCHING, an item
+// PENDING or PROCESSING) for longer than Threshold: the work was lost, and resetting lets the
+// schedulers pick it up again.
 type Recovery struct {
-	Store     FetchStore
+	// Reset resets what has been stuck since before cutoff and returns the ids.
+	Reset     func(ctx context.Context, cutoff time.Time) ([]int64, error)
+	Entity    string        // "source", "item": for the logs
 	Interval  time.Duration // default 5 min
 	Threshold time.Duration // default 10 min
 	Log       *slog.Logger
@@ -325,19 +328,19 @@ func (r *Recovery) Run(ctx context.Context) {
 	Every(ctx, orDefault(r.Interval, 5*time.Minute), func() { _, _ = r.Cycle(ctx) })
 }
 
-// Cycle resets the stuck sources and returns how many there were.
+// Cycle resets the stuck entities and returns how many there were.
 func (r *Recovery) Cycle(ctx context.Context) (int, error) {
 	log := logger(r.Log).With("component", "recovery")
 	cutoff := app.ClockOrSystem(r.Clock).Now().Add(-orDefault(r.Threshold, 10*time.Minute))
-	ids, err := r.Store.ResetStuckSources(ctx, cutoff)
+	ids, err := r.Reset(ctx, cutoff)
 	if err != nil {
 		if ctx.Err() == nil {
-			log.Error("stuck source recovery failed", "error", err)
+			log.Error("stuck "+r.Entity+" recovery failed", "error", err)
 		}
 		return 0, err
 	}
 	for _, id := range ids {
-		log.Warn("source was stuck in QUEUED or FETCHING; reset to IDLE", "source", id)
+		log.Warn(r.Entity+" was stuck in a transitional state; reset", r.Entity, id, "threshold", orDefault(r.Threshold, 10*time.Minute))
 	}
 	return len(ids), nil
 }

@@ -255,7 +255,7 @@ func TestFetchPipeline(t *testing.T) {
 		clock := &testClock{t: time.Now()}
 		p := newPipeline(t, clock, 100)
 		s := p.add(t, "http://127.0.0.1:1/feed.xml", 15)
-		rec := &queue.Recovery{Store: p.db, Clock: clock}
+		rec := &queue.Recovery{Reset: p.db.ResetStuckSources, Entity: "source", Clock: clock}
 		if n, _ := rec.Cycle(context.Background()); n != 0 {
 			t.Fatalf("reset %d fresh sources", n)
 		}

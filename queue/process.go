@@ -82,7 +82,6 @@ type ProcessStore interface {
 	StartProcessing(ctx context.Context, id int64, staleAfter time.Duration) (*app.ProcessInput, error)
 	FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessResult, then app.TxFunc) error
 	FailProcessing(ctx context.Context, id int64, msg string, final bool, then app.TxFunc) error
-	ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, error)
 	RefillCredits(ctx context.Context) (int, error)
 }
 
@@ -260,35 +259,4 @@ func (s *ProcessScheduler) Cycle(ctx context.Context) (int, error) {
 		log.Info("items queued for processing", "count", n)
 	}
 	return n, err
-}
-
-// ItemRecovery resets items stuck in PENDING or PROCESSING.
-type ItemRecovery struct {
-	Store     ProcessStore
-	Interval  time.Duration // default 5 min
-	Threshold time.Duration // default 10 min
-	Log       *slog.Logger
-	Clock     app.Clock
-}
-
-// Run checks at once and then every Interval until ctx is done.
-func (r *ItemRecovery) Run(ctx context.Context) {
-	Every(ctx, orDefault(r.Interval, 5*time.Minute), func() { _, _ = r.Cycle(ctx) })
-}
-
-// Cycle resets the stuck items and returns how many there were.
-func (r *ItemRecovery) Cycle(ctx context.Context) (int, error) {
-	log := logger(r.Log).With("component", "recovery")
-	cutoff := app.ClockOrSystem(r.Clock).Now().Add(-orDefault(r.Threshold, 10*time.Minute))
-	ids, err := r.Store.ResetStuckItems(ctx, cutoff)
-	if err != nil {
-		if ctx.Err() == nil {
-			log.Error("stuck item recovery failed", "error", err)
-		}
-		return 0, err
-	}
-	for _, id := range ids {
-		log.Warn("item was stuck in PENDING or PROCESSING; reset to NEW", "item", id)
-	}
-	return len(ids), nil
 }
