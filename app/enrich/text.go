@@ -1,0 +1,305 @@
+// Package enrich summarizes, tags, classifies and scores items: an embedded, offline enricher
+// (extractive summary, TF-IDF tags, keyword topics, BM25 relevance) and an OpenAI-compatible
+// LLM enricher.
+package enrich
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// fold lower-cases s and strips its accents, for matching ("Café" → "cafe").
+func fold(s string) string {
+	s = strings.ToLower(s)
+	isASCII := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			isASCII = false
+			break
+		}
+	}
+	if isASCII {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		switch r {
+		case 'ß':
+			b.WriteString("ss")
+			continue
+		case '’':
+			r = '\''
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// stem is a light, language-neutral stemmer: plural endings only, so "databases" matches
+// "database" and "queues" matches "queue".
+func stem(w string) string {
+	n := len(w)
+	switch {
+	case n > 5 && strings.HasSuffix(w, "ies"):
+		return w[:n-3] + "y"
+	case n > 4 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss") && !strings.HasSuffix(w, "us") && !strings.HasSuffix(w, "is"):
+		return w[:n-1]
+	}
+	return w
+}
+
+// token is a word of a text: its display form (lower case, accents kept), its matching key
+// (folded and stemmed), and whether it is a stop word.
+type token struct {
+	display string
+	key     string
+	stop    bool
+}
+
+// tokenize splits text into words. Numbers, one- and two-letter words and URL pieces are
+// stop tokens, so phrases never span them.
+func tokenize(text string) []token {
+	var out []token
+	start := -1
+	flush := func(end int) {
+		if start < 0 {
+			return
+		}
+		w := strings.Trim(text[start:end], "'’-")
+		start = -1
+		if w == "" {
+			return
+		}
+		lower := strings.ToLower(w)
+		key := fold(lower)
+		if i := strings.IndexAny(lower, "'’"); i > 0 && i <= 3 {
+			// l'homme, d’accord, qu'il: the elided article is a stop word
+			_, size := utf8.DecodeRuneInString(lower[i:])
+			lower = lower[i+size:]
+			key = fold(lower)
+		}
+		digits, letters := 0, 0
+		for _, r := range key {
+			if unicode.IsDigit(r) {
+				digits++
+			} else if unicode.IsLetter(r) {
+				letters++
+			}
+		}
+		t := token{display: lower, key: stem(key)}
+		t.stop = letters < 3 || digits > 0 && letters <= 2*digits || stopWords[key] || stopWords[t.key] ||
+			strings.HasPrefix(key, "http") || strings.Contains(key, "'")
+		out = append(out, t)
+	}
+	for i, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || (start >= 0 && (r == '\'' || r == '’' || r == '-')) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		flush(i)
+		if r == '.' || r == ',' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')' || r == '"' || r == '“' || r == '”' {
+			out = append(out, token{stop: true}) // punctuation breaks phrases
+		}
+	}
+	flush(len(text))
+	return out
+}
+
+// sentences splits text into sentences, keeping abbreviations and decimals together.
+func sentences(text string) []string {
+	var out []string
+	text = strings.Join(strings.Fields(text), " ")
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c != '.' && c != '!' && c != '?' {
+			continue
+		}
+		// The end of a sentence: punctuation, then a space and an upper-case letter, a quote or a digit, or the end.
+		j := i + 1
+		for j < len(text) && (text[j] == '"' || text[j] == ')' || text[j] == '.' || text[j] == '!' || text[j] == '?') {
+			j++
+		}
+		if j < len(text) && text[j] != ' ' {
+			continue // 3.14, e.g, example.com
+		}
+		if c == '.' && isAbbreviation(text[start:i]) {
+			continue
+		}
+		if j+1 < len(text) {
+			next := []rune(text[j+1 : min(len(text), j+5)])
+			if len(next) > 0 && !(unicode.IsUpper(next[0]) || unicode.IsDigit(next[0]) || strings.ContainsRune("\"“‘'(¿¡", next[0])) {
+				continue
+			}
+		}
+		if s := strings.TrimSpace(text[start:j]); s != "" {
+			out = append(out, s)
+		}
+		start = j
+		i = j - 1
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+var abbreviations = map[string]bool{"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "sr": true, "jr": true,
+	"st": true, "vs": true, "etc": true, "inc": true, "ltd": true, "co": true, "corp": true, "no": true, "fig": true,
+	"e.g": true, "i.e": true, "u.s": true, "u.k": true, "a.m": true, "p.m": true, "jan": true, "feb": true, "mar": true,
+	"apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true, "nov": true, "dec": true,
+	"mme": true, "mlle": true, "bzw": true, "usw": true, "z.b": true, "sra": true, "srta": true}
+
+func isAbbreviation(before string) bool {
+	i := strings.LastIndexByte(before, ' ')
+	w := strings.ToLower(before[i+1:])
+	return abbreviations[w] || len(w) == 1 && w[0] >= 'a' && w[0] <= 'z'
+}
+
+// words counts the words of s.
+func words(s string) int { return len(strings.Fields(s)) }
+
+// cutWords cuts s to at most n words, ending with "…" when it cut.
+func cutWords(s string, n int) string {
+	f := strings.Fields(s)
+	if len(f) <= n {
+		return s
+	}
+	return strings.TrimRight(strings.Join(f[:n], " "), ",;:—-") + "…"
+}
+
+// textRank scores sentences by their centrality (TextRank: PageRank over word-overlap similarity).
+func textRank(sents []string) []float64 {
+	n := len(sents)
+	keys := make([]map[string]bool, n)
+	for i, s := range sents {
+		keys[i] = map[string]bool{}
+		for _, t := range tokenize(s) {
+			if !t.stop {
+				keys[i][t.key] = true
+			}
+		}
+	}
+	sim := make([][]float64, n)
+	out := make([]float64, n)
+	for i := range sim {
+		sim[i] = make([]float64, n)
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if len(keys[i]) < 2 || len(keys[j]) < 2 {
+				continue
+			}
+			common := 0
+			for k := range keys[i] {
+				if keys[j][k] {
+					common++
+				}
+			}
+			if common > 0 {
+				v := float64(common) / (math.Log(float64(len(keys[i]))) + math.Log(float64(len(keys[j]))))
+				sim[i][j], sim[j][i] = v, v
+			}
+		}
+	}
+	sums := make([]float64, n)
+	for i := range sim {
+		for _, v := range sim[i] {
+			sums[i] += v
+		}
+	}
+	for i := range out {
+		out[i] = 1
+	}
+	for range 30 {
+		next := make([]float64, n)
+		for i := 0; i < n; i++ {
+			var r float64
+			for j := 0; j < n; j++ {
+				if sim[j][i] > 0 && sums[j] > 0 {
+					r += sim[j][i] / sums[j] * out[j]
+				}
+			}
+			next[i] = 0.15 + 0.85*r
+		}
+		out = next
+	}
+	// A small lead bias: news puts the point first.
+	for i := range out {
+		out[i] *= 1 + 0.3/float64(i+1)
+	}
+	return out
+}
+
+// Summarize returns the most central sentences of text, in their order, at most maxWords words.
+func Summarize(text string, maxWords int) string {
+	sents := sentences(text)
+	if len(sents) == 0 {
+		return ""
+	}
+	if len(sents) > 300 {
+		sents = sents[:300] // the lead of a very long text carries its point
+	}
+	if words(strings.Join(sents, " ")) <= maxWords && len(sents) <= 3 {
+		return strings.Join(sents, " ")
+	}
+	return pick(sents, textRank(sents), func(chosen []string, s string) bool {
+		return words(strings.Join(chosen, " "))+words(s) <= maxWords && len(chosen) < 3
+	}, func(s string) string { return cutWords(s, maxWords) })
+}
+
+// CentralSentences returns the most central sentences of text, in their order, within maxChars.
+func CentralSentences(text string, maxChars int) string {
+	if len(text) <= maxChars {
+		return text
+	}
+	sents := sentences(text)
+	if len(sents) > 400 {
+		sents = sents[:400]
+	}
+	return pick(sents, textRank(sents), func(chosen []string, s string) bool {
+		return len(strings.Join(chosen, " "))+len(s)+1 <= maxChars
+	}, func(s string) string {
+		if len(s) > maxChars {
+			return cutWords(s[:maxChars], max(1, words(s[:maxChars])-1))
+		}
+		return s
+	})
+}
+
+// pick chooses sentences by rank while fits allows, and returns them in text order. When not
+// even the best fits, it returns the best one shortened by cut.
+func pick(sents []string, rank []float64, fits func(chosen []string, s string) bool, cut func(string) string) string {
+	order := make([]int, len(sents))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rank[order[a]] > rank[order[b]] })
+	var chosen []int
+	var texts []string
+	for _, i := range order {
+		if fits(texts, sents[i]) {
+			chosen = append(chosen, i)
+			texts = append(texts, sents[i])
+		}
+	}
+	if len(chosen) == 0 {
+		return cut(sents[order[0]])
+	}
+	sort.Ints(chosen)
+	out := make([]string, len(chosen))
+	for k, i := range chosen {
+		out[k] = sents[i]
+	}
+	return strings.Join(out, " ")
+}
