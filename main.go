@@ -30,6 +30,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
@@ -67,6 +68,20 @@ type config struct {
 	FetchJobTimeout     time.Duration
 	HTTPTimeout         time.Duration
 	ShutdownGracePeriod time.Duration
+
+	ProcessEnabled       bool
+	ProcessWorkers       int
+	ProcessQueueCapacity int
+	ProcessInterval      time.Duration
+	ProcessBatchSize     int
+	ProcessJobTimeout    time.Duration
+	Enricher             string
+	LLMBaseURL           string
+	LLMModel             string
+	LLMAPIKey            string
+	LLMTimeout           time.Duration
+	LLMConcurrency       int
+	LLMFallback          bool
 }
 
 func main() {
@@ -107,6 +122,19 @@ func newRoot() *cobra.Command {
 	pf.DurationVar(&cfg.HTTPTimeout, "http-timeout", 30*time.Second, "total time limit of one HTTP request")
 	pf.Int64Var(&cfg.FetchMaxBody, "max-body-bytes", 10<<20, "largest response body accepted")
 	pf.DurationVar(&cfg.ShutdownGracePeriod, "shutdown-grace", 30*time.Second, "how long running jobs may finish at shutdown")
+	pf.BoolVar(&cfg.ProcessEnabled, "process-enabled", true, "run the processing (enrichment) scheduler and workers")
+	pf.IntVar(&cfg.ProcessWorkers, "process-workers", 4, "number of processing workers")
+	pf.IntVar(&cfg.ProcessQueueCapacity, "process-queue-capacity", 5000, "most processing jobs waiting before the scheduler holds back")
+	pf.DurationVar(&cfg.ProcessInterval, "process-scheduler-interval", time.Minute, "how often items still NEW are looked for")
+	pf.IntVar(&cfg.ProcessBatchSize, "process-batch-size", 50, "most NEW items the processing scheduler enqueues per cycle")
+	pf.DurationVar(&cfg.ProcessJobTimeout, "process-job-timeout", 5*time.Minute, "a processing job of a dead process is retried after this")
+	pf.StringVar(&cfg.Enricher, "enricher", app.EnricherEmbedded, "default enricher: embedded (offline) or llm")
+	pf.StringVar(&cfg.LLMBaseURL, "llm-base-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL (Ollama's by default)")
+	pf.StringVar(&cfg.LLMModel, "llm-model", "", "model name for the LLM enricher, e.g. llama3.2")
+	pf.StringVar(&cfg.LLMAPIKey, "llm-api-key", "", "API key for the LLM (not needed for Ollama)")
+	pf.DurationVar(&cfg.LLMTimeout, "llm-timeout", time.Minute, "time limit of one LLM request")
+	pf.IntVar(&cfg.LLMConcurrency, "llm-concurrency", 2, "most LLM requests at once")
+	pf.BoolVar(&cfg.LLMFallback, "llm-fallback", true, "use the embedded enricher after the LLM's last failed attempt")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 
@@ -122,7 +150,7 @@ func newRoot() *cobra.Command {
 	serveCmd.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run `morningdeck worker` elsewhere")
 
-	root.AddCommand(serveCmd, sourceCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd())
+	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd())
 	return root
 }
 
@@ -169,6 +197,10 @@ type env struct {
 	fetchQ  *queue.FetchQueue
 	worker  *queue.FetchWorker
 	sources *app.Sources
+
+	processQ *queue.ProcessQueue
+	embedded *enrich.Embedded
+	llm      *enrich.LLM // nil when no model is configured
 }
 
 func open(ctx context.Context, cfg *config) (*env, error) {
@@ -187,42 +219,105 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	fetcher := feeds.New(feeds.Options{UserAgent: feeds.DefaultUserAgent(), Timeout: cfg.HTTPTimeout, MaxBodyBytes: cfg.FetchMaxBody})
 	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.FetchQueueCapacity,
 		Workers: cfg.FetchWorkers, Timeout: cfg.FetchJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
-	w := &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log}
-	w.Register(fq)
-	return &env{
-		cfg: cfg, log: log, db: db, fetcher: fetcher, fetchQ: fq, worker: w,
-		sources: &app.Sources{Store: db, Queue: fq, Detector: feeds.Detector{Fetcher: fetcher}, Log: log},
-	}, nil
+	e := &env{
+		cfg: cfg, log: log, db: db, fetcher: fetcher, fetchQ: fq,
+		sources:  &app.Sources{Store: db, Queue: fq, Detector: feeds.Detector{Fetcher: fetcher}, Log: log},
+		embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{}),
+	}
+	if cfg.Enricher != app.EnricherEmbedded && cfg.Enricher != app.EnricherLLM {
+		return nil, fmt.Errorf("--enricher %q: use embedded or llm", cfg.Enricher)
+	}
+	if cfg.LLMModel != "" {
+		e.llm = enrich.NewLLM(enrich.LLMOptions{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey,
+			Timeout: cfg.LLMTimeout, MaxConcurrent: cfg.LLMConcurrency, Log: log})
+	} else if cfg.Enricher == app.EnricherLLM {
+		log.Warn("the LLM enricher needs --llm-model (MORNINGDECK_LLM_MODEL); using the embedded enricher")
+	}
+	e.processQ = queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.ProcessQueueCapacity,
+		Workers: cfg.ProcessWorkers, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
+	pw := &queue.ProcessWorker{Store: db, Enricher: e.enricherFor, Articles: fetcher, Observer: e.embedded.Stats(), Log: log}
+	if cfg.LLMFallback {
+		pw.Fallback = e.embedded
+	}
+	pw.Register(e.processQ)
+	e.worker = &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log, OnNewItems: e.processQ.OnNewItems(db)}
+	e.worker.Register(fq)
+	return e, nil
 }
 
-// runWorkers runs the fetch pipeline until ctx is done, then shuts it down gracefully.
+// enricherFor picks a user's enricher: their setting, else the configured default; the LLM
+// only when a model is configured.
+func (e *env) enricherFor(s *app.Settings) app.Enricher {
+	name := s.Enricher
+	if name == "" {
+		name = e.cfg.Enricher
+	}
+	if name == app.EnricherLLM && e.llm != nil {
+		return e.llm
+	}
+	return e.embedded
+}
+
+// runWorkers runs the pipelines until ctx is done, then shuts them down gracefully.
 func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 	var wg sync.WaitGroup
-	if !e.cfg.FetchEnabled {
-		return &wg
+	goRun := func(fn func()) { wg.Add(1); go func() { defer wg.Done(); fn() }() }
+	if e.cfg.FetchEnabled {
+		sched := &queue.Scheduler{Store: e.db, Queue: e.fetchQ, Interval: e.cfg.FetchInterval, BatchSize: e.cfg.FetchBatchSize, Log: e.log}
+		rec := &queue.Recovery{Reset: e.db.ResetStuckSources, Entity: "source", Interval: e.cfg.RecoveryInterval, Threshold: e.cfg.StuckThreshold, Log: e.log}
+		goRun(func() { _ = e.fetchQ.Run(ctx) })
+		goRun(func() { sched.Run(ctx) })
+		goRun(func() { rec.Run(ctx) })
 	}
-	sched := &queue.Scheduler{Store: e.db, Queue: e.fetchQ, Interval: e.cfg.FetchInterval, BatchSize: e.cfg.FetchBatchSize, Log: e.log}
-	rec := &queue.Recovery{Store: e.db, Interval: e.cfg.RecoveryInterval, Threshold: e.cfg.StuckThreshold, Log: e.log}
-	wg.Add(4)
-	go func() { defer wg.Done(); _ = e.fetchQ.Run(ctx) }()
-	go func() { defer wg.Done(); sched.Run(ctx) }()
-	go func() { defer wg.Done(); rec.Run(ctx) }()
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(time.Hour)
-		defer t.Stop()
-		for {
-			if err := e.fetchQ.Cleanup(ctx); err != nil && ctx.Err() == nil {
-				e.log.Warn("queue cleanup failed", "error", err)
+	if e.cfg.ProcessEnabled {
+		e.seedStats(ctx)
+		sched := &queue.ProcessScheduler{Store: e.db, Queue: e.processQ, Interval: e.cfg.ProcessInterval, BatchSize: e.cfg.ProcessBatchSize, Log: e.log}
+		rec := &queue.Recovery{Reset: e.db.ResetStuckItems, Entity: "item", Interval: e.cfg.RecoveryInterval, Threshold: e.cfg.StuckThreshold, Log: e.log}
+		goRun(func() { _ = e.processQ.Run(ctx) })
+		goRun(func() { sched.Run(ctx) })
+		goRun(func() { rec.Run(ctx) })
+	}
+	goRun(func() { e.indexLoop(ctx) })
+	goRun(func() {
+		queue.Every(ctx, time.Hour, func() {
+			for _, q := range []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue} {
+				if err := q.Cleanup(ctx); err != nil && ctx.Err() == nil {
+					e.log.Warn("queue cleanup failed", "queue", q.Name(), "error", err)
+				}
 			}
-			select {
-			case <-ctx.Done():
+		})
+	})
+	return &wg
+}
+
+// seedStats teaches the embedded enricher the collection's vocabulary from recent items.
+func (e *env) seedStats(ctx context.Context) {
+	texts, err := e.db.RecentTexts(ctx, 5000)
+	if err != nil {
+		e.log.Warn("could not read recent items for the enricher's statistics", "error", err)
+		return
+	}
+	for _, t := range texts {
+		e.embedded.Stats().Observe(t)
+	}
+}
+
+// indexLoop adds new items to the search index every couple of seconds.
+func (e *env) indexLoop(ctx context.Context) {
+	queue.Every(ctx, 2*time.Second, func() {
+		for ctx.Err() == nil {
+			n, err := e.db.IndexItems(ctx, 5000)
+			if err != nil {
+				if ctx.Err() == nil {
+					e.log.Warn("search indexing failed", "error", err)
+				}
 				return
-			case <-t.C:
+			}
+			if n < 5000 {
+				return
 			}
 		}
-	}()
-	return &wg
+	})
 }
 
 func serve(cmd *cobra.Command, cfg *config) error {
@@ -509,6 +604,15 @@ func (e *env) fetchOnce(ctx context.Context) (int, error) {
 	}
 	cancel()
 	<-done
+	for {
+		n, err := e.db.IndexItems(ctx, 5000)
+		if err != nil {
+			return total, err
+		}
+		if n < 5000 {
+			break
+		}
+	}
 	return total, ctx.Err()
 }
 
@@ -568,4 +672,156 @@ func versionCmd() *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "morningdeck %s (commit %s, built %s, %s/%s)\n", version, commit, date, runtime.GOOS, runtime.GOARCH)
 		},
 	}
+}
+
+func itemsCmd(cfg *config) *cobra.Command {
+	c := &cobra.Command{Use: "items", Short: "List, search and show items"}
+	var f app.ItemFilter
+	var asJSON bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List items, newest first (or search them with --q)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if f.MinScore < 0 || f.MinScore > 100 {
+				return errors.New("--min-score must be between 0 and 100")
+			}
+			f.UserID = app.DefaultUserID
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				if f.Q != "" {
+					if _, err := e.db.IndexItems(ctx, 100000); err != nil {
+						return err
+					}
+				}
+				items, err := e.db.Items(ctx, f)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					out := make([]views.ItemJSON, 0, len(items))
+					for _, it := range items {
+						out = append(out, views.NewItemJSON(it, f.Q != ""))
+					}
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(out)
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tSCORE\tSTATUS\tPUBLISHED\tSOURCE\tTITLE")
+				for _, it := range items {
+					score, pub := "-", "-"
+					if it.Score != nil {
+						score = strconv.Itoa(*it.Score)
+					}
+					if it.PublishedAt != nil {
+						pub = it.PublishedAt.Local().Format("2006-01-02 15:04")
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", it.ID, score, it.Status, pub, shorten(it.SourceName, 24), shorten(it.Title, 70))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	list.Flags().StringVar(&f.Q, "q", "", "full-text search")
+	list.Flags().IntVar(&f.MinScore, "min-score", 0, "only items scored at least this (0–100)")
+	list.Flags().Int64Var(&f.SourceID, "source", 0, "only items of this source")
+	list.Flags().BoolVar(&f.Unread, "unread", false, "only unread items")
+	list.Flags().BoolVar(&f.Starred, "starred", false, "only starred items")
+	list.Flags().StringVar(&f.Sort, "sort", "date", "date or score")
+	list.Flags().IntVar(&f.Limit, "limit", 50, "how many (at most 500)")
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	show := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show an item with its summary, tags, topics and score",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				it, err := e.db.Item(ctx, app.DefaultUserID, id)
+				if err != nil {
+					return err
+				}
+				printItem(cmd.OutOrStdout(), it)
+				return nil
+			})
+		},
+	}
+	c.AddCommand(list, show)
+	return c
+}
+
+func enrichCmd(cfg *config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "enrich ID",
+		Short: "Run the enricher on one item and print the result (nothing is stored)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID(args[0])
+			if err != nil {
+				return err
+			}
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				it, err := e.db.Item(ctx, app.DefaultUserID, id)
+				if err != nil {
+					return err
+				}
+				s, err := e.db.Settings(ctx, app.DefaultUserID)
+				if err != nil {
+					return err
+				}
+				e.seedStats(ctx)
+				enricher := e.enricherFor(s)
+				res, err := enricher.Enrich(ctx, app.EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
+					SourceName: it.SourceName, PublishedAt: it.PublishedAt, Interests: s.Interests, Topics: s.Topics})
+				if err != nil {
+					return fmt.Errorf("%s: %w", enricher.Name(), err)
+				}
+				w := cmd.OutOrStdout()
+				fmt.Fprintf(w, "%s\n\nSummary:  %s\nTags:     %s\nTopics:   %s\nScore:    %d — %s\nEnricher: %s\n",
+					it.Title, res.Summary, strings.Join(res.Tags, ", "), strings.Join(res.Topics, ", "), res.Score, res.Reasoning, res.EnrichedBy)
+				if res.PromptTokens > 0 {
+					fmt.Fprintf(w, "Tokens:   %d prompt, %d completion\n", res.PromptTokens, res.CompletionTokens)
+				}
+				return nil
+			})
+		},
+	}
+}
+
+func printItem(w io.Writer, it *app.Item) {
+	fmt.Fprintf(w, "%s\n%s\n", it.Title, it.Link)
+	fmt.Fprintf(w, "Source:   %s\nStatus:   %s\n", it.SourceName, it.Status)
+	if it.PublishedAt != nil {
+		fmt.Fprintf(w, "Published: %s\n", it.PublishedAt.Local().Format(time.RFC1123))
+	}
+	if it.Score != nil {
+		fmt.Fprintf(w, "Score:    %d — %s\n", *it.Score, it.ScoreReasoning)
+	}
+	if len(it.Tags) > 0 {
+		fmt.Fprintf(w, "Tags:     %s\n", strings.Join(it.Tags, ", "))
+	}
+	if len(it.Topics) > 0 {
+		fmt.Fprintf(w, "Topics:   %s\n", strings.Join(it.Topics, ", "))
+	}
+	if it.LastError != "" {
+		fmt.Fprintf(w, "Error:    %s (after %d attempts)\n", it.LastError, it.Attempts)
+	}
+	if it.Summary != "" {
+		fmt.Fprintf(w, "\n%s\n", it.Summary)
+	}
+	if it.Text != "" {
+		fmt.Fprintf(w, "\n%s\n", shorten(it.Text, 2000))
+	}
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

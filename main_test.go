@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -309,4 +310,68 @@ func TestGracefulShutdown(t *testing.T) {
 			t.Fatalf("after shutdown the in-flight fetch should have finished: %+v", s[0])
 		}
 	})
+}
+
+func TestCrashMidProcessing(t *testing.T) {
+	// The LLM hangs on its first request; the process is killed while it waits.
+	var requests atomic.Int64
+	hung := make(chan struct{})
+	release := make(chan struct{})
+	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			close(hung)
+			<-release
+			return
+		}
+		content := `{"summary":"The summary.","tags":["farm"],"topics":[],"score":64,"reasoning":"Matches farming."}`
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%q},"finish_reason":"stop"}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`, content)
+	}))
+	defer llm.Close()
+	defer close(release)
+	farm := feedtest.NewFarm(1, 5)
+	defer farm.Close()
+	dir := t.TempDir()
+	mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+	mustRun(t, dir, "fetch") // the first import: 5 items DONE, no enrichment
+	farm.Bump(0)
+	llmFlags := []string{"--enricher", "llm", "--llm-model", "test", "--llm-base-url", llm.URL, "--process-job-timeout", "2s", "--llm-fallback=false"}
+	mustRun(t, dir, append([]string{"source", "refresh", "--all"}, llmFlags...)...)
+
+	_, srv := startServer(t, dir, llmFlags...)
+	select {
+	case <-hung:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the new item was never sent to the LLM")
+	}
+	_ = srv.Process.Signal(syscall.SIGKILL)
+	_ = srv.Wait()
+
+	startServer(t, dir, llmFlags...)
+	db, err := sql.Open("sqlite", filepath.Join(dir, "morningdeck.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var done, enriched, credits int
+		_ = db.QueryRow(`select count(*), coalesce(sum(enriched_by = 'llm:test'), 0) from items where status = 'DONE'`).Scan(&done, &enriched)
+		_ = db.QueryRow(`select credits from users where id = 1`).Scan(&credits)
+		if done == 6 && enriched == 1 {
+			if credits != 999 {
+				t.Fatalf("credits %d after one enrichment, want 999", credits)
+			}
+			var items int
+			_ = db.QueryRow(`select count(*) from items`).Scan(&items)
+			if items != 6 {
+				t.Fatalf("%d items, want 6", items)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after restart: %d DONE, %d enriched; LLM requests %d", done, enriched, requests.Load())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }

@@ -42,18 +42,47 @@ type SourceJSON struct {
 	CreatedAt              *string `json:"createdAt"`
 }
 
-// itemJSON is an item as the API shows it; content is the sanitized HTML.
-type itemJSON struct {
-	ID          int64   `json:"id"`
-	SourceID    int64   `json:"sourceId"`
-	GUID        string  `json:"guid"`
-	Title       string  `json:"title"`
-	Link        string  `json:"link"`
-	Author      string  `json:"author"`
-	PublishedAt *string `json:"publishedAt"`
-	Content     string  `json:"content"`
-	Status      string  `json:"status"`
-	CreatedAt   *string `json:"createdAt"`
+// ItemJSON is an item as the API (and `items list --json`) shows it; content is the sanitized HTML.
+type ItemJSON struct {
+	ID             int64    `json:"id"`
+	SourceID       int64    `json:"sourceId"`
+	SourceName     string   `json:"sourceName"`
+	GUID           string   `json:"guid"`
+	Title          string   `json:"title"`
+	Link           string   `json:"link"`
+	Author         string   `json:"author"`
+	PublishedAt    *string  `json:"publishedAt"`
+	Status         string   `json:"status"`
+	Summary        string   `json:"summary"`
+	Tags           []string `json:"tags"`
+	Topics         []string `json:"topics"`
+	Score          *int     `json:"score"`
+	ScoreReasoning string   `json:"scoreReasoning"`
+	EnrichedBy     string   `json:"enrichedBy"`
+	Attempts       int      `json:"attempts"`
+	LastError      string   `json:"lastError"`
+	Read           bool     `json:"read"`
+	Starred        bool     `json:"starred"`
+	Hidden         bool     `json:"hidden"`
+	Snippet        string   `json:"snippet,omitempty"`
+	Content        string   `json:"content"`
+	CreatedAt      *string  `json:"createdAt"`
+}
+
+// NewItemJSON returns the API form of an item; withSnippet adds the search snippet, its
+// matches marked with « ».
+func NewItemJSON(it *app.Item, withSnippet bool) ItemJSON {
+	created := it.CreatedAt
+	out := ItemJSON{
+		ID: it.ID, SourceID: it.SourceID, SourceName: it.SourceName, GUID: it.GUID, Title: it.Title, Link: it.Link, Author: it.Author,
+		PublishedAt: jsonTime(it.PublishedAt), Status: string(it.Status), Summary: it.Summary, Tags: nonNil(it.Tags), Topics: nonNil(it.Topics),
+		Score: it.Score, ScoreReasoning: it.ScoreReasoning, EnrichedBy: it.EnrichedBy, Attempts: it.Attempts, LastError: it.LastError,
+		Read: it.ReadAt != nil, Starred: it.Starred, Hidden: it.Hidden, Content: it.CleanContent, CreatedAt: jsonTime(&created),
+	}
+	if withSnippet {
+		out.Snippet = strings.NewReplacer("\x01", "«", "\x02", "»").Replace(it.Snippet)
+	}
+	return out
 }
 
 func jsonTime(t *time.Time) *string {
@@ -75,12 +104,11 @@ func NewSourceJSON(s *app.Source) SourceJSON {
 	}
 }
 
-func toItemJSON(it *app.Item) itemJSON {
-	created := it.CreatedAt
-	return itemJSON{
-		ID: it.ID, SourceID: it.SourceID, GUID: it.GUID, Title: it.Title, Link: it.Link, Author: it.Author,
-		PublishedAt: jsonTime(it.PublishedAt), Content: it.CleanContent, Status: string(it.Status), CreatedAt: jsonTime(&created),
+func nonNil(l []string) []string {
+	if l == nil {
+		return []string{}
 	}
+	return l
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -337,9 +365,9 @@ func (s *Server) apiItems(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	out := make([]itemJSON, 0, len(items))
+	out := make([]ItemJSON, 0, len(items))
 	for _, it := range items {
-		out = append(out, toItemJSON(it))
+		out = append(out, NewItemJSON(it, false))
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -1,0 +1,341 @@
+package queue_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+	"github.com/morningdeck/morningdeck/queue"
+)
+
+// llmServer speaks the chat-completions wire format. fail(n) decides, per request number
+// (1-based), whether to answer 500.
+type llmServer struct {
+	*httptest.Server
+	requests atomic.Int64
+	fail     atomic.Int64 // answer 500 to this many requests first
+	hang     chan struct{}
+}
+
+func newLLMServer(t *testing.T) *llmServer {
+	s := &llmServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := s.requests.Add(1)
+		if n <= s.fail.Load() {
+			http.Error(w, `{"error":{"message":"model crashed"}}`, http.StatusInternalServerError)
+			return
+		}
+		if s.hang != nil {
+			<-s.hang
+		}
+		content, _ := json.Marshal(map[string]any{"summary": "A short summary of the story.", "tags": []string{"bridges", "council"},
+			"topics": []string{}, "score": 77, "reasoning": "Matches your interest in bridges."})
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"id": "x", "object": "chat.completion", "model": "test",
+			"choices": []any{map[string]any{"index": 0, "finish_reason": "stop", "message": map[string]any{"role": "assistant", "content": string(content)}}},
+			"usage":   map[string]any{"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
+		})
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+type processPipeline struct {
+	*pipeline
+	pq     *queue.ProcessQueue
+	pw     *queue.ProcessWorker
+	psched *queue.ProcessScheduler
+}
+
+// newProcessPipeline wires fetch and process queues; enricher "embedded" or an LLM base URL.
+func newProcessPipeline(t *testing.T, clock app.Clock, llmURL string) *processPipeline {
+	t.Helper()
+	p := newPipeline(t, clock, 1000)
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: p.db.Write, Read: p.db.Read, PollInterval: 20 * time.Millisecond,
+		BaseBackoff: 20 * time.Millisecond, Clock: clock})
+	embedded := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	var chosen app.Enricher = embedded
+	if llmURL != "" {
+		chosen = enrich.NewLLM(enrich.LLMOptions{BaseURL: llmURL, Model: "test", Timeout: 2 * time.Second})
+	}
+	pw := &queue.ProcessWorker{Store: p.db, Enricher: func(*app.Settings) app.Enricher { return chosen }, Clock: clock}
+	pw.Register(pq)
+	p.worker.OnNewItems = pq.OnNewItems(p.db)
+	return &processPipeline{pipeline: p, pq: pq, pw: pw, psched: &queue.ProcessScheduler{Store: p.db, Queue: pq}}
+}
+
+func (p *processPipeline) run(t *testing.T) {
+	p.pipeline.run(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = p.pq.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+}
+
+func (p *processPipeline) itemsByStatus(t *testing.T) map[string]int {
+	t.Helper()
+	rows, err := p.db.Read.Query(`select status, count(*) from items group by status`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var s string
+		var n int
+		_ = rows.Scan(&s, &n)
+		out[s] = n
+	}
+	return out
+}
+
+func (p *processPipeline) waitItems(t *testing.T, want map[string]int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		got := p.itemsByStatus(t)
+		ok := true
+		for k, v := range want {
+			if got[k] != v {
+				ok = false
+			}
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("items by status %v, want %v", got, want)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// newItems imports a feed once (its back catalogue DONE), then publishes n new items and refetches.
+func (p *processPipeline) newItems(t *testing.T, farm *feedtest.Farm, n int) *app.Source {
+	t.Helper()
+	s := p.add(t, farm.URL(0), 15)
+	p.drain(t)
+	for range n {
+		farm.Bump(0)
+	}
+	if _, err := p.sources.Refresh(context.Background(), app.DefaultUserID, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	p.drain(t)
+	return s
+}
+
+func TestProcessing(t *testing.T) {
+	ctx := context.Background()
+
+	t.Run("new items after the first import are enriched, scored and searchable; the back catalogue is not", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 10)
+		defer farm.Close()
+		p := newProcessPipeline(t, nil, "")
+		if _, err := p.db.UpdateSettings(ctx, app.DefaultUserID, app.SettingsUpdate{Interests: ptr("databases queues")}); err != nil {
+			t.Fatal(err)
+		}
+		p.run(t)
+		p.newItems(t, farm, 2)
+		p.waitItems(t, map[string]int{"DONE": 12})
+		items, err := p.db.Items(ctx, app.ItemFilter{UserID: app.DefaultUserID, Sort: "score", Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		enriched := 0
+		for _, it := range items {
+			if it.EnrichedBy == "" {
+				continue
+			}
+			enriched++
+			if it.Summary == "" || it.Score == nil || it.ScoreReasoning == "" || len(it.Tags) == 0 {
+				t.Errorf("enriched item lacks results: %+v", it)
+			}
+		}
+		if enriched != 2 {
+			t.Fatalf("%d items enriched, want only the 2 new ones", enriched)
+		}
+		s, _ := p.db.Settings(ctx, app.DefaultUserID)
+		if s.Credits != 1000-2 {
+			t.Fatalf("credits %d, want 998", s.Credits)
+		}
+		if n, err := p.db.IndexItems(ctx, 1000); err != nil || n != 12 {
+			t.Fatalf("indexed %d items (%v), want 12", n, err)
+		}
+		found, err := p.db.Items(ctx, app.ItemFilter{UserID: app.DefaultUserID, Q: "databa"})
+		if err != nil || len(found) == 0 || !strings.Contains(found[0].Snippet, "\x01") {
+			t.Fatalf("search: %d results, err %v", len(found), err)
+		}
+	})
+
+	t.Run("jobs are prioritized by publication: last 24 h, then 72 h, then the rest", func(t *testing.T) {
+		p := newProcessPipeline(t, nil, "")
+		src := p.add(t, "http://127.0.0.1:1/feed", 15)
+		now := time.Now()
+		var ids []int64
+		for i, age := range []time.Duration{10 * 24 * time.Hour, 48 * time.Hour, time.Hour} {
+			var id int64
+			pub := now.Add(-age).UTC().Format("2006-01-02T15:04:05.000Z")
+			if err := p.db.Write.QueryRow(`insert into items (source_id, user_id, guid, title, published_at, status) values (?, 1, ?, 't', ?, 'NEW') returning id`, src.ID, fmt.Sprint(i), pub).Scan(&id); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		tx, _ := p.db.Write.Begin()
+		if err := p.pq.OnNewItems(p.db)(ctx, tx, ids); err != nil {
+			t.Fatal(err)
+		}
+		_ = tx.Commit()
+		rows, _ := p.db.Read.Query(`select priority from goqite where queue = 'process' order by priority desc, created`)
+		var prios []int
+		for rows.Next() {
+			var v int
+			_ = rows.Scan(&v)
+			prios = append(prios, v)
+		}
+		rows.Close()
+		if fmt.Sprint(prios) != "[10 5 0]" {
+			t.Fatalf("priorities %v, want [10 5 0]", prios)
+		}
+	})
+
+	t.Run("a failing enricher is retried with backoff, then the item is ERROR; a manual retry finishes it", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		llm := newLLMServer(t)
+		llm.fail.Store(3)
+		p := newProcessPipeline(t, nil, llm.URL)
+		p.run(t)
+		p.newItems(t, farm, 1)
+		p.waitItems(t, map[string]int{"ERROR": 1})
+		var id int64
+		var attempts int
+		var lastErr string
+		if err := p.db.Read.QueryRow(`select id, attempts, last_error from items where status = 'ERROR'`).Scan(&id, &attempts, &lastErr); err != nil {
+			t.Fatal(err)
+		}
+		if attempts != 3 || lastErr == "" || llm.requests.Load() < 3 {
+			t.Fatalf("attempts %d, error %q, requests %d", attempts, lastErr, llm.requests.Load())
+		}
+		if err := p.db.RetryItem(ctx, app.DefaultUserID, id, func(ctx context.Context, tx *sql.Tx, it app.PendingItem) error {
+			return p.pq.EnqueueTx(ctx, tx, it)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		p.waitItems(t, map[string]int{"DONE": 4})
+		it, _ := p.db.Item(ctx, app.DefaultUserID, id)
+		if it.EnrichedBy != "llm:test" || it.Summary != "A short summary of the story." || *it.Score != 77 {
+			t.Fatalf("after retry: %+v", it)
+		}
+	})
+
+	t.Run("enqueueing an item twice processes it once", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		llm := newLLMServer(t)
+		p := newProcessPipeline(t, nil, llm.URL)
+		s := p.add(t, farm.URL(0), 15)
+		p.pipeline.run(t)
+		p.drain(t)
+		farm.Bump(0)
+		_, _ = p.sources.Refresh(ctx, app.DefaultUserID, s.ID)
+		p.drain(t)
+		var id int64
+		_ = p.db.Read.QueryRow(`select id from items where status = 'PENDING'`).Scan(&id)
+		tx, _ := p.db.Write.Begin()
+		_ = p.pq.EnqueueTx(ctx, tx, app.PendingItem{ID: id})
+		_ = tx.Commit()
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { _ = p.pq.Run(runCtx); close(done) }()
+		p.waitItems(t, map[string]int{"DONE": 4})
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if n, _ := p.pq.Size(ctx); n == 0 {
+				break
+			}
+		}
+		cancel()
+		<-done
+		if llm.requests.Load() != 1 {
+			t.Fatalf("the LLM was asked %d times for one item", llm.requests.Load())
+		}
+	})
+
+	t.Run("without credits items stay NEW; after the daily refill they are processed", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		clock := &testClock{t: time.Now()}
+		p := newProcessPipeline(t, clock, "")
+		if _, err := p.psched.Cycle(ctx); err != nil { // first refill of the day
+			t.Fatal(err)
+		}
+		if err := p.db.SetCredits(ctx, app.DefaultUserID, 0); err != nil {
+			t.Fatal(err)
+		}
+		p.run(t)
+		p.newItems(t, farm, 2)
+		p.waitItems(t, map[string]int{"NEW": 2})
+		if n, _ := p.psched.Cycle(ctx); n != 0 {
+			t.Fatalf("queued %d items without credits", n)
+		}
+		clock.Add(24 * time.Hour)
+		if n, err := p.psched.Cycle(ctx); n != 2 || err != nil {
+			t.Fatalf("after the refill queued %d (%v), want 2", n, err)
+		}
+		p.waitItems(t, map[string]int{"DONE": 5})
+	})
+
+	t.Run("items stuck in PENDING or PROCESSING are reset to NEW", func(t *testing.T) {
+		clock := &testClock{t: time.Now()}
+		p := newProcessPipeline(t, clock, "")
+		src := p.add(t, "http://127.0.0.1:1/feed", 15)
+		_, err := p.db.Write.Exec(`insert into items (source_id, user_id, guid, status, status_changed_at) values (?, 1, 'a', 'PROCESSING', ?), (?, 1, 'b', 'PENDING', ?)`,
+			src.ID, clock.Now().UTC().Format("2006-01-02T15:04:05.000Z"), src.ID, clock.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := &queue.Recovery{Reset: p.db.ResetStuckItems, Entity: "item", Clock: clock}
+		if n, _ := rec.Cycle(ctx); n != 0 {
+			t.Fatalf("reset %d fresh items", n)
+		}
+		clock.Add(11 * time.Minute)
+		if n, _ := rec.Cycle(ctx); n != 2 {
+			t.Fatalf("reset %d, want 2", n)
+		}
+	})
+
+	t.Run("a hide filter stores the item hidden, unenriched, and spends no credit", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		p := newProcessPipeline(t, nil, "")
+		if err := p.db.CreateFilter(ctx, &app.Filter{UserID: app.DefaultUserID, Field: "title", Match: "regex", Pattern: `^Story 3 `, Action: app.FilterHide, Enabled: true}); err != nil {
+			t.Fatal(err)
+		}
+		p.run(t)
+		p.newItems(t, farm, 2) // stories 3 and 4
+		p.waitItems(t, map[string]int{"DONE": 5})
+		var hidden, enrichedHidden int
+		_ = p.db.Read.QueryRow(`select count(*), coalesce(sum(enriched_by != ''), 0) from items where hidden = 1`).Scan(&hidden, &enrichedHidden)
+		s, _ := p.db.Settings(ctx, app.DefaultUserID)
+		if hidden != 1 || enrichedHidden != 0 || s.Credits != 999 {
+			t.Fatalf("hidden %d (enriched %d), credits %d", hidden, enrichedHidden, s.Credits)
+		}
+		flagged, _ := p.db.Items(ctx, app.ItemFilter{UserID: app.DefaultUserID, Hidden: true})
+		if len(flagged) != 1 || !strings.HasPrefix(flagged[0].Title, "Story 3 ") {
+			t.Fatalf("flagged view: %v", flagged)
+		}
+	})
+}
+
+func ptr[T any](v T) *T { return &v }
