@@ -79,12 +79,15 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 	args := []any{}
 	fts := ftsQuery(f.Q)
 	if fts != "" {
-		q.WriteString(`select ` + itemColumns + `, snippet(items_fts, -1, char(1), char(2), '…', 24)
-			from items_fts join items i on i.id = items_fts.rowid join sources s on s.id = i.source_id
-			where items_fts match ? and i.user_id = ?`)
+		// Rank the newest matches only: a common word matches most items, and ranking them
+		// all would take seconds. Snippets are made for the page of results alone, below.
+		q.WriteString(`with m as (select rowid as id, bm25(items_fts, 10.0, 4.0, 1.0, 6.0) as rank from items_fts
+				where items_fts match ? order by rowid desc limit ` + fmt.Sprint(maxRanked) + `)
+			select ` + itemColumns + `, m.rank from m join items i on i.id = m.id join sources s on s.id = i.source_id
+			where i.user_id = ?`)
 		args = append(args, fts, f.UserID)
 	} else {
-		q.WriteString(`select ` + itemColumns + `, '' from items i join sources s on s.id = i.source_id where i.user_id = ?`)
+		q.WriteString(`select ` + itemColumns + `, 0 from items i join sources s on s.id = i.source_id where i.user_id = ?`)
 		args = append(args, f.UserID)
 	}
 	if f.SourceID != 0 {
@@ -120,7 +123,7 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 	}
 	switch {
 	case fts != "" && f.Sort != "date" && f.Sort != "score":
-		q.WriteString(` order by bm25(items_fts, 10.0, 4.0, 1.0, 6.0)`)
+		q.WriteString(` order by m.rank`)
 	case f.Sort == "score":
 		q.WriteString(` order by i.score is null, i.score desc, coalesce(i.published_at, i.created_at) desc, i.id desc`)
 	default:
@@ -135,15 +138,52 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 	defer rows.Close()
 	var out []*app.Item
 	for rows.Next() {
-		var snippet string
-		it, err := scanItem(rows, &snippet)
+		var rank float64
+		it, err := scanItem(rows, &rank)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: items: %w", err)
 		}
-		it.Snippet = snippet
 		out = append(out, it)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: items: %w", err)
+	}
+	if fts != "" && len(out) > 0 {
+		if err := db.snippets(ctx, fts, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// maxRanked bounds how many of the newest matches a search ranks.
+const maxRanked = 2000
+
+// snippets sets the search snippet of each item: plain text with the matches between \x01 and \x02.
+func (db *DB) snippets(ctx context.Context, fts string, items []*app.Item) error {
+	ids := make([]string, len(items))
+	byID := map[int64]*app.Item{}
+	for i, it := range items {
+		ids[i] = fmt.Sprint(it.ID)
+		byID[it.ID] = it
+	}
+	rows, err := db.Read.QueryContext(ctx, `select rowid, snippet(items_fts, -1, char(1), char(2), '…', 24) from items_fts
+		where items_fts match ? and rowid in (`+strings.Join(ids, ",")+`)`, fts)
+	if err != nil {
+		return fmt.Errorf("sqlite: snippets: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var snip string
+		if err := rows.Scan(&id, &snip); err != nil {
+			return fmt.Errorf("sqlite: snippets: %w", err)
+		}
+		if it := byID[id]; it != nil {
+			it.Snippet = snip
+		}
+	}
+	return rows.Err()
 }
 
 // ftsQuery turns what a person typed into an FTS5 query: every word must match, as a prefix;

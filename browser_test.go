@@ -1,0 +1,208 @@
+package main_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+)
+
+// browser starts headless Chromium (Debian's package; `make test` installs it) and returns a
+// context for chromedp actions, cancelled when the test ends.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		t.Fatal("no Chromium found: `make test` installs Debian's chromium package")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-quic", true),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	// chromedp logs CDP events it does not know (newer Chromium) as errors; they are noise here.
+	ctx, cancelCtx := chromedp.NewContext(allocCtx, chromedp.WithErrorf(func(string, ...any) {}))
+	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	if err := chromedp.Run(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// waitFor polls a JavaScript expression until it is true.
+func waitFor(t *testing.T, ctx context.Context, what, expr string, within time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		var ok bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok)); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			var html string
+			_ = chromedp.Run(ctx, chromedp.OuterHTML("main", &html, chromedp.ByQuery))
+			t.Fatalf("timed out waiting for %s; page: %.2000s", what, html)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func TestBrowser(t *testing.T) {
+	t.Run("adding a feed through the form shows its status live and then its items", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 12)
+		defer farm.Close()
+		// Every request is slow, so the fetch is visibly QUEUED or FETCHING for a while.
+		slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			time.Sleep(1500 * time.Millisecond)
+			farm.Config.Handler.ServeHTTP(w, r)
+		}))
+		defer slow.Close()
+		base, _ := startServer(t, t.TempDir())
+		ctx := browser(t)
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(base+"sources"),
+			chromedp.WaitVisible(`#add-url`, chromedp.ByQuery),
+			chromedp.SendKeys(`#add-url`, slow.URL+"/feed/0.xml", chromedp.ByQuery),
+			chromedp.Click(`form[data-testid=add-source] button[type=submit]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=flash]`, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		var flash string
+		_ = chromedp.Run(ctx, chromedp.Text(`[data-testid=flash]`, &flash, chromedp.ByQuery))
+		if !strings.Contains(flash, "added") {
+			t.Fatalf("flash %q", flash)
+		}
+		// Mark this page; a reload would lose the mark.
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`window.__notReloaded = true`, nil))
+		waitFor(t, ctx, "the fetch badge to leave IDLE", `document.querySelector('[data-testid=fetch-badge]').dataset.status != 'IDLE'`, 5*time.Second)
+		waitFor(t, ctx, "the fetch badge to come back to IDLE", `document.querySelector('[data-testid=fetch-badge]').dataset.status == 'IDLE'`, 20*time.Second)
+		var notReloaded bool
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`window.__notReloaded === true`, &notReloaded))
+		if !notReloaded {
+			t.Fatal("the page was reloaded; the status should update in place")
+		}
+		waitFor(t, ctx, "the item count", `document.querySelector('[data-testid=source-row]').innerText.includes('12')`, 5*time.Second)
+		var items int
+		if err := chromedp.Run(ctx,
+			chromedp.Click(`[data-testid=source-name]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=source-title]`, chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelectorAll('[data-testid=item]').length`, &items),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if items != 12 {
+			t.Fatalf("%d items on the source page, want 12", items)
+		}
+	})
+
+	t.Run("script in feed titles and content never runs and injects nothing", func(t *testing.T) {
+		evil := `<img src=x onerror=alert(1)><script>alert(2)</script>`
+		feed := fmt.Sprintf(`<?xml version="1.0"?><rss version="2.0"><channel><title>%s</title><link>http://example.com/</link>
+<item><title>%s</title><link>javascript:alert(3)</link><guid>1</guid><author>%s</author><description><![CDATA[<p onclick="alert(4)">Body</p><script>alert(5)</script><img src="x" onerror="alert(6)"><a href="javascript:alert(7)">link</a>]]></description></item>
+</channel></rss>`, htmlEscape(evil), htmlEscape(evil), htmlEscape(evil))
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/rss+xml")
+			_, _ = w.Write([]byte(feed))
+		}))
+		defer srv.Close()
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", srv.URL+"/feed", "--type", "rss")
+		mustRun(t, dir, "fetch")
+		base, _ := startServer(t, dir)
+		ctx := browser(t)
+		var dialogs atomic.Int64
+		chromedp.ListenTarget(ctx, func(ev any) {
+			if _, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+				dialogs.Add(1)
+				go func() { _ = chromedp.Run(ctx, page.HandleJavaScriptDialog(false)) }()
+			}
+		})
+		for _, path := range []string{"", "sources", "sources/1", "items"} {
+			var injected int
+			var text string
+			if err := chromedp.Run(ctx,
+				chromedp.Navigate(base+path),
+				chromedp.WaitReady(`body`, chromedp.ByQuery),
+				chromedp.Sleep(300*time.Millisecond),
+				chromedp.Evaluate(`document.querySelectorAll('img[src="x"], main script, [onerror], [onclick], a[href^="javascript:"]').length`, &injected),
+				chromedp.Text(`main`, &text, chromedp.ByQuery),
+			); err != nil {
+				t.Fatal(err)
+			}
+			if injected != 0 {
+				t.Errorf("/%s: %d injected elements", path, injected)
+			}
+			if (path == "items" || path == "sources/1") && !strings.Contains(text, "Body") {
+				t.Errorf("/%s: the item is not shown: %.300s", path, text)
+			}
+		}
+		if n := dialogs.Load(); n != 0 {
+			t.Fatalf("%d JavaScript dialogs opened", n)
+		}
+	})
+
+	t.Run("delete asks in a dialog: cancel keeps the source, confirm deletes it", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+		base, _ := startServer(t, dir)
+		ctx := browser(t)
+		var open bool
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(base+"sources"),
+			chromedp.WaitVisible(`[data-testid=delete]`, chromedp.ByQuery),
+			chromedp.Click(`[data-testid=delete]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`#confirm-dialog`, chromedp.ByQuery),
+			chromedp.Evaluate(`document.getElementById('confirm-dialog').open`, &open),
+			chromedp.Click(`#confirm-dialog button[value=cancel]`, chromedp.ByQuery),
+			chromedp.Sleep(300*time.Millisecond),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if !open {
+			t.Fatal("no dialog opened")
+		}
+		if n := len(listSources(t, dir)); n != 1 {
+			t.Fatalf("cancel deleted the source (%d left)", n)
+		}
+		if err := chromedp.Run(ctx,
+			chromedp.Click(`[data-testid=delete]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`#confirm-dialog`, chromedp.ByQuery),
+			chromedp.Click(`#confirm-dialog button[value=confirm]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=flash]`, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if n := len(listSources(t, dir)); n != 0 {
+			t.Fatalf("confirm left %d sources", n)
+		}
+	})
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
