@@ -16,8 +16,9 @@ alter table items add column hidden integer not null default 0;
 alter table items add column prompt_tokens integer not null default 0;
 alter table items add column completion_tokens integer not null default 0;
 
+-- The item lists sort by publication (else arrival) or by score.
+create index items_user_sort_idx on items (user_id, coalesce(published_at, created_at) desc, id desc);
 create index items_user_score_idx on items (user_id, score desc);
-create index items_user_created_idx on items (user_id, created_at desc);
 create index items_status_changed_idx on items (status, status_changed_at);
 
 alter table users add column interests text not null default '';

@@ -1,0 +1,72 @@
+package sqlite_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
+)
+
+func TestSearch(t *testing.T) {
+	db := sqlitetest.New(t)
+	ctx := context.Background()
+	src := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "http://x/feed", RefreshIntervalMinutes: 15}
+	if err := db.CreateSource(ctx, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	items := []app.Item{
+		{GUID: "1", Title: "SQLite is a database", Text: "A small fast database engine used everywhere."},
+		{GUID: "2", Title: "Cycling in Brussels", Text: "The city builds bike lanes; the database of lanes is public."},
+		{GUID: "3", Title: "Café culture", Text: "Ordering a café crème in Paris."},
+		{GUID: "4", Title: "Batteries", Text: "Solar batteries get cheaper."},
+	}
+	if _, err := db.FinishFetch(ctx, src, &app.FetchResult{Items: items}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.IndexItems(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	search := func(q string) []*app.Item {
+		t.Helper()
+		got, err := db.Items(ctx, app.ItemFilter{UserID: 1, Q: q})
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		return got
+	}
+	t.Run("ranks by relevance, title matches first, with a marked snippet", func(t *testing.T) {
+		got := search("database")
+		if len(got) != 2 || got[0].GUID != "1" {
+			t.Fatalf("results %v", titles(got))
+		}
+		if !strings.Contains(got[1].Snippet, "\x01database\x02") {
+			t.Fatalf("snippet %q", got[1].Snippet)
+		}
+	})
+	t.Run("the last word matches as a prefix, accents are ignored", func(t *testing.T) {
+		if got := search("solar batt"); len(got) != 1 || got[0].GUID != "4" {
+			t.Fatalf("prefix: %v", titles(got))
+		}
+		if got := search("cafe"); len(got) != 1 || !strings.Contains(got[0].Snippet, "\x01café\x02") {
+			t.Fatalf("accents: %v", titles(got))
+		}
+	})
+	t.Run("FTS syntax typed by a person is taken as words, never an error", func(t *testing.T) {
+		for _, q := range []string{`"`, `AND`, `OR NOT`, `*`, `database)`, `title:sqlite`, `NEAR(a b)`, `'; drop table items; --`, `"unclosed phrase`} {
+			search(q)
+		}
+		if got := search(`"bike lanes"`); len(got) != 1 {
+			t.Fatalf("phrase: %v", titles(got))
+		}
+	})
+}
+
+func titles(items []*app.Item) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Title)
+	}
+	return out
+}
