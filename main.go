@@ -245,6 +245,14 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	return e, nil
 }
 
+// testLLM is the settings page's "test connection", or nil without an LLM.
+func (e *env) testLLM() func(ctx context.Context) error {
+	if e.llm == nil {
+		return nil
+	}
+	return e.llm.Test
+}
+
 // enricherFor picks a user's enricher: their setting, else the configured default; the LLM
 // only when a model is configured.
 func (e *env) enricherFor(s *app.Settings) app.Enricher {
@@ -343,6 +351,9 @@ func serve(cmd *cobra.Command, cfg *config) error {
 			return res.Added, res.Skipped, res.Errors, err
 		},
 		ExportOPML: e.sources.ExportOPML,
+		Reading:    &app.Reading{Items: e.db, Filters: e.db, Settings: e.db, Queue: e.processQ},
+		Enricher:   views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.llm != nil, LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
+		TestLLM:    e.testLLM(),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
+
 	"strconv"
 	"strings"
 
@@ -73,58 +73,6 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.render(w, r, todayPage(s.page(w, r, "today", "Today"), v))
-}
-
-// items is the river: every source's items, newest first, filtered by ?source= and paged by ?offset=.
-func (s *Server) items(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.sourceViews(r)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	q := r.URL.Query()
-	v := ItemsPageView{Sources: srcs}
-	if id, err := strconv.ParseInt(q.Get("source"), 10, 64); err == nil && id > 0 {
-		for _, src := range srcs {
-			if src.ID == id {
-				v.SourceID, v.SourceName = id, src.Name
-			}
-		}
-	}
-	if off, err := strconv.Atoi(q.Get("offset")); err == nil && off > 0 {
-		v.Offset = off
-	}
-	var items []*app.Item
-	if len(srcs) > 0 {
-		// One more than a page tells whether there is an older page.
-		items, err = s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), SourceID: v.SourceID, Limit: itemsPerPage + 1, Offset: v.Offset})
-		if err != nil {
-			s.serverError(w, r, err)
-			return
-		}
-	}
-	link := func(offset int) string {
-		vals := url.Values{}
-		if v.SourceID != 0 {
-			vals.Set("source", strconv.FormatInt(v.SourceID, 10))
-		}
-		if offset > 0 {
-			vals.Set("offset", strconv.Itoa(offset))
-		}
-		if len(vals) == 0 {
-			return "/items"
-		}
-		return "/items?" + vals.Encode()
-	}
-	if len(items) > itemsPerPage {
-		items = items[:itemsPerPage]
-		v.NextHref = link(v.Offset + itemsPerPage)
-	}
-	if v.Offset > 0 {
-		v.PrevHref = link(max(v.Offset-itemsPerPage, 0))
-	}
-	v.Items = s.itemViews(items, sourceNames(srcs))
-	s.render(w, r, itemsPage(s.page(w, r, "items", "Items"), v))
 }
 
 func (s *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {

@@ -225,6 +225,74 @@ type ItemView struct {
 	Excerpt    string // plain text, safe to render escaped
 	Truncated  bool   // the excerpt is shorter than the article
 	Content    string // CleanContent: sanitized at ingestion, the only HTML rendered raw
+
+	Summary   string
+	Tags      []string
+	Topics    []string
+	Score     *int
+	Reason    string
+	Status    app.ItemStatus
+	LastError string
+	Attempts  int
+	Read      bool
+	Starred   bool
+	Hidden    bool
+	Snippet   []SnippetPart // search matches, when the list is a search
+}
+
+// SnippetPart is a piece of a search snippet; Match pieces are highlighted.
+type SnippetPart struct {
+	Text  string
+	Match bool
+}
+
+// Href is the item's page in the app.
+func (v ItemView) Href() string { return "/items/" + strconv.FormatInt(v.ID, 10) }
+
+// Action is the URL of a form post on the item.
+func (v ItemView) Action(name string) string { return v.Href() + "/" + name }
+
+// ScoreClass buckets the score for its badge colour (the number is always shown too).
+func (v ItemView) ScoreClass() string {
+	switch {
+	case v.Score == nil:
+		return "score-none"
+	case *v.Score >= 70:
+		return "score-high"
+	case *v.Score >= 40:
+		return "score-mid"
+	}
+	return "score-low"
+}
+
+// ScoreText is the score as shown.
+func (v ItemView) ScoreText() string {
+	if v.Score == nil {
+		return "–"
+	}
+	return strconv.Itoa(*v.Score)
+}
+
+func snippetParts(s string) []SnippetPart {
+	var out []SnippetPart
+	for s != "" {
+		i := strings.IndexByte(s, '\x01')
+		if i < 0 {
+			out = append(out, SnippetPart{Text: s})
+			break
+		}
+		if i > 0 {
+			out = append(out, SnippetPart{Text: s[:i]})
+		}
+		s = s[i+1:]
+		j := strings.IndexByte(s, '\x02')
+		if j < 0 {
+			j = len(s)
+		}
+		out = append(out, SnippetPart{Text: s[:j], Match: true})
+		s = s[min(j+1, len(s)):]
+	}
+	return out
 }
 
 // SourceHref is the page of the item's source.
@@ -254,6 +322,18 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 		Excerpt:    ex,
 		Truncated:  cut,
 		Content:    it.CleanContent,
+		Summary:    it.Summary,
+		Tags:       it.Tags,
+		Topics:     it.Topics,
+		Score:      it.Score,
+		Reason:     it.ScoreReasoning,
+		Status:     it.Status,
+		LastError:  it.LastError,
+		Attempts:   it.Attempts,
+		Read:       it.ReadAt != nil,
+		Starred:    it.Starred,
+		Hidden:     it.Hidden,
+		Snippet:    snippetParts(it.Snippet),
 	}
 }
 

@@ -29,6 +29,21 @@ type Options struct {
 	ImportOPML func(ctx context.Context, userID int64, r io.Reader) (added, skipped int, errs []string, err error)
 	// ExportOPML writes the user's sources as OPML; nil makes export answer 404.
 	ExportOPML func(ctx context.Context, userID int64, w io.Writer) error
+
+	// Reading serves the items pages, the item API, settings and filters; nil hides them.
+	Reading *app.Reading
+	// Enricher describes the configured enrichers for the settings page (never an API key).
+	Enricher EnricherInfo
+	// TestLLM checks the LLM connection; nil when no LLM is configured.
+	TestLLM func(ctx context.Context) error
+}
+
+// EnricherInfo describes the configured enrichers.
+type EnricherInfo struct {
+	Default       string // embedded or llm
+	LLMConfigured bool
+	LLMModel      string
+	LLMBaseURL    string
 }
 
 // Server is the web UI and the JSON API.
@@ -72,7 +87,18 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /sources/export.opml", s.exportOPML)
 	mux.HandleFunc("GET /briefings", s.comingSoon("briefings"))
 	mux.HandleFunc("GET /queues", s.comingSoon("queues"))
-	mux.HandleFunc("GET /settings", s.comingSoon("settings"))
+	mux.HandleFunc("GET /settings", s.settingsPage)
+	mux.HandleFunc("POST /settings", s.saveSettings)
+	mux.HandleFunc("POST /settings/test-llm", s.testLLM)
+	mux.HandleFunc("POST /settings/filters", s.addFilter)
+	mux.HandleFunc("POST /settings/filters/preview", s.previewFilter)
+	mux.HandleFunc("POST /settings/filters/{id}/delete", s.deleteFilter)
+	mux.HandleFunc("GET /items/{id}", s.itemPage)
+	mux.HandleFunc("POST /items/{id}/star", s.toggleItem("star"))
+	mux.HandleFunc("POST /items/{id}/read", s.toggleItem("read"))
+	mux.HandleFunc("POST /items/{id}/hide", s.toggleItem("hide"))
+	mux.HandleFunc("POST /items/{id}/retry", s.retryItem)
+	mux.HandleFunc("POST /items/read", s.markAllRead)
 
 	// Fragments that htmx polls.
 	mux.HandleFunc("GET /fragments/sources", s.sourcesFragment)
@@ -97,6 +123,16 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /api/sources/{id}", s.apiDeleteSource)
 	mux.HandleFunc("POST /api/sources/{id}/refresh", s.apiRefreshSource)
 	mux.HandleFunc("GET /api/sources/{id}/items", s.apiItems)
+	mux.HandleFunc("GET /api/items", s.apiListItems)
+	mux.HandleFunc("GET /api/items/{id}", s.apiGetItem)
+	mux.HandleFunc("PATCH /api/items/{id}", s.apiPatchItem)
+	mux.HandleFunc("POST /api/items/{id}/retry", s.apiRetryItem)
+	mux.HandleFunc("GET /api/settings", s.apiGetSettings)
+	mux.HandleFunc("PATCH /api/settings", s.apiPatchSettings)
+	mux.HandleFunc("GET /api/filters", s.apiListFilters)
+	mux.HandleFunc("POST /api/filters", s.apiCreateFilter)
+	mux.HandleFunc("POST /api/filters/preview", s.apiPreviewFilter)
+	mux.HandleFunc("DELETE /api/filters/{id}", s.apiDeleteFilter)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "No such API endpoint: %s %s.", r.Method, r.URL.Path))
 	})

@@ -1525,7 +1525,7 @@ func sourceLive(s SourceView, items []ItemView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			for _, it := range items {
-				templ_7745c5c3_Err = itemCard(it, false, true).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = itemCard(it, false, true, s.Href()).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

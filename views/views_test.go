@@ -331,7 +331,7 @@ func TestPages(t *testing.T) {
 		res, body = e.get("/items")
 		mustContain(t, res, body, 200, `data-testid="item"`, "Hello world", `data-testid="item-filters"`)
 		res, body = e.get(fmt.Sprintf("/items?source=%d", src.ID))
-		mustContain(t, res, body, 200, `data-testid="item"`, "from Example Feed")
+		mustContain(t, res, body, 200, `data-testid="item"`, "From Example Feed")
 
 		res, body = e.get("/sources")
 		mustContain(t, res, body, 200, `data-testid="add-source"`, `data-testid="source-row"`, `data-testid="status-badge"`, `data-testid="fetch-badge"`, "Example Feed", `hx-trigger="every 15s"`, `aria-current="page"`)
