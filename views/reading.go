@@ -404,4 +404,3 @@ func actionText(f *app.Filter) string {
 	}
 	return fmt.Sprintf("score %+d", f.ScoreDelta)
 }
-
