@@ -110,7 +110,12 @@
     var t = e.target;
     return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
   }
-  var current = -1, pendingG = 0;
+  var current = -1, pendingG = 0, currentId = "";
+  // A card swapped in place by htmx (star, read) keeps the keyboard focus ring.
+  document.addEventListener("htmx:afterSettle", function () {
+    var el = currentId && document.getElementById(currentId);
+    if (el && !el.classList.contains("is-current")) el.classList.add("is-current");
+  });
   function items() { return Array.prototype.slice.call(document.querySelectorAll("[data-testid=item]")); }
   function focusItem(step) {
     var list = items();
@@ -120,6 +125,7 @@
     current = Math.max(0, Math.min(list.length - 1, (at < 0 ? (step > 0 ? -1 : list.length) : at) + step));
     var el = list[current];
     el.classList.add("is-current");
+    currentId = el.id;
     var link = el.querySelector("a[data-item-link]");
     if (link) link.focus({ preventScroll: true });
     el.scrollIntoView({ block: "nearest", behavior: "smooth" });
@@ -127,7 +133,7 @@
   function openItem() {
     var el = document.querySelector("[data-testid=item].is-current");
     var link = el && el.querySelector("a[data-item-link]");
-    if (link) window.open(link.href, "_blank", "noopener,noreferrer");
+    if (link) window.location.href = link.href;
   }
   function showShortcuts() {
     var d = document.getElementById("shortcuts-dialog");
@@ -153,6 +159,11 @@
         case "/":
           var f = document.querySelector("[data-search]");
           if (f) { e.preventDefault(); f.focus(); if (f.select) f.select(); }
+          break;
+        case "s": case "m":
+          var cur = document.querySelector("[data-testid=item].is-current") || (document.querySelector("[data-testid=item-page]") && document);
+          var btn = cur && cur.querySelector("button[data-key=" + k + "]");
+          if (btn) { e.preventDefault(); btn.click(); }
           break;
         case "g": pendingG = Date.now(); break;
         case "?": e.preventDefault(); showShortcuts(); break;
