@@ -31,18 +31,22 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	db := sqlitetest.New(t)
 	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+	sources := &app.Sources{Store: db, Queue: q}
 	h := views.New(views.Options{
-		Sources: &app.Sources{Store: db, Queue: q},
+		Sources: sources,
 		Store:   db,
 		Version: "v-test",
 		ImportOPML: func(ctx context.Context, userID int64, r io.Reader) (int, int, []string, error) {
-			b, _ := io.ReadAll(r)
-			return strings.Count(string(b), "<outline"), 1, nil, nil
+			res, err := sources.ImportOPML(ctx, userID, r, nil)
+			if res == nil {
+				return 0, 0, nil, err
+			}
+			return res.Added, res.Skipped, res.Errors, err
 		},
-		ExportOPML: func(ctx context.Context, userID int64, w io.Writer) error {
-			_, err := io.WriteString(w, `<?xml version="1.0"?><opml version="2.0"></opml>`)
-			return err
-		},
+		ExportOPML: sources.ExportOPML,
+		Reading:    &app.Reading{Items: db, Filters: db, Settings: db, Queue: pq},
+		Enricher:   views.EnricherInfo{Default: "embedded"},
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -344,10 +348,12 @@ func TestPages(t *testing.T) {
 		res, body = e.get(fmt.Sprintf("/fragments/sources/%d", src.ID))
 		mustContain(t, res, body, 200, `id="source-live"`, "Hello world")
 
-		for _, path := range []string{"/briefings", "/queues", "/settings"} {
+		for _, path := range []string{"/briefings", "/queues"} {
 			res, body = e.get(path)
 			mustContain(t, res, body, 200, `data-testid="coming-soon"`)
 		}
+		res, body = e.get("/settings")
+		mustContain(t, res, body, 200, `data-testid="settings-form"`, `data-testid="filter-form"`, `data-testid="credits"`)
 	})
 
 	t.Run("a queued source makes the table poll fast", func(t *testing.T) {
@@ -520,7 +526,7 @@ func TestForms(t *testing.T) {
 			t.Fatal("no flash after import")
 		}
 		res, body := e.get("/sources/export.opml")
-		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(body, "<opml") {
+		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Disposition"), "attachment") || !strings.Contains(body, `xmlUrl="https://b.example/feed"`) {
 			t.Fatalf("export: %d %v", res.StatusCode, res.Header)
 		}
 	})
