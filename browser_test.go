@@ -206,3 +206,116 @@ func TestBrowser(t *testing.T) {
 func htmlEscape(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
 }
+
+func TestBrowserReading(t *testing.T) {
+	t.Run("filter, search, open an item and star it, by mouse and by keyboard", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 5)
+		defer farm.Close()
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+		mustRun(t, dir, "fetch") // the back catalogue: 5 items, not enriched
+		farm.Bump(0)
+		farm.Bump(0)
+		mustRun(t, dir, "source", "refresh", "--all") // two new items, enriched by the server's workers
+		base, _ := startServer(t, dir)
+		ctx := browser(t)
+
+		// The new items get enriched within a couple of seconds: their score badges appear.
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var scored int
+			if err := chromedp.Run(ctx,
+				chromedp.Navigate(base+"items?show=all"),
+				chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
+				chromedp.Evaluate(`document.querySelectorAll('[data-testid=score]').length`, &scored),
+			); err != nil {
+				t.Fatal(err)
+			}
+			if scored == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d items scored, want the 2 new ones", scored)
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+
+		// Filter by minimum score through the form: only the enriched items stay.
+		var shown int
+		if err := chromedp.Run(ctx,
+			chromedp.SetValue(`#filter-min`, "1", chromedp.ByQuery),
+			chromedp.Submit(`#filter-min`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelectorAll('[data-testid=item]').length`, &shown),
+		); err != nil {
+			t.Fatal(err)
+		}
+		var loc string
+		_ = chromedp.Run(ctx, chromedp.Location(&loc))
+		if shown != 2 || !strings.Contains(loc, "minScore=1") {
+			t.Fatalf("%d items at %s, want the 2 scored ones and the filter in the URL", shown, loc)
+		}
+
+		// Search: the snippet marks the match. The search index is built every 2 s.
+		deadline = time.Now().Add(15 * time.Second)
+		for {
+			var marks int
+			if err := chromedp.Run(ctx,
+				chromedp.Navigate(base+"items"),
+				chromedp.WaitVisible(`#filter-q`, chromedp.ByQuery),
+				chromedp.SendKeys(`#filter-q`, "Story 6\n", chromedp.ByQuery),
+				chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
+				chromedp.Evaluate(`document.querySelectorAll('[data-testid=snippet] mark').length`, &marks),
+			); err != nil {
+				t.Fatal(err)
+			}
+			if marks > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the search never showed a highlighted snippet")
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+
+		// Open the first result: the item page shows it and marks it read.
+		var readPressed string
+		if err := chromedp.Run(ctx,
+			chromedp.Click(`[data-testid=item-title]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=item-page]`, chromedp.ByQuery),
+			chromedp.AttributeValue(`[data-testid=toggle-read]`, "aria-pressed", &readPressed, nil, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if readPressed != "true" {
+			t.Fatal("opening the item did not mark it read")
+		}
+
+		// Star by mouse on the list: the card is swapped in place.
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(base+"items?show=all"),
+			chromedp.WaitVisible(`[data-testid=toggle-star]`, chromedp.ByQuery),
+			chromedp.Click(`[data-testid=toggle-star]`, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the star to show pressed", `document.querySelector('[data-testid=toggle-star]').getAttribute('aria-pressed') == 'true'`, 5*time.Second)
+
+		// By keyboard: j moves to the second card, s stars it.
+		if err := chromedp.Run(ctx, chromedp.KeyEvent("j"), chromedp.KeyEvent("j"), chromedp.KeyEvent("s")); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, ctx, "the second card to be starred", `document.querySelectorAll('[data-testid=item]')[1].querySelector('[data-testid=toggle-star]').getAttribute('aria-pressed') == 'true'`, 5*time.Second)
+		var starred int
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(base+"items?show=starred"),
+			chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelectorAll('[data-testid=item]').length`, &starred),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if starred != 2 {
+			t.Fatalf("%d starred items, want 2", starred)
+		}
+	})
+}
