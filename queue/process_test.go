@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -14,8 +15,10 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/feeds"
 	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
 	"github.com/morningdeck/morningdeck/queue"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
 // llmServer speaks the chat-completions wire format. fail(n) decides, per request number
@@ -339,3 +342,65 @@ func TestProcessing(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// BenchmarkNewItemLatency measures, on an idle app with the embedded enricher, the time from
+// "refresh now" on a source with one new item to that item DONE (target p50 < 1 s).
+//
+//	go test ./queue -run '^$' -bench NewItemLatency -benchtime 50x
+func BenchmarkNewItemLatency(b *testing.B) {
+	farm := feedtest.NewFarm(1, 20)
+	defer farm.Close()
+	db := sqlitetest.New(b)
+	ctx := context.Background()
+	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+	embedded := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	fw := &queue.FetchWorker{Store: db, Fetcher: feeds.New(feeds.Options{}), OnNewItems: pq.OnNewItems(db)}
+	fw.Register(fq)
+	pw := &queue.ProcessWorker{Store: db, Enricher: func(*app.Settings) app.Enricher { return embedded }}
+	pw.Register(pq)
+	sources := &app.Sources{Store: db, Queue: fq}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() { _ = fq.Run(runCtx) }()
+	go func() { _ = pq.Run(runCtx) }()
+	src, err := sources.Add(ctx, app.AddSource{URL: farm.URL(0), Type: app.SourceRSS})
+	if err != nil {
+		b.Fatal(err)
+	}
+	waitDone := func(n int) {
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(time.Millisecond) {
+			var done int
+			_ = db.Read.QueryRow(`select count(*) from items where status = 'DONE'`).Scan(&done)
+			if done >= n {
+				return
+			}
+			if time.Now().After(deadline) {
+				b.Fatalf("only %d of %d items DONE", done, n)
+			}
+		}
+	}
+	waitDone(20)
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		farm.Bump(0)
+		start := time.Now()
+		if _, err := sources.Refresh(ctx, app.DefaultUserID, src.ID); err != nil {
+			b.Fatal(err)
+		}
+		waitDone(21 + i)
+		lat = append(lat, time.Since(start))
+		for { // the source is IDLE again before the next round
+			s, _ := db.Source(ctx, app.DefaultUserID, src.ID)
+			if s.FetchStatus == app.FetchIdle {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "ms-p50")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "ms-p95")
+}
