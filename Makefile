@@ -43,4 +43,4 @@ release-snapshot:
 	$(GO) run github.com/goreleaser/goreleaser/v2@latest release --snapshot --clean
 
 screenshots:
-	$(GO) test ./views -run TestScreenshots -screenshots
+	$(GO) run ./scripts/screenshots
