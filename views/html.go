@@ -58,7 +58,8 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil))
 		return
 	}
-	items, err := s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), Limit: todayItems})
+	// Since your last visit: what is unread, best first (then newest).
+	items, err := s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), Unread: true, Sort: "score", Limit: todayItems})
 	if err != nil {
 		s.serverError(w, r, err)
 		return
