@@ -200,8 +200,13 @@ type env struct {
 
 	processQ *queue.ProcessQueue
 	embedded *enrich.Embedded
-	llm      *enrich.LLM // nil when no model is configured
+	llm      *enrich.LLM // from the flags and environment; nil when no model is configured
+
+	llmMu sync.Mutex
+	llms  map[llmKey]*enrich.LLM // users' own LLM settings, one client each (it remembers what its server accepts)
 }
+
+type llmKey struct{ base, model, key string }
 
 func open(ctx context.Context, cfg *config) (*env, error) {
 	log, err := newLogger(cfg, os.Stderr)
@@ -245,12 +250,50 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	return e, nil
 }
 
-// testLLM is the settings page's "test connection", or nil without an LLM.
-func (e *env) testLLM() func(ctx context.Context) error {
-	if e.llm == nil {
+// testLLM is the settings page's "test connection": the user's LLM as they configured it.
+func (e *env) testLLM(ctx context.Context, userID int64) error {
+	s, err := e.db.Settings(ctx, userID)
+	if err != nil {
+		return err
+	}
+	l := e.llmFor(s)
+	if l == nil {
+		return errors.New("no model is set: enter one in Settings, or start with --llm-model")
+	}
+	return l.Test(ctx)
+}
+
+// llmFor returns the LLM client of a user's settings (falling back to the flags), or nil
+// when no model is configured anywhere.
+func (e *env) llmFor(s *app.Settings) *enrich.LLM {
+	if s.LLMBaseURL == "" && s.LLMModel == "" && s.LLMAPIKey == "" {
+		return e.llm
+	}
+	k := llmKey{s.LLMBaseURL, s.LLMModel, s.LLMAPIKey}
+	if k.base == "" {
+		k.base = e.cfg.LLMBaseURL
+	}
+	if k.model == "" {
+		k.model = e.cfg.LLMModel
+	}
+	if k.key == "" {
+		k.key = e.cfg.LLMAPIKey
+	}
+	if k.model == "" {
 		return nil
 	}
-	return e.llm.Test
+	e.llmMu.Lock()
+	defer e.llmMu.Unlock()
+	if e.llms == nil {
+		e.llms = map[llmKey]*enrich.LLM{}
+	}
+	if l := e.llms[k]; l != nil {
+		return l
+	}
+	l := enrich.NewLLM(enrich.LLMOptions{BaseURL: k.base, Model: k.model, APIKey: k.key, Timeout: e.cfg.LLMTimeout,
+		MaxConcurrent: e.cfg.LLMConcurrency, Log: e.log})
+	e.llms[k] = l
+	return l
 }
 
 // enricherFor picks a user's enricher: their setting, else the configured default; the LLM
@@ -260,8 +303,10 @@ func (e *env) enricherFor(s *app.Settings) app.Enricher {
 	if name == "" {
 		name = e.cfg.Enricher
 	}
-	if name == app.EnricherLLM && e.llm != nil {
-		return e.llm
+	if name == app.EnricherLLM {
+		if l := e.llmFor(s); l != nil {
+			return l
+		}
 	}
 	return e.embedded
 }
@@ -353,7 +398,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		ExportOPML: e.sources.ExportOPML,
 		Reading:    &app.Reading{Items: e.db, Filters: e.db, Settings: e.db, Queue: e.processQ},
 		Enricher:   views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.llm != nil, LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
-		TestLLM:    e.testLLM(),
+		TestLLM:    e.testLLM,
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 

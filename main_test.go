@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -374,4 +375,67 @@ func TestCrashMidProcessing(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+func TestLLMConfiguredInSettings(t *testing.T) {
+	t.Run("an LLM set in the settings (not the flags) enriches new items with its key; the key is never shown", func(t *testing.T) {
+		var auth atomic.Value
+		llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			auth.Store(r.Header.Get("Authorization"))
+			content := `{"summary":"Summary by the model.","tags":["farm"],"topics":[],"score":70,"reasoning":"Because."}`
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`, content)
+		}))
+		defer llm.Close()
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+		mustRun(t, dir, "fetch")
+		base, _ := startServer(t, dir)
+		patch := fmt.Sprintf(`{"enricher": "llm", "llmBaseUrl": %q, "llmModel": "house-model", "llmApiKey": "sk-very-secret"}`, llm.URL)
+		req, _ := http.NewRequest(http.MethodPatch, base+"api/settings", strings.NewReader(patch))
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || strings.Contains(string(body), "sk-very-secret") || !strings.Contains(string(body), `"llmApiKeySet":true`) {
+			t.Fatalf("PATCH settings: %d %s", res.StatusCode, body)
+		}
+		for _, path := range []string{"settings", "api/settings"} {
+			res, err := http.Get(base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if strings.Contains(string(b), "sk-very-secret") {
+				t.Fatalf("/%s shows the API key", path)
+			}
+		}
+		farm.Bump(0)
+		mustRun(t, dir, "source", "refresh", "--all")
+		db, err := sql.Open("sqlite", filepath.Join(dir, "morningdeck.db")+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var n int
+			_ = db.QueryRow(`select count(*) from items where enriched_by = 'llm:house-model' and summary = 'Summary by the model.'`).Scan(&n)
+			if n == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the new item was not enriched by the LLM from the settings")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if got, _ := auth.Load().(string); got != "Bearer sk-very-secret" {
+			t.Fatalf("Authorization %q", got)
+		}
+	})
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"time"
 )
@@ -22,6 +23,10 @@ type Settings struct {
 	DailyCredits  int
 	CreditsRefill *time.Time
 	Timezone      string
+	// The user's LLM; empty fields fall back to the app's configuration.
+	LLMBaseURL string
+	LLMModel   string
+	LLMAPIKey  string // never shown back
 }
 
 // SettingsUpdate changes settings; nil leaves a field as it is.
@@ -31,6 +36,9 @@ type SettingsUpdate struct {
 	Enricher     *string
 	DailyCredits *int
 	Timezone     *string
+	LLMBaseURL   *string
+	LLMModel     *string
+	LLMAPIKey    *string
 }
 
 // Validate checks an update and cleans its values.
@@ -78,6 +86,29 @@ func (u *SettingsUpdate) Validate() error {
 	}
 	if u.DailyCredits != nil && (*u.DailyCredits < 0 || *u.DailyCredits > 1_000_000) {
 		return Errorf(EINVALID, "Daily credits must be between 0 and 1000000.")
+	}
+	if u.LLMBaseURL != nil {
+		v := strings.TrimRight(strings.TrimSpace(*u.LLMBaseURL), "/")
+		if v != "" {
+			if p, err := url.Parse(v); err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+				return Errorf(EINVALID, "The LLM base URL must be an http(s) address such as http://127.0.0.1:11434/v1.")
+			}
+		}
+		u.LLMBaseURL = &v
+	}
+	if u.LLMModel != nil {
+		v := strings.TrimSpace(*u.LLMModel)
+		if len(v) > 200 {
+			return Errorf(EINVALID, "The model name is too long.")
+		}
+		u.LLMModel = &v
+	}
+	if u.LLMAPIKey != nil {
+		v := strings.TrimSpace(*u.LLMAPIKey)
+		if len(v) > 1000 || strings.ContainsAny(v, "\r\n") {
+			return Errorf(EINVALID, "The API key is not valid.")
+		}
+		u.LLMAPIKey = &v
 	}
 	if u.Timezone != nil && *u.Timezone != "" {
 		if _, err := time.LoadLocation(*u.Timezone); err != nil {

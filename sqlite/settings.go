@@ -18,8 +18,9 @@ func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error)
 	s := &app.Settings{UserID: userID}
 	var topics string
 	var refill sql.NullString
-	err := db.Read.QueryRowContext(ctx, `select interests, topics, enricher, credits, daily_credits, credits_refilled_at, timezone from users where id = ?`, userID).
-		Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone)
+	err := db.Read.QueryRowContext(ctx, `select interests, topics, enricher, credits, daily_credits, credits_refilled_at, timezone,
+		llm_base_url, llm_model, llm_api_key from users where id = ?`, userID).
+		Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone, &s.LLMBaseURL, &s.LLMModel, &s.LLMAPIKey)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, app.Errorf(app.ENOTFOUND, "User %d not found.", userID)
 	} else if err != nil {
@@ -56,6 +57,15 @@ func (db *DB) UpdateSettings(ctx context.Context, userID int64, u app.SettingsUp
 		}
 		if u.Timezone != nil {
 			errs = append(errs, set("timezone", *u.Timezone))
+		}
+		if u.LLMBaseURL != nil {
+			errs = append(errs, set("llm_base_url", *u.LLMBaseURL))
+		}
+		if u.LLMModel != nil {
+			errs = append(errs, set("llm_model", *u.LLMModel))
+		}
+		if u.LLMAPIKey != nil {
+			errs = append(errs, set("llm_api_key", *u.LLMAPIKey))
 		}
 		if err := errors.Join(errs...); err != nil {
 			return fmt.Errorf("sqlite: update settings: %w", err)

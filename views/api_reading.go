@@ -159,6 +159,9 @@ type SettingsJSON struct {
 	Credits      int         `json:"credits"`
 	DailyCredits int         `json:"dailyCredits"`
 	Timezone     string      `json:"timezone"`
+	LLMBaseURL   string      `json:"llmBaseUrl"`
+	LLMModel     string      `json:"llmModel"`
+	LLMAPIKeySet bool        `json:"llmApiKeySet"` // the key itself is never sent back
 }
 
 func (s *Server) settingsJSON(st *app.Settings) SettingsJSON {
@@ -170,7 +173,8 @@ func (s *Server) settingsJSON(st *app.Settings) SettingsJSON {
 	if enricher == "" {
 		enricher = s.opts.Enricher.Default
 	}
-	return SettingsJSON{Interests: st.Interests, Topics: topics, Enricher: enricher, Credits: st.Credits, DailyCredits: st.DailyCredits, Timezone: st.Timezone}
+	return SettingsJSON{Interests: st.Interests, Topics: topics, Enricher: enricher, Credits: st.Credits, DailyCredits: st.DailyCredits, Timezone: st.Timezone,
+		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMAPIKeySet: st.LLMAPIKey != ""}
 }
 
 func (s *Server) apiGetSettings(w http.ResponseWriter, r *http.Request) {
@@ -191,6 +195,9 @@ type patchSettingsRequest struct {
 	Enricher     *string      `json:"enricher"`
 	DailyCredits *int         `json:"dailyCredits"`
 	Timezone     *string      `json:"timezone"`
+	LLMBaseURL   *string      `json:"llmBaseUrl"`
+	LLMModel     *string      `json:"llmModel"`
+	LLMAPIKey    *string      `json:"llmApiKey"`
 }
 
 func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
@@ -203,7 +210,8 @@ func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	st, err := s.opts.Reading.Settings.UpdateSettings(r.Context(), userID(r), app.SettingsUpdate{
-		Interests: req.Interests, Topics: req.Topics, Enricher: req.Enricher, DailyCredits: req.DailyCredits, Timezone: req.Timezone})
+		Interests: req.Interests, Topics: req.Topics, Enricher: req.Enricher, DailyCredits: req.DailyCredits, Timezone: req.Timezone,
+		LLMBaseURL: req.LLMBaseURL, LLMModel: req.LLMModel, LLMAPIKey: req.LLMAPIKey})
 	if err != nil {
 		s.apiError(w, r, err)
 		return

@@ -228,12 +228,14 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 		return
 	}
 	v := SettingsView{Interests: st.Interests, Topics: app.FormatTopics(st.Topics), Enricher: st.Enricher, Info: s.opts.Enricher,
-		Credits: st.Credits, DailyCredits: strconv.Itoa(st.DailyCredits), Timezone: st.Timezone, FilterForm: ff}
+		Credits: st.Credits, DailyCredits: strconv.Itoa(st.DailyCredits), Timezone: st.Timezone, FilterForm: ff,
+		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil}
 	if v.Enricher == "" {
 		v.Enricher = s.opts.Enricher.Default
 	}
 	if form != nil { // a failed save: show what the user typed
 		v.Interests, v.Topics, v.Enricher, v.DailyCredits, v.Timezone, v.Error = form.Interests, form.Topics, form.Enricher, form.DailyCredits, form.Timezone, form.Error
+		v.LLMBaseURL, v.LLMModel = form.LLMBaseURL, form.LLMModel
 	}
 	if v.Filters, err = s.opts.Reading.Filters.Filters(r.Context(), userID(r)); err != nil {
 		s.serverError(w, r, err)
@@ -252,9 +254,19 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	form := &SettingsView{Interests: r.PostFormValue("interests"), Topics: r.PostFormValue("topics"), Enricher: r.PostFormValue("enricher"),
-		DailyCredits: strings.TrimSpace(r.PostFormValue("dailyCredits")), Timezone: strings.TrimSpace(r.PostFormValue("timezone"))}
+		DailyCredits: strings.TrimSpace(r.PostFormValue("dailyCredits")), Timezone: strings.TrimSpace(r.PostFormValue("timezone")),
+		LLMBaseURL: r.PostFormValue("llmBaseUrl"), LLMModel: r.PostFormValue("llmModel")}
 	topics := app.ParseTopics(form.Topics)
 	u := app.SettingsUpdate{Interests: &form.Interests, Topics: &topics, Timezone: &form.Timezone}
+	if _, ok := r.PostForm["llmModel"]; ok {
+		u.LLMBaseURL, u.LLMModel = &form.LLMBaseURL, &form.LLMModel
+	}
+	// A blank key field keeps the stored key (it is never sent to the page); "clear" removes it.
+	if key := r.PostFormValue("llmApiKey"); key != "" {
+		u.LLMAPIKey = &key
+	} else if r.PostFormValue("llmApiKeyClear") == "on" {
+		u.LLMAPIKey = &key
+	}
 	if form.Enricher != "" {
 		u.Enricher = &form.Enricher
 	}
@@ -284,7 +296,7 @@ func (s *Server) testLLM(w http.ResponseWriter, r *http.Request) {
 		s.redirect(w, r, "/settings", flashError("No LLM is configured: start Morning Deck with --llm-model (and --llm-base-url)."))
 		return
 	}
-	if err := s.opts.TestLLM(r.Context()); err != nil {
+	if err := s.opts.TestLLM(r.Context(), userID(r)); err != nil {
 		s.redirect(w, r, "/settings", flashError("The LLM test failed: "+err.Error()))
 		return
 	}
@@ -403,4 +415,18 @@ func actionText(f *app.Filter) string {
 		return "star it"
 	}
 	return fmt.Sprintf("score %+d", f.ScoreDelta)
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func keyPlaceholder(set bool) string {
+	if set {
+		return "•••••• stored (leave blank to keep)"
+	}
+	return "none"
 }

@@ -34,8 +34,8 @@ type Options struct {
 	Reading *app.Reading
 	// Enricher describes the configured enrichers for the settings page (never an API key).
 	Enricher EnricherInfo
-	// TestLLM checks the LLM connection; nil when no LLM is configured.
-	TestLLM func(ctx context.Context) error
+	// TestLLM checks the user's LLM connection; nil hides the button.
+	TestLLM func(ctx context.Context, userID int64) error
 }
 
 // EnricherInfo describes the configured enrichers.
