@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -271,6 +272,29 @@ func TestReadingAPI(t *testing.T) {
 		}
 		if code, _ := e.json("DELETE", "/api/filters/77", ""); code != 404 {
 			t.Fatalf("delete unknown: %d", code)
+		}
+	})
+}
+
+func TestFeedChoice(t *testing.T) {
+	t.Run("a page offering two feeds asks which one, and the pick is followed", func(t *testing.T) {
+		e := newEnvWithDetector(t)
+		page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><title>Blog</title>
+<link rel="alternate" type="application/rss+xml" title="Posts" href="/posts.xml">
+<link rel="alternate" type="application/atom+xml" title="Comments" href="/comments.xml"></head><body><p>hi</p></body></html>`)
+		}))
+		defer page.Close()
+		res, body := e.form("/sources", url.Values{"url": {page.URL}})
+		mustContain(t, res, body, 200, `data-testid="feed-choice"`, "This page offers 2 feeds", page.URL+"/posts.xml", page.URL+"/comments.xml", "Posts", "Comments")
+		res, _ = e.form("/sources", url.Values{"url": {page.URL + "/comments.xml"}, "type": {"rss"}})
+		if res.StatusCode != 303 {
+			t.Fatalf("picking a feed: %d", res.StatusCode)
+		}
+		srcs, _ := e.db.Sources(context.Background(), 1)
+		if len(srcs) != 1 || srcs[0].URL != page.URL+"/comments.xml" || srcs[0].Type != app.SourceRSS {
+			t.Fatalf("sources %+v", srcs)
 		}
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/feeds"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
@@ -27,12 +28,20 @@ type env struct {
 	c   *http.Client
 }
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T) *env { return newEnvOpts(t, false) }
+
+// newEnvWithDetector is newEnv with URL detection by the real fetcher (for sources added without a type).
+func newEnvWithDetector(t *testing.T) *env { return newEnvOpts(t, true) }
+
+func newEnvOpts(t *testing.T, detect bool) *env {
 	t.Helper()
 	db := sqlitetest.New(t)
 	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
 	sources := &app.Sources{Store: db, Queue: q}
+	if detect {
+		sources.Detector = feeds.Detector{Fetcher: feeds.New(feeds.Options{})}
+	}
 	h := views.New(views.Options{
 		Sources: sources,
 		Store:   db,
