@@ -38,16 +38,7 @@ func (db *DB) NewItems(ctx context.Context, limit int) ([]int64, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: new items: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return scanIDs(rows)
 }
 
 // PendAndEnqueue marks the items PENDING and calls enqueue for each marked one, in one
@@ -229,15 +220,8 @@ func (db *DB) ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, e
 		if err != nil {
 			return fmt.Errorf("sqlite: reset stuck items: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return rows.Err()
+		ids, err = scanIDs(rows)
+		return err
 	})
 	return ids, err
 }

@@ -188,16 +188,7 @@ func (db *DB) QueueSources(ctx context.Context, userID int64, ids []int64, enque
 			if err != nil {
 				return fmt.Errorf("sqlite: queue sources: %w", err)
 			}
-			for rows.Next() {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					rows.Close()
-					return err
-				}
-				ids = append(ids, id)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
+			if ids, err = scanIDs(rows); err != nil {
 				return err
 			}
 		} else if len(ids) == 1 {
@@ -249,16 +240,7 @@ func (db *DB) DueSources(ctx context.Context, now time.Time, limit int) ([]int64
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: due sources: %w", err)
 	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return scanIDs(rows)
 }
 
 // QueueDue marks each given source QUEUED (if it still is IDLE and due) and calls enqueue for it,
@@ -431,15 +413,8 @@ func (db *DB) ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64,
 		if err != nil {
 			return fmt.Errorf("sqlite: reset stuck sources: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			ids = append(ids, id)
-		}
-		return rows.Err()
+		ids, err = scanIDs(rows)
+		return err
 	})
 	return ids, err
 }

@@ -249,3 +249,17 @@ func parseTimePtr(s sql.NullString) *time.Time {
 	t := parseTime(s.String)
 	return &t
 }
+
+// scanIDs reads a column of ids and closes rows.
+func scanIDs(rows *sql.Rows) ([]int64, error) {
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
