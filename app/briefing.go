@@ -1,0 +1,140 @@
+package app
+
+import (
+	"strings"
+	"time"
+)
+
+// Briefing frequencies.
+const (
+	Daily  = "DAILY"
+	Weekly = "WEEKLY"
+)
+
+// Briefing statuses.
+const (
+	BriefingActive     = "ACTIVE"
+	BriefingPaused     = "PAUSED"
+	BriefingQueued     = "QUEUED"
+	BriefingProcessing = "PROCESSING"
+	BriefingError      = "ERROR"
+)
+
+// Schedule says when a briefing runs: every day, or one day a week, at a local time of day in
+// an IANA time zone.
+type Schedule struct {
+	Frequency string       // Daily or Weekly
+	Weekday   time.Weekday // for Weekly
+	Hour, Min int          // local time of day
+	Location  *time.Location
+}
+
+// ParseSchedule checks and builds a schedule from its parts ("07:00", "Europe/Brussels").
+func ParseSchedule(frequency string, weekday int, clock, zone string) (Schedule, error) {
+	s := Schedule{Frequency: strings.ToUpper(strings.TrimSpace(frequency)), Weekday: time.Weekday(weekday)}
+	if s.Frequency == "" {
+		s.Frequency = Daily
+	}
+	if s.Frequency != Daily && s.Frequency != Weekly {
+		return s, Errorf(EINVALID, "Frequency must be DAILY or WEEKLY.")
+	}
+	if s.Frequency == Weekly && (weekday < 0 || weekday > 6) {
+		return s, Errorf(EINVALID, "The day of the week must be 0 (Sunday) to 6 (Saturday).")
+	}
+	t, err := time.Parse("15:04", strings.TrimSpace(clock))
+	if err != nil {
+		return s, Errorf(EINVALID, "The time of day must be HH:MM (24-hour), such as 07:00.")
+	}
+	s.Hour, s.Min = t.Hour(), t.Minute()
+	if zone == "" {
+		zone = "UTC"
+	}
+	if s.Location, err = time.LoadLocation(zone); err != nil {
+		return s, Errorf(EINVALID, "Unknown time zone %q: use an IANA name such as Europe/Brussels.", zone)
+	}
+	return s, nil
+}
+
+// at is the instant of the schedule's time of day on the local date y-m-d. In a DST gap (the
+// local time does not exist) it is the first instant after the gap; in an overlap (the local
+// time happens twice) it is the first of the two.
+func (s Schedule) at(y int, m time.Month, d int) time.Time {
+	loc := s.Location
+	if loc == nil {
+		loc = time.UTC
+	}
+	t := time.Date(y, m, d, s.Hour, s.Min, 0, 0, loc)
+	if t.Hour() != s.Hour || t.Minute() != s.Min {
+		// A gap: Go normalized the wall time forward by the gap; the schedule runs at the end of the gap.
+		// Find the first instant whose local wall time is at or after the scheduled one.
+		lo := time.Date(y, m, d, 0, 0, 0, 0, loc)
+		for probe := lo; probe.Before(t.Add(3 * time.Hour)); probe = probe.Add(15 * time.Minute) {
+			if probe.Day() == d && (probe.Hour() > s.Hour || probe.Hour() == s.Hour && probe.Minute() >= s.Min) {
+				return probe
+			}
+		}
+		return t
+	}
+	// An overlap: an hour earlier may show the same wall time; the first occurrence wins.
+	if earlier := t.Add(-time.Hour); earlier.Hour() == s.Hour && earlier.Minute() == s.Min {
+		return earlier
+	}
+	return t
+}
+
+// Occurrence returns the scheduled run of the period that contains now: today's (or this
+// week's) scheduled instant in the schedule's zone, which may be after now.
+func (s Schedule) Occurrence(now time.Time) time.Time {
+	local := now.In(s.Location)
+	y, m, d := local.Date()
+	if s.Frequency == Weekly {
+		// The most recent scheduled weekday, today included.
+		back := (int(local.Weekday()) - int(s.Weekday) + 7) % 7
+		day := time.Date(y, m, d-back, 12, 0, 0, 0, s.Location)
+		y, m, d = day.Date()
+	}
+	return s.at(y, m, d)
+}
+
+// Due reports whether a briefing last run at lastRun (nil: never) should run at now, and the
+// scheduled instant of the run that is due. A run is due when this period's scheduled instant
+// has passed and no run happened since it — so an app that was asleep at 07:00 runs once when it
+// wakes that day, and never twice for one period.
+func (s Schedule) Due(now time.Time, lastRun *time.Time) (time.Time, bool) {
+	occ := s.Occurrence(now)
+	if now.Before(occ) {
+		return occ, false
+	}
+	return occ, lastRun == nil || lastRun.Before(occ)
+}
+
+// Next returns the first scheduled instant strictly after now.
+func (s Schedule) Next(now time.Time) time.Time {
+	occ := s.Occurrence(now)
+	if occ.After(now) {
+		return occ
+	}
+	local := now.In(s.Location)
+	y, m, d := local.Date()
+	step := 1
+	if s.Frequency == Weekly {
+		step = 7
+		back := (int(local.Weekday()) - int(s.Weekday) + 7) % 7
+		d -= back
+	}
+	next := time.Date(y, m, d+step, 12, 0, 0, 0, s.Location)
+	ny, nm, nd := next.Date()
+	return s.at(ny, nm, nd)
+}
+
+// Period is what a run covers: from the previous run (or, on the first run, one period back:
+// 24 hours or 7 days) to the run's time.
+func (s Schedule) Period(runAt time.Time, lastRun *time.Time) (from, to time.Time) {
+	if lastRun != nil {
+		return *lastRun, runAt
+	}
+	if s.Frequency == Weekly {
+		return runAt.Add(-7 * 24 * time.Hour), runAt
+	}
+	return runAt.Add(-24 * time.Hour), runAt
+}
