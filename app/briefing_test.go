@@ -25,9 +25,9 @@ func TestScheduleNext(t *testing.T) {
 		return tm
 	}
 	for _, tc := range []struct {
-		name                  string
-		freq                  string
-		weekday               int
+		name                   string
+		freq                   string
+		weekday                int
 		clock, zone, now, want string
 	}{
 		{"daily in UTC, later today", app.Daily, 0, "07:00", "UTC", "2026-11-22T06:00:00Z", "2026-11-22T07:00:00Z"},

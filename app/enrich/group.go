@@ -88,4 +88,3 @@ func absDuration(d time.Duration) time.Duration {
 	}
 	return d
 }
-
