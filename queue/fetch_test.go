@@ -542,3 +542,42 @@ func TestAutoInterval(t *testing.T) {
 		})
 	}
 }
+
+func TestDeletedWhileFetching(t *testing.T) {
+	t.Run("a source deleted during its fetch ends the job quietly, with nothing stored", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		started, release := make(chan struct{}), make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(started)
+			<-release
+			farm.Config.Handler.ServeHTTP(w, r)
+		}))
+		defer srv.Close()
+		p := newPipeline(t, nil, 100)
+		p.run(t)
+		s := p.add(t, srv.URL+"/feed/0.xml", 15)
+		<-started
+		if err := p.db.DeleteSource(context.Background(), app.DefaultUserID, s.ID); err != nil {
+			t.Fatal(err)
+		}
+		close(release)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n, _ := p.q.Size(context.Background())
+			if n == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the job never finished")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		dead, _ := p.q.Dead(context.Background(), 10)
+		var items int
+		_ = p.db.Read.QueryRow(`select count(*) from items`).Scan(&items)
+		if len(dead) != 0 || items != 0 {
+			t.Fatalf("%d dead jobs, %d items", len(dead), items)
+		}
+	})
+}

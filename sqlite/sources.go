@@ -334,6 +334,17 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 	}
 	var newIDs []int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var exists int
+		if err := tx.QueryRowContext(ctx, `select count(*) from sources where id = ?`, src.ID).Scan(&exists); err != nil {
+			return fmt.Errorf("sqlite: finish fetch: %w", err)
+		}
+		if exists == 0 {
+			// Deleted while it was being fetched: nothing to store.
+			if then != nil {
+				return then(ctx, tx, nil, false)
+			}
+			return nil
+		}
 		if !r.NotModified && len(r.Items) > 0 {
 			stmt := db.stmt(ctx, tx, qInsertItem)
 			created := FormatTime(now)
