@@ -23,6 +23,7 @@ import (
 	"sync"
 	"syscall"
 	"text/tabwriter"
+	"text/template"
 	"time"
 
 	"github.com/adrg/xdg"
@@ -82,6 +83,7 @@ type config struct {
 	LLMTimeout           time.Duration
 	LLMConcurrency       int
 	LLMFallback          bool
+	LLMPromptFile        string
 }
 
 func main() {
@@ -135,6 +137,7 @@ func newRoot() *cobra.Command {
 	pf.DurationVar(&cfg.LLMTimeout, "llm-timeout", time.Minute, "time limit of one LLM request")
 	pf.IntVar(&cfg.LLMConcurrency, "llm-concurrency", 2, "most LLM requests at once")
 	pf.BoolVar(&cfg.LLMFallback, "llm-fallback", true, "use the embedded enricher after the LLM's last failed attempt")
+	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 
@@ -202,6 +205,8 @@ type env struct {
 	embedded *enrich.Embedded
 	llm      *enrich.LLM // from the flags and environment; nil when no model is configured
 
+	prompt string // the LLM prompt template, when --llm-prompt-file replaces the default
+
 	llmMu sync.Mutex
 	llms  map[llmKey]*enrich.LLM // users' own LLM settings, one client each (it remembers what its server accepts)
 }
@@ -232,9 +237,19 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	if cfg.Enricher != app.EnricherEmbedded && cfg.Enricher != app.EnricherLLM {
 		return nil, fmt.Errorf("--enricher %q: use embedded or llm", cfg.Enricher)
 	}
+	if cfg.LLMPromptFile != "" {
+		b, err := os.ReadFile(cfg.LLMPromptFile)
+		if err != nil {
+			return nil, fmt.Errorf("--llm-prompt-file: %w", err)
+		}
+		if _, err := template.New("prompt").Parse(string(b)); err != nil {
+			return nil, fmt.Errorf("--llm-prompt-file %s is not a valid template: %w", cfg.LLMPromptFile, err)
+		}
+		e.prompt = string(b)
+	}
 	if cfg.LLMModel != "" {
 		e.llm = enrich.NewLLM(enrich.LLMOptions{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey,
-			Timeout: cfg.LLMTimeout, MaxConcurrent: cfg.LLMConcurrency, Log: log})
+			Timeout: cfg.LLMTimeout, MaxConcurrent: cfg.LLMConcurrency, PromptTemplate: e.prompt, Log: log})
 	} else if cfg.Enricher == app.EnricherLLM {
 		log.Warn("the LLM enricher needs --llm-model (MORNINGDECK_LLM_MODEL); using the embedded enricher")
 	}
@@ -291,7 +306,7 @@ func (e *env) llmFor(s *app.Settings) *enrich.LLM {
 		return l
 	}
 	l := enrich.NewLLM(enrich.LLMOptions{BaseURL: k.base, Model: k.model, APIKey: k.key, Timeout: e.cfg.LLMTimeout,
-		MaxConcurrent: e.cfg.LLMConcurrency, Log: e.log})
+		MaxConcurrent: e.cfg.LLMConcurrency, PromptTemplate: e.prompt, Log: e.log})
 	e.llms[k] = l
 	return l
 }

@@ -207,6 +207,18 @@ func TestLLM(t *testing.T) {
 		}
 	})
 
+	t.Run("a user's prompt template replaces the default", func(t *testing.T) {
+		srv := newChatServer(t, ok)
+		l := enrich.NewLLM(enrich.LLMOptions{BaseURL: srv.URL, Model: "m", PromptTemplate: "Judge {{.Title}} for {{.Interests}}: {{.Text}}"})
+		if _, err := l.Enrich(ctx, item()); err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(srv.requests[0]["messages"])
+		if !strings.Contains(string(b), "Judge Bridge approved for cities: The council approved the bridge.") {
+			t.Fatalf("messages %s", b)
+		}
+	})
+
 	t.Run("Fallback uses the embedded enricher when the LLM fails", func(t *testing.T) {
 		srv := newChatServer(t, func(int, map[string]any) (int, string, http.Header) { return 500, "down", nil })
 		f := enrich.Fallback{Primary: enrich.NewLLM(enrich.LLMOptions{BaseURL: srv.URL, Model: "m"}), Secondary: enrich.NewEmbedded(enrich.EmbeddedOptions{})}
