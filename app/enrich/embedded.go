@@ -389,3 +389,10 @@ func limitStrings(s []string, n int) []string {
 	}
 	return s
 }
+
+// Score rates an item for interests (a briefing's own focus) without summarizing or tagging it.
+func (e *Embedded) Score(in app.EnrichInput) (int, string) {
+	title, body := tokenize(in.Title), tokenize(in.Text)
+	_, keys := e.topics(in, title, body)
+	return e.score(in, title, body, keys)
+}

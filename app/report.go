@@ -1,0 +1,109 @@
+package app
+
+import "time"
+
+// Briefing is a scheduled report of the best items: daily or weekly, at a local time.
+type Briefing struct {
+	ID             int64      `json:"id"`
+	UserID         int64      `json:"-"`
+	Name           string     `json:"name"`
+	Focus          string     `json:"focus"`
+	SourceIDs      []int64    `json:"sourceIds"`
+	Frequency      string     `json:"frequency"`
+	DayOfWeek      int        `json:"dayOfWeek"`
+	Time           string     `json:"time"`
+	Timezone       string     `json:"timezone"`
+	ItemLimit      int        `json:"itemLimit"`
+	MinScore       int        `json:"minScore"`
+	EmailEnabled   bool       `json:"emailEnabled"`
+	Recipients     []string   `json:"recipients"`
+	Status         string     `json:"status"`
+	LastExecutedAt *time.Time `json:"lastExecutedAt"`
+	LastError      string     `json:"lastError"`
+	CreatedAt      time.Time  `json:"createdAt"`
+}
+
+// Schedule returns the briefing's schedule (its fields are validated when stored).
+func (b *Briefing) Schedule() (Schedule, error) {
+	return ParseSchedule(b.Frequency, b.DayOfWeek, b.Time, b.Timezone)
+}
+
+// Validate checks a briefing and fills defaults.
+func (b *Briefing) Validate() error {
+	if b.Name == "" {
+		return Errorf(EINVALID, "A briefing needs a name.")
+	}
+	if len(b.Name) > 200 || len(b.Focus) > 4000 {
+		return Errorf(EINVALID, "The name (200) or the focus (4000 characters) is too long.")
+	}
+	if b.ItemLimit == 0 {
+		b.ItemLimit = 10
+	}
+	if b.ItemLimit < 1 || b.ItemLimit > 100 {
+		return Errorf(EINVALID, "A briefing holds 1 to 100 items.")
+	}
+	if b.MinScore < 0 || b.MinScore > 100 {
+		return Errorf(EINVALID, "The minimum score is between 0 and 100.")
+	}
+	if b.Time == "" {
+		b.Time = "07:00"
+	}
+	if b.Timezone == "" {
+		b.Timezone = "UTC"
+	}
+	s, err := b.Schedule()
+	if err != nil {
+		return err
+	}
+	b.Frequency = s.Frequency
+	for _, r := range b.Recipients {
+		if len(r) < 3 || len(r) > 254 || !containsAt(r) {
+			return Errorf(EINVALID, "%q is not an email address.", r)
+		}
+	}
+	if b.EmailEnabled && len(b.Recipients) == 0 {
+		return Errorf(EINVALID, "Email delivery needs at least one recipient.")
+	}
+	return nil
+}
+
+func containsAt(s string) bool {
+	for i := 1; i < len(s)-1; i++ {
+		if s[i] == '@' {
+			return true
+		}
+	}
+	return false
+}
+
+// Report is what a briefing run produced. It never changes afterwards.
+type Report struct {
+	ID          int64        `json:"id"`
+	BriefingID  int64        `json:"briefingId"`
+	UserID      int64        `json:"-"`
+	GeneratedAt time.Time    `json:"generatedAt"`
+	PeriodStart time.Time    `json:"periodStart"`
+	PeriodEnd   time.Time    `json:"periodEnd"`
+	Overview    string       `json:"overview"`
+	Items       []ReportItem `json:"items"`
+}
+
+// ReportItem is one ranked entry of a report, with the coverage grouped under it.
+type ReportItem struct {
+	Rank           int        `json:"rank"`
+	ItemID         *int64     `json:"itemId"`
+	SourceName     string     `json:"source"`
+	Title          string     `json:"title"`
+	Link           string     `json:"link"`
+	Summary        string     `json:"summary"`
+	Score          int        `json:"score"`
+	ScoreReasoning string     `json:"scoreReasoning"`
+	AlsoCoveredBy  []Coverage `json:"alsoCoveredBy"`
+}
+
+// Coverage is another source's item about the same story.
+type Coverage struct {
+	Title  string `json:"title"`
+	Link   string `json:"link"`
+	Source string `json:"source"`
+}

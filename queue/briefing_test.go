@@ -1,0 +1,173 @@
+package queue_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/queue"
+	"github.com/morningdeck/morningdeck/sqlite"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
+)
+
+type briefingRig struct {
+	db    *sqlite.DB
+	q     *queue.BriefingQueue
+	sched *queue.BriefingScheduler
+	clock *testClock
+}
+
+func newBriefingRig(t *testing.T, now time.Time) *briefingRig {
+	t.Helper()
+	clock := &testClock{t: now}
+	db := sqlitetest.NewWithClock(t, clock)
+	q := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 10 * time.Millisecond})
+	w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{}), Clock: clock}
+	w.Register(q)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { _ = q.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return &briefingRig{db: db, q: q, sched: &queue.BriefingScheduler{Store: db, Queue: q, Clock: clock}, clock: clock}
+}
+
+// item stores a DONE item with a score, published at pub, in a source named name.
+func (r *briefingRig) item(t *testing.T, source, title, summary string, score int, pub time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	var sid int64
+	if err := r.db.Read.QueryRow(`select id from sources where name = ?`, source).Scan(&sid); err != nil {
+		src := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "http://" + strings.ReplaceAll(source, " ", "") + "/feed", Name: source, RefreshIntervalMinutes: 15}
+		if err := r.db.CreateSource(ctx, src, nil); err != nil {
+			t.Fatal(err)
+		}
+		sid = src.ID
+	}
+	_, err := r.db.Write.Exec(`insert into items (source_id, user_id, guid, title, link, summary, text_content, score, score_reasoning, status, published_at, tags)
+		values (?, 1, ?, ?, ?, ?, ?, ?, 'r', 'DONE', ?, '["transport"]')`, sid, title, title, "http://x/"+fmt.Sprint(len(title)), summary, summary, score, pub.UTC().Format("2006-01-02T15:04:05.000Z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (r *briefingRig) waitReport(t *testing.T, briefingID int64, n int) []*app.Report {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		reps, err := r.db.Reports(context.Background(), 1, briefingID, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reps) >= n {
+			b, _ := r.db.Briefing(context.Background(), 1, briefingID)
+			if b.Status == app.BriefingActive {
+				return reps
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d reports, want %d", len(reps), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestBriefings(t *testing.T) {
+	ctx := context.Background()
+	// 08:00 in Brussels (07:00 UTC) on a Sunday in November.
+	now := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
+
+	t.Run("a due briefing runs once for its period, however many schedulers look", func(t *testing.T) {
+		r := newBriefingRig(t, now)
+		due := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "Europe/Brussels"}
+		later := &app.Briefing{UserID: 1, Name: "Evening", Time: "19:00", Timezone: "Europe/Brussels"}
+		for _, b := range []*app.Briefing{due, later} {
+			if err := r.db.SaveBriefing(ctx, b); err != nil {
+				t.Fatal(err)
+			}
+		}
+		other := &queue.BriefingScheduler{Store: r.db, Queue: r.q, Clock: r.clock}
+		n1, err1 := r.sched.Cycle(ctx)
+		n2, err2 := other.Cycle(ctx)
+		if err1 != nil || err2 != nil || n1+n2 != 1 {
+			t.Fatalf("queued %d and %d (%v, %v), want one run in all", n1, n2, err1, err2)
+		}
+		r.waitReport(t, due.ID, 1)
+		r.clock.Add(3 * time.Hour)
+		if n, _ := r.sched.Cycle(ctx); n != 0 {
+			t.Fatalf("queued %d more the same day", n)
+		}
+		r.clock.Add(24 * time.Hour) // 11:00 the next morning: the morning one; the evening one waits for 19:00
+		if n, _ := r.sched.Cycle(ctx); n != 1 {
+			t.Fatalf("the next morning queued %d, want 1", n)
+		}
+		r.waitReport(t, due.ID, 2)
+		r.clock.Add(9 * time.Hour)
+		if n, _ := r.sched.Cycle(ctx); n != 1 {
+			t.Fatalf("the next evening queued %d, want 1", n)
+		}
+	})
+
+	t.Run("the report keeps the top items above the minimum score and groups one story's coverage", func(t *testing.T) {
+		r := newBriefingRig(t, now)
+		h := func(n int) time.Time { return now.Add(-time.Duration(n) * time.Hour) }
+		r.item(t, "Le Soir", "Brussels council approves new tram line to the airport", "The Brussels regional council voted on Tuesday to build a tram line linking the city centre to Zaventem airport, with works starting in 2027 and a budget of 400 million euros.", 90, h(3))
+		r.item(t, "Bruzz", "Tram to Zaventem gets the green light", "Regional councillors in Brussels approved plans for an airport tram on Tuesday. The 400 million euro line from the centre to Zaventem airport should open by 2030, with works from 2027.", 80, h(2))
+		r.item(t, "Tech", "SQLite 3.50 released with faster JSON functions", "The SQLite project released version 3.50, bringing faster JSON functions and a query planner optimization.", 70, h(4))
+		r.item(t, "Tech", "A minor library update", "Version 1.0.1 fixes a typo.", 10, h(5))
+		r.item(t, "Tech", "Old news from last week", "This is old.", 95, h(24*6))
+		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 50, ItemLimit: 5}
+		if err := r.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := r.q.RunNow(ctx, r.db, b.ID, now); !ok || err != nil {
+			t.Fatalf("run now: %v %v", ok, err)
+		}
+		reps := r.waitReport(t, b.ID, 1)
+		rep, err := r.db.Report(ctx, 1, reps[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Items) != 2 || rep.Items[0].Title != "Brussels council approves new tram line to the airport" || len(rep.Items[0].AlsoCoveredBy) != 1 ||
+			rep.Items[0].AlsoCoveredBy[0].Source != "Bruzz" || rep.Items[1].Title != "SQLite 3.50 released with faster JSON functions" {
+			t.Fatalf("report items %+v", rep.Items)
+		}
+		if !strings.Contains(rep.Overview, "2 stories from 3 sources") || rep.PeriodEnd.Sub(rep.PeriodStart) != 24*time.Hour {
+			t.Fatalf("overview %q, period %s–%s", rep.Overview, rep.PeriodStart, rep.PeriodEnd)
+		}
+		if ok, _ := r.q.RunNow(ctx, r.db, b.ID, now); !ok {
+			t.Fatal("run now refused after the run ended")
+		}
+	})
+
+	t.Run("an empty period gives an honest 'nothing new' report", func(t *testing.T) {
+		r := newBriefingRig(t, now)
+		b := &app.Briefing{UserID: 1, Name: "Quiet", Time: "07:00", Timezone: "UTC"}
+		if err := r.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		reps := r.waitReport(t, b.ID, 1)
+		if !strings.HasPrefix(reps[0].Overview, "Nothing new") {
+			t.Fatalf("overview %q", reps[0].Overview)
+		}
+	})
+
+	t.Run("invalid briefings are refused with a clear message", func(t *testing.T) {
+		r := newBriefingRig(t, now)
+		for _, b := range []*app.Briefing{
+			{UserID: 1, Name: ""}, {UserID: 1, Name: "x", Time: "7 o'clock"}, {UserID: 1, Name: "x", Timezone: "Nowhere"},
+			{UserID: 1, Name: "x", ItemLimit: 500}, {UserID: 1, Name: "x", EmailEnabled: true}, {UserID: 1, Name: "x", Recipients: []string{"nope"}},
+			{UserID: 1, Name: "x", SourceIDs: []int64{99}},
+		} {
+			if err := r.db.SaveBriefing(ctx, b); app.ErrorCode(err) != app.EINVALID {
+				t.Errorf("%+v: %v", b, err)
+			}
+		}
+	})
+}

@@ -1,0 +1,336 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+const briefingColumns = `id, user_id, name, focus, source_ids, frequency, day_of_week, time_of_day, timezone, item_limit,
+	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at`
+
+func scanBriefing(row scanner) (*app.Briefing, error) {
+	var b app.Briefing
+	var srcs, recips, created string
+	var last sql.NullString
+	if err := row.Scan(&b.ID, &b.UserID, &b.Name, &b.Focus, &srcs, &b.Frequency, &b.DayOfWeek, &b.Time, &b.Timezone, &b.ItemLimit,
+		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created); err != nil {
+		return nil, err
+	}
+	_ = json.Unmarshal([]byte(srcs), &b.SourceIDs)
+	_ = json.Unmarshal([]byte(recips), &b.Recipients)
+	b.LastExecutedAt = parseTimePtr(last)
+	b.CreatedAt = parseTime(created)
+	return &b, nil
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	if string(b) == "null" {
+		return "[]"
+	}
+	return string(b)
+}
+
+// SaveBriefing validates and inserts (ID 0) or updates a briefing.
+func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
+	if err := b.Validate(); err != nil {
+		return err
+	}
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		for _, id := range b.SourceIDs {
+			var n int
+			if err := tx.QueryRowContext(ctx, `select count(*) from sources where id = ? and user_id = ?`, id, b.UserID).Scan(&n); err != nil {
+				return err
+			}
+			if n == 0 {
+				return app.Errorf(app.EINVALID, "Source %d not found.", id)
+			}
+		}
+		args := []any{b.Name, b.Focus, jsonText(b.SourceIDs), b.Frequency, b.DayOfWeek, b.Time, b.Timezone, b.ItemLimit, b.MinScore,
+			b.EmailEnabled, jsonText(b.Recipients)}
+		if b.ID == 0 {
+			if b.Status == "" {
+				b.Status = app.BriefingActive
+			}
+			err := tx.QueryRowContext(ctx, `insert into briefings (name, focus, source_ids, frequency, day_of_week, time_of_day, timezone,
+				item_limit, min_score, email_enabled, recipients, user_id, status) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+				append(args, b.UserID, b.Status)...).Scan(&b.ID)
+			if err != nil {
+				return fmt.Errorf("sqlite: insert briefing: %w", err)
+			}
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `update briefings set name = ?, focus = ?, source_ids = ?, frequency = ?, day_of_week = ?,
+			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ? where id = ? and user_id = ?`,
+			append(args, b.ID, b.UserID)...)
+		if err != nil {
+			return fmt.Errorf("sqlite: update briefing: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return app.Errorf(app.ENOTFOUND, "Briefing %d not found.", b.ID)
+		}
+		return nil
+	})
+}
+
+// Briefing returns one of the user's briefings (userID 0: any user's, for workers).
+func (db *DB) Briefing(ctx context.Context, userID, id int64) (*app.Briefing, error) {
+	b, err := scanBriefing(db.Read.QueryRowContext(ctx, `select `+briefingColumns+` from briefings where id = ? and (? = 0 or user_id = ?)`, id, userID, userID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, app.Errorf(app.ENOTFOUND, "Briefing %d not found.", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: briefing: %w", err)
+	}
+	return b, nil
+}
+
+// Briefings returns the user's briefings by name (userID 0: every user's, for the scheduler).
+func (db *DB) Briefings(ctx context.Context, userID int64) ([]*app.Briefing, error) {
+	rows, err := db.Read.QueryContext(ctx, `select `+briefingColumns+` from briefings where (? = 0 or user_id = ?) order by lower(name), id`, userID, userID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: briefings: %w", err)
+	}
+	defer rows.Close()
+	var out []*app.Briefing
+	for rows.Next() {
+		b, err := scanBriefing(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: briefings: %w", err)
+		}
+		out = append(out, b)
+	}
+	return out, rows.Err()
+}
+
+// DeleteBriefing deletes a briefing and its reports.
+func (db *DB) DeleteBriefing(ctx context.Context, userID, id int64) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `delete from briefings where id = ? and user_id = ?`, id, userID)
+		if err != nil {
+			return fmt.Errorf("sqlite: delete briefing: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return app.Errorf(app.ENOTFOUND, "Briefing %d not found.", id)
+		}
+		return nil
+	})
+}
+
+// SetBriefingPaused pauses (PAUSED) or resumes (ACTIVE) a briefing.
+func (db *DB) SetBriefingPaused(ctx context.Context, userID, id int64, paused bool) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		from, to := "'ACTIVE', 'ERROR'", app.BriefingPaused
+		if !paused {
+			from, to = "'PAUSED'", app.BriefingActive
+		}
+		res, err := tx.ExecContext(ctx, `update briefings set status = ? where id = ? and user_id = ? and status in (`+from+`)`, to, id, userID)
+		if err != nil {
+			return fmt.Errorf("sqlite: pause briefing: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			if _, err := db.Briefing(ctx, userID, id); err != nil {
+				return err
+			}
+			return app.Errorf(app.ECONFLICT, "The briefing is running; try again in a moment.")
+		}
+		return nil
+	})
+}
+
+// QueueBriefing marks a briefing QUEUED and calls enqueue in the same transaction, when it is
+// ACTIVE or ERROR and (unless force) has not run since dueAt. It reports whether it queued it:
+// two schedulers racing, or a crash and restart, never queue one period twice.
+func (db *DB) QueueBriefing(ctx context.Context, id int64, dueAt *time.Time, enqueue func(ctx context.Context, tx *sql.Tx) error) (bool, error) {
+	var queued bool
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		q := `update briefings set status = 'QUEUED', status_changed_at = ?, last_error = '' where id = ? and status in ('ACTIVE', 'ERROR')`
+		args := []any{db.now(), id}
+		if dueAt != nil {
+			q += ` and (last_executed_at is null or last_executed_at < ?)`
+			args = append(args, FormatTime(*dueAt))
+		}
+		res, err := tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return fmt.Errorf("sqlite: queue briefing: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil
+		}
+		queued = true
+		return enqueue(ctx, tx)
+	})
+	return queued, err
+}
+
+// StartBriefing moves a QUEUED briefing to PROCESSING; nil when there is nothing to do.
+func (db *DB) StartBriefing(ctx context.Context, id int64) (*app.Briefing, error) {
+	var ok bool
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `update briefings set status = 'PROCESSING', status_changed_at = ? where id = ? and status in ('QUEUED', 'PROCESSING')`, db.now(), id)
+		if err != nil {
+			return fmt.Errorf("sqlite: start briefing: %w", err)
+		}
+		n, _ := res.RowsAffected()
+		ok = n == 1
+		return nil
+	})
+	if err != nil || !ok {
+		return nil, err
+	}
+	return db.Briefing(ctx, 0, id)
+}
+
+// Candidates returns the DONE, visible items of the briefing's sources that arrived or were
+// published in [from, to), best scored first.
+func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Time, limit int) ([]*app.Item, error) {
+	q := `select ` + itemColumns + `, 0 from items i join sources s on s.id = i.source_id
+		where i.user_id = ? and i.status = 'DONE' and i.hidden = 0
+		and coalesce(i.published_at, i.created_at) >= ? and coalesce(i.published_at, i.created_at) < ?`
+	args := []any{b.UserID, FormatTime(from), FormatTime(to)}
+	if len(b.SourceIDs) > 0 {
+		q += ` and i.source_id in (` + strings.TrimSuffix(strings.Repeat("?,", len(b.SourceIDs)), ",") + `)`
+		for _, id := range b.SourceIDs {
+			args = append(args, id)
+		}
+	}
+	q += ` order by i.score is null, i.score desc, i.id desc limit ?`
+	args = append(args, limit)
+	rows, err := db.Read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: briefing candidates: %w", err)
+	}
+	defer rows.Close()
+	var out []*app.Item
+	for rows.Next() {
+		var rank float64
+		it, err := scanItem(rows, &rank)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: briefing candidates: %w", err)
+		}
+		out = append(out, it)
+	}
+	return out, rows.Err()
+}
+
+// FinishBriefing stores the report, sets lastExecutedAt to the run's time and the briefing back
+// to ACTIVE, and runs then (the email deliveries' seam), all in one transaction.
+func (db *DB) FinishBriefing(ctx context.Context, b *app.Briefing, r *app.Report, then app.TxFunc) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `insert into reports (briefing_id, user_id, generated_at, period_start, period_end, overview, item_count)
+			values (?, ?, ?, ?, ?, ?, ?) returning id`, b.ID, b.UserID, FormatTime(r.GeneratedAt), FormatTime(r.PeriodStart), FormatTime(r.PeriodEnd),
+			r.Overview, len(r.Items)).Scan(&r.ID)
+		if err != nil {
+			return fmt.Errorf("sqlite: insert report: %w", err)
+		}
+		for _, it := range r.Items {
+			if _, err := tx.ExecContext(ctx, `insert into report_items (report_id, rank, item_id, source_name, title, link, summary, score, score_reasoning, also_covered_by)
+				values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, it.Rank, it.ItemID, it.SourceName, it.Title, it.Link, it.Summary, it.Score,
+				it.ScoreReasoning, jsonText(it.AlsoCoveredBy)); err != nil {
+				return fmt.Errorf("sqlite: insert report item: %w", err)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `update briefings set status = 'ACTIVE', last_executed_at = ?, last_error = '', status_changed_at = ? where id = ?`,
+			FormatTime(r.PeriodEnd), db.now(), b.ID); err != nil {
+			return fmt.Errorf("sqlite: finish briefing: %w", err)
+		}
+		if then != nil {
+			return then(ctx, tx)
+		}
+		return nil
+	})
+}
+
+// FailBriefing records a failed run: ERROR with the reason (the scheduler tries again next period).
+func (db *DB) FailBriefing(ctx context.Context, id int64, msg string, then app.TxFunc) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `update briefings set status = 'ERROR', last_error = ?, status_changed_at = ? where id = ?`, msg, db.now(), id); err != nil {
+			return fmt.Errorf("sqlite: fail briefing: %w", err)
+		}
+		if then != nil {
+			return then(ctx, tx)
+		}
+		return nil
+	})
+}
+
+// ResetStuckBriefings sets briefings QUEUED or PROCESSING since before cutoff back to ACTIVE.
+func (db *DB) ResetStuckBriefings(ctx context.Context, cutoff time.Time) ([]int64, error) {
+	var ids []int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `update briefings set status = 'ACTIVE', status_changed_at = ?
+			where status in ('QUEUED', 'PROCESSING') and status_changed_at < ? returning id`, db.now(), FormatTime(cutoff))
+		if err != nil {
+			return fmt.Errorf("sqlite: reset stuck briefings: %w", err)
+		}
+		ids, err = scanIDs(rows)
+		return err
+	})
+	return ids, err
+}
+
+// Reports returns a briefing's reports, newest first, without their items.
+func (db *DB) Reports(ctx context.Context, userID, briefingID int64, limit int) ([]*app.Report, error) {
+	rows, err := db.Read.QueryContext(ctx, `select id, briefing_id, user_id, generated_at, period_start, period_end, overview from reports
+		where briefing_id = ? and user_id = ? order by generated_at desc, id desc limit ?`, briefingID, userID, max(limit, 1))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: reports: %w", err)
+	}
+	defer rows.Close()
+	var out []*app.Report
+	for rows.Next() {
+		r, err := scanReport(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func scanReport(row scanner) (*app.Report, error) {
+	var r app.Report
+	var gen, from, to string
+	if err := row.Scan(&r.ID, &r.BriefingID, &r.UserID, &gen, &from, &to, &r.Overview); err != nil {
+		return nil, err
+	}
+	r.GeneratedAt, r.PeriodStart, r.PeriodEnd = parseTime(gen), parseTime(from), parseTime(to)
+	return &r, nil
+}
+
+// Report returns one of the user's reports with its items.
+func (db *DB) Report(ctx context.Context, userID, id int64) (*app.Report, error) {
+	r, err := scanReport(db.Read.QueryRowContext(ctx, `select id, briefing_id, user_id, generated_at, period_start, period_end, overview
+		from reports where id = ? and user_id = ?`, id, userID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, app.Errorf(app.ENOTFOUND, "Report %d not found.", id)
+	} else if err != nil {
+		return nil, fmt.Errorf("sqlite: report: %w", err)
+	}
+	rows, err := db.Read.QueryContext(ctx, `select rank, item_id, source_name, title, link, summary, score, score_reasoning, also_covered_by
+		from report_items where report_id = ? order by rank`, id)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: report items: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var it app.ReportItem
+		var item sql.NullInt64
+		var also string
+		if err := rows.Scan(&it.Rank, &item, &it.SourceName, &it.Title, &it.Link, &it.Summary, &it.Score, &it.ScoreReasoning, &also); err != nil {
+			return nil, fmt.Errorf("sqlite: report items: %w", err)
+		}
+		if item.Valid {
+			it.ItemID = &item.Int64
+		}
+		_ = json.Unmarshal([]byte(also), &it.AlsoCoveredBy)
+		r.Items = append(r.Items, it)
+	}
+	return r, rows.Err()
+}
