@@ -319,3 +319,84 @@ func TestBrowserReading(t *testing.T) {
 		}
 	})
 }
+
+func TestBrowserBriefing(t *testing.T) {
+	t.Run("create a briefing, run it now and read its report", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 4)
+		defer farm.Close()
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+		mustRun(t, dir, "fetch")
+		farm.Bump(0)
+		farm.Bump(0)
+		mustRun(t, dir, "source", "refresh", "--all")
+		base, _ := startServer(t, dir)
+		ctx := browser(t)
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(base+"briefings"),
+			chromedp.WaitVisible(`[data-testid=briefing-form]`, chromedp.ByQuery),
+			chromedp.SendKeys(`#b-name`, "Morning farm", chromedp.ByQuery),
+			chromedp.SetValue(`#b-tz`, "Europe/Brussels", chromedp.ByQuery),
+			chromedp.Click(`[data-testid=create-briefing]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=briefing]`, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		var next string
+		_ = chromedp.Run(ctx, chromedp.Text(`[data-testid=next-run]`, &next, chromedp.ByQuery))
+		if !strings.Contains(next, "Europe/Brussels") {
+			t.Fatalf("next run %q", next)
+		}
+		// Wait for the two new items to be enriched, then run the briefing.
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var scored int
+			_ = chromedp.Run(ctx, chromedp.Navigate(base+"items?show=all"), chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
+				chromedp.Evaluate(`document.querySelectorAll('[data-testid=score]').length`, &scored))
+			if scored == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("items were not enriched")
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(base+"briefings"),
+			chromedp.WaitVisible(`[data-testid=run-now]`, chromedp.ByQuery),
+			chromedp.Click(`[data-testid=run-now]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=flash]`, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		deadline = time.Now().Add(20 * time.Second)
+		for {
+			var has bool
+			_ = chromedp.Run(ctx, chromedp.Navigate(base+"briefings"), chromedp.WaitVisible(`[data-testid=briefing]`, chromedp.ByQuery),
+				chromedp.Evaluate(`!!document.querySelector('[data-testid=latest-report]')`, &has))
+			if has {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("no report appeared")
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		var items int
+		var overview string
+		if err := chromedp.Run(ctx,
+			chromedp.Click(`[data-testid=latest-report]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=report]`, chromedp.ByQuery),
+			chromedp.Text(`[data-testid=overview]`, &overview, chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelectorAll('[data-testid=report-item]').length`, &items),
+		); err != nil {
+			t.Fatal(err)
+		}
+		// The farm's items are near-verbatim copies of one text, so they group into one story.
+		var also int
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`document.querySelectorAll('[data-testid=also-covered] a').length`, &also))
+		if items < 1 || !strings.Contains(overview, "chosen among 6 new items") || items+also != 6 {
+			t.Fatalf("%d report items (+%d grouped), overview %q", items, also, overview)
+		}
+	})
+}

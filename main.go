@@ -84,6 +84,8 @@ type config struct {
 	LLMConcurrency       int
 	LLMFallback          bool
 	LLMPromptFile        string
+	BriefingEnabled      bool
+	BriefingInterval     time.Duration
 }
 
 func main() {
@@ -137,6 +139,8 @@ func newRoot() *cobra.Command {
 	pf.DurationVar(&cfg.LLMTimeout, "llm-timeout", time.Minute, "time limit of one LLM request")
 	pf.IntVar(&cfg.LLMConcurrency, "llm-concurrency", 2, "most LLM requests at once")
 	pf.BoolVar(&cfg.LLMFallback, "llm-fallback", true, "use the embedded enricher after the LLM's last failed attempt")
+	pf.BoolVar(&cfg.BriefingEnabled, "briefing-enabled", true, "run the briefing scheduler and workers")
+	pf.DurationVar(&cfg.BriefingInterval, "briefing-scheduler-interval", time.Minute, "how often due briefings are looked for")
 	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
@@ -201,9 +205,10 @@ type env struct {
 	worker  *queue.FetchWorker
 	sources *app.Sources
 
-	processQ *queue.ProcessQueue
-	embedded *enrich.Embedded
-	llm      *enrich.LLM // from the flags and environment; nil when no model is configured
+	processQ  *queue.ProcessQueue
+	briefingQ *queue.BriefingQueue
+	embedded  *enrich.Embedded
+	llm       *enrich.LLM // from the flags and environment; nil when no model is configured
 
 	prompt string // the LLM prompt template, when --llm-prompt-file replaces the default
 
@@ -260,6 +265,9 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		pw.Fallback = e.embedded
 	}
 	pw.Register(e.processQ)
+	e.briefingQ = queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
+	bw := &queue.BriefingWorker{Store: db, Embedded: e.embedded, Log: log}
+	bw.Register(e.briefingQ)
 	e.worker = &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log, OnNewItems: e.processQ.OnNewItems(db)}
 	e.worker.Register(fq)
 	return e, nil
@@ -345,10 +353,17 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 		goRun(func() { sched.Run(ctx) })
 		goRun(func() { rec.Run(ctx) })
 	}
+	if e.cfg.BriefingEnabled {
+		sched := &queue.BriefingScheduler{Store: e.db, Queue: e.briefingQ, Interval: e.cfg.BriefingInterval, Log: e.log}
+		rec := &queue.Recovery{Reset: e.db.ResetStuckBriefings, Entity: "briefing", Interval: e.cfg.RecoveryInterval, Threshold: e.cfg.StuckThreshold, Log: e.log}
+		goRun(func() { _ = e.briefingQ.Run(ctx) })
+		goRun(func() { sched.Run(ctx) })
+		goRun(func() { rec.Run(ctx) })
+	}
 	goRun(func() { e.indexLoop(ctx) })
 	goRun(func() {
 		queue.Every(ctx, time.Hour, func() {
-			for _, q := range []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue} {
+			for _, q := range []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue} {
 				if err := q.Cleanup(ctx); err != nil && ctx.Err() == nil {
 					e.log.Warn("queue cleanup failed", "queue", q.Name(), "error", err)
 				}
@@ -414,6 +429,10 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		Reading:    &app.Reading{Items: e.db, Filters: e.db, Settings: e.db, Queue: e.processQ},
 		Enricher:   views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.llm != nil, LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
 		TestLLM:    e.testLLM,
+		Briefings:  e.db,
+		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
+			return e.briefingQ.RunNow(ctx, e.db, id, time.Now())
+		},
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 
@@ -649,6 +668,7 @@ func fetchCmd(cfg *config) *cobra.Command {
 
 // fetchOnce queues every due source and runs the workers until the fetch queue is drained.
 func (e *env) fetchOnce(ctx context.Context) (int, error) {
+	began := time.Now()
 	sched := &queue.Scheduler{Store: e.db, Queue: e.fetchQ, BatchSize: e.cfg.FetchQueueCapacity, Log: e.log}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
@@ -675,6 +695,10 @@ func (e *env) fetchOnce(ctx context.Context) (int, error) {
 	}
 	cancel()
 	<-done
+	// Count what was fetched, whoever queued it (the scheduler, or an add or refresh earlier).
+	if err := e.db.Read.QueryRowContext(ctx, `select count(*) from sources where last_fetched_at >= ?`, sqlite.FormatTime(began)).Scan(&total); err != nil {
+		return total, err
+	}
 	for {
 		n, err := e.db.IndexItems(ctx, 5000)
 		if err != nil {

@@ -1,6 +1,9 @@
 package app
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Briefing is a scheduled report of the best items: daily or weekly, at a local time.
 type Briefing struct {
@@ -106,4 +109,37 @@ type Coverage struct {
 	Title  string `json:"title"`
 	Link   string `json:"link"`
 	Source string `json:"source"`
+}
+
+// BriefingStore keeps briefings and their reports.
+type BriefingStore interface {
+	SaveBriefing(ctx context.Context, b *Briefing) error
+	Briefing(ctx context.Context, userID, id int64) (*Briefing, error)
+	Briefings(ctx context.Context, userID int64) ([]*Briefing, error)
+	DeleteBriefing(ctx context.Context, userID, id int64) error
+	SetBriefingPaused(ctx context.Context, userID, id int64, paused bool) error
+	Reports(ctx context.Context, userID, briefingID int64, limit int) ([]*Report, error)
+	Report(ctx context.Context, userID, id int64) (*Report, error)
+}
+
+// NextRunAt is the briefing's next scheduled run after now (nil when paused or invalid).
+func (b *Briefing) NextRunAt(now time.Time) *time.Time {
+	s, err := b.Schedule()
+	if err != nil || b.Status == BriefingPaused {
+		return nil
+	}
+	if at, due := s.Due(now, b.Since()); due {
+		return &at // due now: the scheduler picks it up within a minute
+	}
+	next := s.Next(now)
+	return &next
+}
+
+// Since is when the briefing last ran, or when it was created: a new briefing does not run for
+// a period that began before it existed.
+func (b *Briefing) Since() *time.Time {
+	if b.LastExecutedAt != nil || b.CreatedAt.IsZero() {
+		return b.LastExecutedAt
+	}
+	return &b.CreatedAt
 }

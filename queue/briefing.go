@@ -19,7 +19,7 @@ const KindRunBriefing = "run_briefing"
 
 type briefingJob struct {
 	BriefingID int64 `json:"briefingId"`
-	RunAt      int64 `json:"runAt"` // unix seconds: the scheduled instant, or the time of "run now"
+	RunAt      int64 `json:"runAtMs"` // unix milliseconds: the scheduled instant, or the time of "run now"
 }
 
 // BriefingStore is what the briefing pipeline needs from the database.
@@ -46,7 +46,7 @@ func NewBriefingQueue(o Options) *BriefingQueue {
 // Run queues a run of the briefing now ("run now"): it reports false when it is already queued or running.
 func (q *BriefingQueue) RunNow(ctx context.Context, store BriefingStore, id int64, now time.Time) (bool, error) {
 	return store.QueueBriefing(ctx, id, nil, func(ctx context.Context, tx *sql.Tx) error {
-		return q.SendTx(ctx, tx, KindRunBriefing, 1, briefingJob{BriefingID: id, RunAt: now.Unix()}, SendOptions{Priority: 10})
+		return q.SendTx(ctx, tx, KindRunBriefing, 1, briefingJob{BriefingID: id, RunAt: now.UnixMilli()}, SendOptions{Priority: 10})
 	})
 }
 
@@ -86,7 +86,7 @@ func (s *BriefingScheduler) Cycle(ctx context.Context) (int, error) {
 			log.Warn("briefing has an invalid schedule", "briefing", b.ID, "error", err)
 			continue
 		}
-		dueAt, due := sched.Due(now, b.LastExecutedAt)
+		dueAt, due := sched.Due(now, b.Since())
 		if !due {
 			continue
 		}
@@ -95,7 +95,7 @@ func (s *BriefingScheduler) Cycle(ctx context.Context) (int, error) {
 			continue
 		}
 		ok, err := s.Store.QueueBriefing(ctx, b.ID, &dueAt, func(ctx context.Context, tx *sql.Tx) error {
-			return s.Queue.SendTx(ctx, tx, KindRunBriefing, 1, briefingJob{BriefingID: b.ID, RunAt: dueAt.Unix()}, SendOptions{})
+			return s.Queue.SendTx(ctx, tx, KindRunBriefing, 1, briefingJob{BriefingID: b.ID, RunAt: dueAt.UnixMilli()}, SendOptions{})
 		})
 		if err != nil {
 			return n, err
@@ -133,7 +133,7 @@ func (w *BriefingWorker) Handle(ctx context.Context, job Job) error {
 		return err
 	}
 	start := time.Now()
-	r, err := w.report(ctx, b, time.Unix(p.RunAt, 0).UTC())
+	r, err := w.report(ctx, b, time.UnixMilli(p.RunAt).UTC())
 	if err != nil {
 		if job.Attempt >= 3 {
 			log.Error("briefing failed", "error", err)
@@ -214,7 +214,7 @@ func (w *BriefingWorker) report(ctx context.Context, b *app.Briefing, runAt time
 		}
 		r.Items = append(r.Items, ri)
 	}
-	r.Overview = overview(r, cands, from, to)
+	r.Overview = overview(r, cands, from.In(sched.Location), to.In(sched.Location))
 	return r, nil
 }
 

@@ -47,8 +47,9 @@ func (r *briefingRig) item(t *testing.T, source, title, summary string, score in
 		}
 		sid = src.ID
 	}
-	_, err := r.db.Write.Exec(`insert into items (source_id, user_id, guid, title, link, summary, text_content, score, score_reasoning, status, published_at, tags)
-		values (?, 1, ?, ?, ?, ?, ?, ?, 'r', 'DONE', ?, '["transport"]')`, sid, title, title, "http://x/"+fmt.Sprint(len(title)), summary, summary, score, pub.UTC().Format("2006-01-02T15:04:05.000Z"))
+	at := pub.UTC().Format("2006-01-02T15:04:05.000Z")
+	_, err := r.db.Write.Exec(`insert into items (source_id, user_id, guid, title, link, summary, text_content, score, score_reasoning, status, published_at, created_at, tags)
+		values (?, 1, ?, ?, ?, ?, ?, ?, 'r', 'DONE', ?, ?, '["transport"]')`, sid, title, title, "http://x/"+fmt.Sprint(len(title)), summary, summary, score, at, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestBriefings(t *testing.T) {
 	now := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
 
 	t.Run("a due briefing runs once for its period, however many schedulers look", func(t *testing.T) {
-		r := newBriefingRig(t, now)
+		r := newBriefingRig(t, now.Add(-2*time.Hour)) // created at 06:00 Brussels, before its 07:00 run
 		due := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "Europe/Brussels"}
 		later := &app.Briefing{UserID: 1, Name: "Evening", Time: "19:00", Timezone: "Europe/Brussels"}
 		for _, b := range []*app.Briefing{due, later} {
@@ -89,6 +90,10 @@ func TestBriefings(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if n, _ := r.sched.Cycle(ctx); n != 0 {
+			t.Fatalf("queued %d before 07:00", n)
+		}
+		r.clock.Add(2 * time.Hour) // 08:00 Brussels
 		other := &queue.BriefingScheduler{Store: r.db, Queue: r.q, Clock: r.clock}
 		n1, err1 := r.sched.Cycle(ctx)
 		n2, err2 := other.Cycle(ctx)
@@ -155,6 +160,20 @@ func TestBriefings(t *testing.T) {
 		reps := r.waitReport(t, b.ID, 1)
 		if !strings.HasPrefix(reps[0].Overview, "Nothing new") {
 			t.Fatalf("overview %q", reps[0].Overview)
+		}
+	})
+
+	t.Run("a briefing created after today's time first runs tomorrow", func(t *testing.T) {
+		r := newBriefingRig(t, now) // 08:00 Brussels
+		b := &app.Briefing{UserID: 1, Name: "Late", Time: "07:00", Timezone: "Europe/Brussels"}
+		if err := r.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := r.sched.Cycle(ctx); n != 0 {
+			t.Fatal("ran for a period that began before it existed")
+		}
+		if next := b.NextRunAt(now); next == nil || !next.Equal(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)) {
+			t.Fatalf("next run %v", next)
 		}
 	})
 

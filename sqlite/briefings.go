@@ -59,9 +59,10 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 			if b.Status == "" {
 				b.Status = app.BriefingActive
 			}
+			b.CreatedAt = db.clock.Now().UTC().Truncate(time.Millisecond)
 			err := tx.QueryRowContext(ctx, `insert into briefings (name, focus, source_ids, frequency, day_of_week, time_of_day, timezone,
-				item_limit, min_score, email_enabled, recipients, user_id, status) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
-				append(args, b.UserID, b.Status)...).Scan(&b.ID)
+				item_limit, min_score, email_enabled, recipients, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+				append(args, b.UserID, b.Status, FormatTime(b.CreatedAt))...).Scan(&b.ID)
 			if err != nil {
 				return fmt.Errorf("sqlite: insert briefing: %w", err)
 			}
@@ -187,13 +188,13 @@ func (db *DB) StartBriefing(ctx context.Context, id int64) (*app.Briefing, error
 	return db.Briefing(ctx, 0, id)
 }
 
-// Candidates returns the DONE, visible items of the briefing's sources that arrived or were
-// published in [from, to), best scored first.
+// Candidates returns the DONE, visible items of the briefing's sources that arrived in
+// [from, to) — or were published in it, having arrived before to — best scored first.
 func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Time, limit int) ([]*app.Item, error) {
 	q := `select ` + itemColumns + `, 0 from items i join sources s on s.id = i.source_id
 		where i.user_id = ? and i.status = 'DONE' and i.hidden = 0
-		and coalesce(i.published_at, i.created_at) >= ? and coalesce(i.published_at, i.created_at) < ?`
-	args := []any{b.UserID, FormatTime(from), FormatTime(to)}
+		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`
+	args := []any{b.UserID, FormatTime(to), FormatTime(from), FormatTime(from), FormatTime(to)}
 	if len(b.SourceIDs) > 0 {
 		q += ` and i.source_id in (` + strings.TrimSuffix(strings.Repeat("?,", len(b.SourceIDs)), ",") + `)`
 		for _, id := range b.SourceIDs {
@@ -334,3 +335,5 @@ func (db *DB) Report(ctx context.Context, userID, id int64) (*app.Report, error)
 	}
 	return r, rows.Err()
 }
+
+var _ app.BriefingStore = (*DB)(nil)

@@ -110,11 +110,26 @@
     var t = e.target;
     return t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
   }
-  var current = -1, pendingG = 0, currentId = "";
-  // A card swapped in place by htmx (star, read) keeps the keyboard focus ring.
+  var current = -1, pendingG = 0, currentId = "", refocus = null;
+  var reducedMotion = window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+  // A card swapped in place by htmx (star, read) keeps the keyboard focus ring, and the button
+  // that had the focus has it again in the new card, without scrolling.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var target = e.detail && e.detail.target, a = document.activeElement;
+    refocus = null;
+    if (target && target.id && a && a !== document.body && target.contains(a) && a.dataset.testid) {
+      refocus = { id: target.id, testid: a.dataset.testid };
+    }
+  });
   document.addEventListener("htmx:afterSettle", function () {
     var el = currentId && document.getElementById(currentId);
     if (el && !el.classList.contains("is-current")) el.classList.add("is-current");
+    if (refocus) {
+      var card = document.getElementById(refocus.id);
+      var b = card && card.querySelector("[data-testid='" + refocus.testid + "']");
+      if (b) b.focus({ preventScroll: true });
+      refocus = null;
+    }
   });
   function items() { return Array.prototype.slice.call(document.querySelectorAll("[data-testid=item]")); }
   function focusItem(step) {
@@ -128,7 +143,7 @@
     currentId = el.id;
     var link = el.querySelector("a[data-item-link]");
     if (link) link.focus({ preventScroll: true });
-    el.scrollIntoView({ block: "nearest", behavior: "smooth" });
+    el.scrollIntoView({ block: "nearest", behavior: reducedMotion ? "auto" : "smooth" });
   }
   function openItem() {
     var el = document.querySelector("[data-testid=item].is-current");

@@ -19,6 +19,7 @@ type Page struct {
 	Version      string
 	Flashes      []Flash
 	ErrorSources int // sources in ERROR, shown as a count on Sources
+	UnreadItems  int // unread items, shown as a count on Items
 }
 
 // page builds the layout's data; it takes the pending flash.
@@ -31,6 +32,11 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 					p.ErrorSources++
 				}
 			}
+		}
+	}
+	if s.opts.Reading != nil && s.opts.Reading.Items != nil {
+		if c, err := s.opts.Reading.Items.Counts(r.Context(), userID(r)); err == nil {
+			p.UnreadItems = c.Unread
 		}
 	}
 	return p
@@ -362,4 +368,12 @@ func excerpt(text string, n int) (string, bool) {
 // countWords says "1 source", "3 sources".
 func countWords(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, map[bool]string{true: one, false: many}[n == 1])
+}
+
+// unreadCount is the sidebar's unread number, capped so it fits the badge.
+func unreadCount(n int) string {
+	if n > 999 {
+		return "999+"
+	}
+	return strconv.Itoa(n)
 }

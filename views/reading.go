@@ -28,6 +28,21 @@ func sortDefaultLabel(searching bool) string {
 	return "Newest"
 }
 
+// pagerLabel names the page links: by date they lead to newer and older items, in other orders
+// to the previous and next page.
+func (v ItemsPageView) pagerLabel(prev bool) string {
+	byDate := v.Filter.Sort == "date" || (v.Filter.Sort == "" && !v.Searching)
+	switch {
+	case byDate && prev:
+		return "Newer"
+	case byDate:
+		return "Older"
+	case prev:
+		return "Previous"
+	}
+	return "Next"
+}
+
 // keyFor is the keyboard shortcut that presses a toggle (see static/app.js).
 func keyFor(action string) string {
 	return map[string]string{"star": "s", "read": "m"}[action]
@@ -229,7 +244,8 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 	}
 	v := SettingsView{Interests: st.Interests, Topics: app.FormatTopics(st.Topics), Enricher: st.Enricher, Info: s.opts.Enricher,
 		Credits: st.Credits, DailyCredits: strconv.Itoa(st.DailyCredits), Timezone: st.Timezone, FilterForm: ff,
-		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil}
+		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil,
+		LLMAvailable: s.opts.Enricher.LLMConfigured || st.LLMModel != "" || st.Enricher == app.EnricherLLM}
 	if v.Enricher == "" {
 		v.Enricher = s.opts.Enricher.Default
 	}

@@ -2,15 +2,21 @@ package views_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/queue"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
+	"github.com/morningdeck/morningdeck/views"
 )
 
 // seedItems stores a source with four items, enriched as the processing pipeline would, and indexes them.
@@ -295,6 +301,198 @@ func TestFeedChoice(t *testing.T) {
 		srcs, _ := e.db.Sources(context.Background(), 1)
 		if len(srcs) != 1 || srcs[0].URL != page.URL+"/comments.xml" || srcs[0].Type != app.SourceRSS {
 			t.Fatalf("sources %+v", srcs)
+		}
+	})
+}
+
+// onlyOwnScripts fails when body has a <script> element other than the page's own (which all have a src).
+func onlyOwnScripts(t *testing.T, where, body string) {
+	t.Helper()
+	for rest := body; ; {
+		i := strings.Index(rest, "<script")
+		if i < 0 {
+			break
+		}
+		rest = rest[i+len("<script"):]
+		if !strings.HasPrefix(rest, " src=") {
+			t.Errorf("%s: a <script> from a feed was rendered: …%.80s", where, rest)
+		}
+	}
+	if strings.Contains(body, "<b>bold</b>") {
+		t.Errorf("%s: HTML in a summary was rendered", where)
+	}
+}
+
+func TestReadingEscapesWhatFeedsWrote(t *testing.T) {
+	t.Run("a script in a title, summary, tag or text is escaped on every page and in the API", func(t *testing.T) {
+		e := newEnv(t)
+		src, ids := seedItems(t, e)
+		e.fetch(src.ID, app.Item{GUID: "e", Title: "<i>Planner</i> notes", Link: "javascript:alert(3)", Text: "Use <img src=x onerror=alert(2)> with the planner <script>alert(4)</script>"})
+		if _, err := e.db.Write.Exec(`update items set topics = '["<script>t</script>"]', score = 60, score_reasoning = '<script>why()</script>' where guid = 'c'`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.db.IndexItems(context.Background(), 100); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"/", "/items?show=all", "/items?show=all&sort=score", fmt.Sprintf("/items/%d", ids["c"]), "/items?q=weird", "/items?q=planner", "/items?tag=%3Cscript%3E"} {
+			res, body := e.get(path)
+			if res.StatusCode != 200 {
+				t.Fatalf("%s: %d", path, res.StatusCode)
+			}
+			onlyOwnScripts(t, path, body)
+		}
+		_, body := e.get("/items?q=planner")
+		mustContain(t, &http.Response{StatusCode: 200, Request: &http.Request{URL: &url.URL{Path: "/items?q=planner"}}}, body, 200,
+			"<mark>planner</mark>", "&lt;img src=x onerror=alert(2)&gt;", "&lt;i&gt;Planner&lt;/i&gt; notes")
+		if strings.Contains(body, "<img src=x") || strings.Contains(body, "<i>Planner") || strings.Contains(body, "javascript:alert") {
+			t.Fatal("search results render feed HTML or a javascript: link")
+		}
+		_, body = e.get(fmt.Sprintf("/items/%d", ids["c"]))
+		if !strings.Contains(body, "&lt;script&gt;alert(1)&lt;/script&gt; weird title") || !strings.Contains(body, "&lt;script&gt;why()&lt;/script&gt;") {
+			t.Fatal("the item page does not show the escaped title and reason")
+		}
+		_, body = e.form("/settings/filters/preview", url.Values{"field": {"title"}, "match": {"keywords"}, "pattern": {"weird"}, "action": {"hide"}})
+		onlyOwnScripts(t, "filter preview", body)
+		if !strings.Contains(body, "&lt;script&gt;alert(1)") {
+			t.Fatalf("preview: %s", body)
+		}
+		_, body = e.json("GET", fmt.Sprintf("/api/items/%d", ids["c"]), "")
+		if strings.Contains(body, "<script>") || !strings.Contains(body, `\u003cscript\u003e`) {
+			t.Fatalf("API: %s", body)
+		}
+	})
+}
+
+func TestReadingFrame(t *testing.T) {
+	t.Run("the sidebar counts unread items, and marking all read respects the source filter", func(t *testing.T) {
+		e := newEnv(t)
+		src, _ := seedItems(t, e)
+		other := e.createSource("https://other.example/feed", "Other")
+		e.fetch(other.ID, app.Item{GUID: "o1", Title: "Elsewhere", Link: "https://other.example/1", Text: "x"})
+		c, _ := e.db.Counts(context.Background(), 1)
+		res, body := e.get("/sources")
+		mustContain(t, res, body, 200, `data-testid="unread-count"`, fmt.Sprintf(`title="%d unread items">%d`, c.Unread, c.Unread))
+
+		res, _ = e.form("/items/read", url.Values{"source": {fmt.Sprint(src.ID)}, "return": {fmt.Sprintf("/items?source=%d", src.ID)}})
+		if res.StatusCode != 303 || res.Header.Get("Location") != fmt.Sprintf("/items?source=%d", src.ID) {
+			t.Fatalf("mark all read: %d %s", res.StatusCode, res.Header.Get("Location"))
+		}
+		_, body = e.get("/items")
+		if !strings.Contains(body, "Elsewhere") || strings.Contains(body, "SQLite grows up") {
+			t.Fatal("marking one source read touched another, or missed its own items")
+		}
+		mustContain(t, res, body, 303, `data-testid="unread-count"`)
+		e.form("/items/read", url.Values{})
+		if _, body = e.get("/items"); strings.Contains(body, `data-testid="unread-count"`) || !strings.Contains(body, "All caught up") {
+			t.Fatal("with nothing unread, the count stays or the empty state is missing")
+		}
+	})
+
+	t.Run("pages keep the filters and say newer and older by date", func(t *testing.T) {
+		e := newEnv(t)
+		src := e.createSource("https://example.com/feed", "Example")
+		var items []app.Item
+		base := time.Date(2026, 1, 1, 8, 0, 0, 0, time.UTC)
+		for i := range 35 {
+			p := base.Add(time.Duration(i) * time.Hour)
+			items = append(items, app.Item{GUID: fmt.Sprint(i), Title: fmt.Sprintf("Story %02d", i), Link: fmt.Sprintf("https://example.com/%d", i), Text: "x", PublishedAt: &p})
+		}
+		e.fetch(src.ID, items...)
+		res, body := e.get("/items?show=all&tag=&sort=date")
+		mustContain(t, res, body, 200, "Story 34", `href="/items?offset=30&amp;show=all&amp;sort=date"`, "Older →")
+		if strings.Contains(body, "Story 04") || strings.Contains(body, `data-testid="newer"`) {
+			t.Fatal("the first page shows the 31st item or a link to newer")
+		}
+		res, body = e.get("/items?offset=30&show=all&sort=date")
+		mustContain(t, res, body, 200, "Story 04", "Story 00", `href="/items?show=all&amp;sort=date"`, "← Newer")
+		if strings.Contains(body, "Story 05") || strings.Contains(body, `data-testid="older"`) {
+			t.Fatal("the last page repeats the first or offers an older page")
+		}
+		_, body = e.get("/items?show=all&sort=score")
+		mustContain(t, res, body, 200, "Next →")
+	})
+
+	t.Run("without the reading service the pages explain themselves and nothing panics", func(t *testing.T) {
+		db := sqlitetest.New(t)
+		q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 10})
+		srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db, Queue: q}, Store: db}))
+		defer srv.Close()
+		e := &env{t: t, db: db, srv: srv, c: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+		res, body := e.get("/items")
+		mustContain(t, res, body, 200, `data-testid="empty-items"`, "Add a source")
+		res, body = e.get("/settings")
+		mustContain(t, res, body, 200, `data-testid="coming-soon"`)
+		for _, c := range []struct{ method, path string }{{"GET", "/items/1"}, {"POST", "/items/1/star"}, {"POST", "/items/read"}, {"POST", "/settings"}} {
+			if res, _ := e.do(c.method, c.path, "application/x-www-form-urlencoded", strings.NewReader("")); res.StatusCode != 404 {
+				t.Errorf("%s %s: %d", c.method, c.path, res.StatusCode)
+			}
+		}
+		for _, p := range []string{"/api/items", "/api/settings", "/api/filters"} {
+			if code, body := e.json("GET", p, ""); code != 404 || !strings.Contains(body, "not enabled") {
+				t.Errorf("%s: %d %s", p, code, body)
+			}
+		}
+	})
+}
+
+func TestSettingsEnricher(t *testing.T) {
+	t.Run("the LLM choice is off until a model is configured, and the test button reports the outcome", func(t *testing.T) {
+		e := newEnv(t)
+		res, body := e.get("/settings")
+		mustContain(t, res, body, 200, `value="llm" disabled`, "No LLM is configured yet")
+		if strings.Contains(body, `data-testid="test-llm"`) {
+			t.Fatal("test button without a TestLLM")
+		}
+		res, _ = e.form("/settings", url.Values{"llmModel": {"llama3.2"}, "llmBaseUrl": {"http://127.0.0.1:11434/v1"}, "llmApiKey": {"sk-secret"}})
+		if res.StatusCode != 303 {
+			t.Fatalf("save: %d", res.StatusCode)
+		}
+		res, body = e.get("/settings")
+		mustContain(t, res, body, 200, "Your LLM: <code>llama3.2</code>", "http://127.0.0.1:11434/v1")
+		if strings.Contains(body, `value="llm" disabled`) || strings.Contains(body, "sk-secret") {
+			t.Fatal("the LLM choice stays off, or the key is shown")
+		}
+		if code, body := e.json("GET", "/api/settings", ""); code != 200 || strings.Contains(body, "sk-secret") || !strings.Contains(body, `"llmApiKeySet":true`) {
+			t.Fatalf("API settings: %d %s", code, body)
+		}
+
+		db := sqlitetest.New(t)
+		pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+		fail := true
+		srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db}, Store: db,
+			Reading:  &app.Reading{Items: db, Filters: db, Settings: db, Queue: pq},
+			Enricher: views.EnricherInfo{Default: "llm", LLMConfigured: true, LLMModel: "qwen2.5", LLMBaseURL: "http://llm.local/v1"},
+			TestLLM: func(context.Context, int64) error {
+				if fail {
+					return errors.New("connection refused")
+				}
+				return nil
+			}}))
+		defer srv.Close()
+		jar, _ := cookiejar.New(nil)
+		c := &http.Client{Jar: jar}
+		page := func(method, path string) string {
+			req, _ := http.NewRequest(method, srv.URL+path, nil)
+			res, err := c.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			return string(b)
+		}
+		body = page("GET", "/settings")
+		for _, want := range []string{`data-testid="test-llm"`, "The server's LLM: <code>qwen2.5</code>", "http://llm.local/v1", `value="llm" checked`} {
+			if !strings.Contains(body, want) {
+				t.Errorf("settings lack %q", want)
+			}
+		}
+		if body = page("POST", "/settings/test-llm"); !strings.Contains(body, "The LLM test failed: connection refused") {
+			t.Fatal("a failed test is not reported")
+		}
+		fail = false
+		if body = page("POST", "/settings/test-llm"); !strings.Contains(body, "The LLM answered") {
+			t.Fatal("a passed test is not reported")
 		}
 	})
 }

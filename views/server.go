@@ -34,6 +34,10 @@ type Options struct {
 	Reading *app.Reading
 	// Enricher describes the configured enrichers for the settings page (never an API key).
 	Enricher EnricherInfo
+	// Briefings keeps briefings and reports; nil shows the page as coming soon.
+	Briefings app.BriefingStore
+	// RunBriefing queues a run of a briefing now; false when it is already queued, running or paused.
+	RunBriefing func(ctx context.Context, id int64) (bool, error)
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
 }
@@ -85,7 +89,13 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /sources", s.sourcesPage)
 	mux.HandleFunc("GET /sources/{id}", s.sourcePage)
 	mux.HandleFunc("GET /sources/export.opml", s.exportOPML)
-	mux.HandleFunc("GET /briefings", s.comingSoon("briefings"))
+	mux.HandleFunc("GET /briefings", s.briefingsPage)
+	mux.HandleFunc("POST /briefings", s.createBriefing)
+	mux.HandleFunc("POST /briefings/{id}/run", s.briefingAction("run"))
+	mux.HandleFunc("POST /briefings/{id}/pause", s.briefingAction("pause"))
+	mux.HandleFunc("POST /briefings/{id}/resume", s.briefingAction("resume"))
+	mux.HandleFunc("POST /briefings/{id}/delete", s.briefingAction("delete"))
+	mux.HandleFunc("GET /reports/{id}", s.reportPage)
 	mux.HandleFunc("GET /queues", s.comingSoon("queues"))
 	mux.HandleFunc("GET /settings", s.settingsPage)
 	mux.HandleFunc("POST /settings", s.saveSettings)
@@ -133,6 +143,14 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/filters", s.apiCreateFilter)
 	mux.HandleFunc("POST /api/filters/preview", s.apiPreviewFilter)
 	mux.HandleFunc("DELETE /api/filters/{id}", s.apiDeleteFilter)
+	mux.HandleFunc("GET /api/briefings", s.apiListBriefings)
+	mux.HandleFunc("POST /api/briefings", s.apiCreateBriefing)
+	mux.HandleFunc("GET /api/briefings/{id}", s.apiGetBriefing)
+	mux.HandleFunc("PATCH /api/briefings/{id}", s.apiUpdateBriefing)
+	mux.HandleFunc("DELETE /api/briefings/{id}", s.apiDeleteBriefing)
+	mux.HandleFunc("POST /api/briefings/{id}/run", s.apiRunBriefing)
+	mux.HandleFunc("GET /api/briefings/{id}/reports", s.apiBriefingReports)
+	mux.HandleFunc("GET /api/reports/{id}", s.apiGetReport)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "No such API endpoint: %s %s.", r.Method, r.URL.Path))
 	})

@@ -38,6 +38,7 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 	db := sqlitetest.New(t)
 	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+	bq := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read})
 	sources := &app.Sources{Store: db, Queue: q}
 	if detect {
 		sources.Detector = feeds.Detector{Fetcher: feeds.New(feeds.Options{})}
@@ -55,7 +56,11 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 		},
 		ExportOPML: sources.ExportOPML,
 		Reading:    &app.Reading{Items: db, Filters: db, Settings: db, Queue: pq},
-		Enricher:   views.EnricherInfo{Default: "embedded"},
+		Briefings:  db,
+		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
+			return bq.RunNow(ctx, db, id, time.Now())
+		},
+		Enricher: views.EnricherInfo{Default: "embedded"},
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -357,10 +362,10 @@ func TestPages(t *testing.T) {
 		res, body = e.get(fmt.Sprintf("/fragments/sources/%d", src.ID))
 		mustContain(t, res, body, 200, `id="source-live"`, "Hello world")
 
-		for _, path := range []string{"/briefings", "/queues"} {
-			res, body = e.get(path)
-			mustContain(t, res, body, 200, `data-testid="coming-soon"`)
-		}
+		res, body = e.get("/queues")
+		mustContain(t, res, body, 200, `data-testid="coming-soon"`)
+		res, body = e.get("/briefings")
+		mustContain(t, res, body, 200, `data-testid="empty-briefings"`, `data-testid="briefing-form"`)
 		res, body = e.get("/settings")
 		mustContain(t, res, body, 200, `data-testid="settings-form"`, `data-testid="filter-form"`, `data-testid="credits"`)
 	})

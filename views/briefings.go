@@ -1,0 +1,430 @@
+package views
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// BriefingJSON is a briefing as the API shows it.
+type BriefingJSON struct {
+	*app.Briefing
+	NextRunAt *string `json:"nextRunAt"`
+}
+
+func (s *Server) briefingJSON(b *app.Briefing) BriefingJSON {
+	if b.SourceIDs == nil {
+		b.SourceIDs = []int64{}
+	}
+	if b.Recipients == nil {
+		b.Recipients = []string{}
+	}
+	return BriefingJSON{Briefing: b, NextRunAt: jsonTime(b.NextRunAt(s.clock.Now()))}
+}
+
+func (s *Server) briefingsOn(w http.ResponseWriter, r *http.Request) bool {
+	if s.opts.Briefings == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Briefings are not enabled on this server."))
+		return false
+	}
+	return true
+}
+
+func (s *Server) apiListBriefings(w http.ResponseWriter, r *http.Request) {
+	if !s.briefingsOn(w, r) {
+		return
+	}
+	bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r))
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	out := make([]BriefingJSON, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, s.briefingJSON(b))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type briefingRequest struct {
+	Name         string   `json:"name"`
+	Focus        string   `json:"focus"`
+	Frequency    string   `json:"frequency"`
+	DayOfWeek    int      `json:"dayOfWeek"`
+	Time         string   `json:"time"`
+	Timezone     string   `json:"timezone"`
+	ItemLimit    int      `json:"itemLimit"`
+	MinScore     int      `json:"minScore"`
+	SourceIDs    []int64  `json:"sourceIds"`
+	EmailEnabled bool     `json:"emailEnabled"`
+	Recipients   []string `json:"recipients"`
+}
+
+func (req briefingRequest) apply(b *app.Briefing) {
+	b.Name, b.Focus, b.Frequency, b.DayOfWeek, b.Time, b.Timezone = strings.TrimSpace(req.Name), strings.TrimSpace(req.Focus), req.Frequency, req.DayOfWeek, req.Time, req.Timezone
+	b.ItemLimit, b.MinScore, b.SourceIDs, b.EmailEnabled, b.Recipients = req.ItemLimit, req.MinScore, req.SourceIDs, req.EmailEnabled, req.Recipients
+}
+
+func (s *Server) apiCreateBriefing(w http.ResponseWriter, r *http.Request) {
+	if !s.briefingsOn(w, r) {
+		return
+	}
+	var req briefingRequest
+	if err := decode(w, r, &req); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	b := &app.Briefing{UserID: userID(r)}
+	req.apply(b)
+	if err := s.opts.Briefings.SaveBriefing(r.Context(), b); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, s.briefingJSON(b))
+}
+
+func (s *Server) apiBriefingID(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	id, ok := pathID(r)
+	if !ok {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Briefing %q not found.", r.PathValue("id")))
+		return 0, false
+	}
+	return id, s.briefingsOn(w, r)
+}
+
+func (s *Server) apiGetBriefing(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiBriefingID(w, r)
+	if !ok {
+		return
+	}
+	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.briefingJSON(b))
+}
+
+func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiBriefingID(w, r)
+	if !ok {
+		return
+	}
+	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	req := briefingRequest{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: b.DayOfWeek, Time: b.Time, Timezone: b.Timezone,
+		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients}
+	if err := decode(w, r, &req); err != nil { // fields not sent keep their values
+		s.apiError(w, r, err)
+		return
+	}
+	req.apply(b)
+	if err := s.opts.Briefings.SaveBriefing(r.Context(), b); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.briefingJSON(b))
+}
+
+func (s *Server) apiDeleteBriefing(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiBriefingID(w, r)
+	if !ok {
+		return
+	}
+	if err := s.opts.Briefings.DeleteBriefing(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) apiRunBriefing(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiBriefingID(w, r)
+	if !ok {
+		return
+	}
+	if err := s.runBriefing(r, id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": app.BriefingQueued})
+}
+
+// runBriefing queues a run now; a briefing already queued or running is a conflict.
+func (s *Server) runBriefing(r *http.Request, id int64) error {
+	if _, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id); err != nil {
+		return err
+	}
+	if s.opts.RunBriefing == nil {
+		return app.Errorf(app.ECONFLICT, "Briefings do not run on this server (no workers).")
+	}
+	ok, err := s.opts.RunBriefing(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return app.Errorf(app.ECONFLICT, "This briefing is already queued or running, or paused.")
+	}
+	return nil
+}
+
+func (s *Server) apiBriefingReports(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiBriefingID(w, r)
+	if !ok {
+		return
+	}
+	if _, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), id, 100)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	if reps == nil {
+		reps = []*app.Report{}
+	}
+	writeJSON(w, http.StatusOK, reps)
+}
+
+func (s *Server) apiGetReport(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || !s.briefingsOn(w, r) {
+		if !ok {
+			s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Report %q not found.", r.PathValue("id")))
+		}
+		return
+	}
+	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	for i := range rep.Items {
+		if rep.Items[i].AlsoCoveredBy == nil {
+			rep.Items[i].AlsoCoveredBy = []app.Coverage{}
+		}
+	}
+	if rep.Items == nil {
+		rep.Items = []app.ReportItem{}
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// BriefingView is a briefing made for display.
+type BriefingView struct {
+	*app.Briefing
+	Schedule string // "Daily at 07:00 · Europe/Brussels"
+	Next     string // "tomorrow 07:00 Europe/Brussels, in 9 h"
+	Last     TimeView
+	HasLast  bool
+	Latest   *app.Report
+}
+
+func (s *Server) briefingView(r *http.Request, b *app.Briefing) BriefingView {
+	v := BriefingView{Briefing: b}
+	day := ""
+	if b.Frequency == app.Weekly {
+		day = " on " + time.Weekday(b.DayOfWeek).String() + "s"
+	}
+	v.Schedule = fmt.Sprintf("%s%s at %s · %s", map[string]string{app.Daily: "Every day", app.Weekly: "Every week"}[b.Frequency], day, b.Time, b.Timezone)
+	now := s.clock.Now()
+	if next := b.NextRunAt(now); next != nil {
+		loc, err := time.LoadLocation(b.Timezone)
+		if err != nil {
+			loc = time.UTC
+		}
+		local := next.In(loc)
+		when := local.Format("Mon 2 Jan 15:04")
+		today := now.In(loc)
+		switch {
+		case local.YearDay() == today.YearDay() && local.Year() == today.Year():
+			when = "today " + local.Format("15:04")
+		case local.YearDay() == today.AddDate(0, 0, 1).YearDay():
+			when = "tomorrow " + local.Format("15:04")
+		}
+		in := next.Sub(now)
+		v.Next = fmt.Sprintf("%s %s, %s", when, b.Timezone, humanIn(in))
+	}
+	if b.LastExecutedAt != nil {
+		v.Last, v.HasLast = s.timeView(b.LastExecutedAt), true
+	}
+	if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 1); err == nil && len(reps) > 0 {
+		v.Latest = reps[0]
+	}
+	return v
+}
+
+func humanIn(d time.Duration) string {
+	switch {
+	case d <= time.Minute:
+		return "due now"
+	case d < time.Hour:
+		return fmt.Sprintf("in %d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("in %d h", int(d.Hours()+0.5))
+	}
+	return fmt.Sprintf("in %d days", int(d.Hours()/24+0.5))
+}
+
+// BriefingsPageView is the data of /briefings.
+type BriefingsPageView struct {
+	Briefings []BriefingView
+	Form      BriefingForm
+	Sources   []SourceView
+}
+
+// BriefingForm is the create form, kept on a validation error.
+type BriefingForm struct {
+	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Error string
+}
+
+func (s *Server) briefingsPage(w http.ResponseWriter, r *http.Request) {
+	s.renderBriefings(w, r, http.StatusOK, BriefingForm{})
+}
+
+func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status int, form BriefingForm) {
+	if s.opts.Briefings == nil {
+		s.comingSoon("briefings")(w, r)
+		return
+	}
+	bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r))
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	v := BriefingsPageView{Form: form}
+	if v.Form.Time == "" {
+		v.Form.Time, v.Form.ItemLimit, v.Form.Frequency, v.Form.DayOfWeek = "07:00", "10", app.Daily, "1"
+		if s.opts.Reading != nil {
+			if st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r)); err == nil {
+				v.Form.Timezone = st.Timezone
+			}
+		}
+		if v.Form.Timezone == "" {
+			v.Form.Timezone = "UTC"
+		}
+	}
+	for _, b := range bs {
+		v.Briefings = append(v.Briefings, s.briefingView(r, b))
+	}
+	s.renderStatus(w, r, status, briefingsPage(s.page(w, r, "briefings", "Briefings"), v))
+}
+
+func (s *Server) createBriefing(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	f := BriefingForm{Name: r.PostFormValue("name"), Focus: r.PostFormValue("focus"), Frequency: r.PostFormValue("frequency"), DayOfWeek: r.PostFormValue("dayOfWeek"),
+		Time: r.PostFormValue("time"), Timezone: strings.TrimSpace(r.PostFormValue("timezone")), ItemLimit: r.PostFormValue("itemLimit"), MinScore: r.PostFormValue("minScore")}
+	b := &app.Briefing{UserID: userID(r), Name: strings.TrimSpace(f.Name), Focus: strings.TrimSpace(f.Focus), Frequency: f.Frequency, Time: f.Time, Timezone: f.Timezone}
+	var err error
+	atoi := func(v string, dst *int, what string) {
+		if err != nil || strings.TrimSpace(v) == "" {
+			return
+		}
+		n, e := strconv.Atoi(strings.TrimSpace(v))
+		if e != nil {
+			err = app.Errorf(app.EINVALID, "%s must be a whole number.", what)
+		}
+		*dst = n
+	}
+	atoi(f.DayOfWeek, &b.DayOfWeek, "The day of the week")
+	atoi(f.ItemLimit, &b.ItemLimit, "The number of items")
+	atoi(f.MinScore, &b.MinScore, "The minimum score")
+	if err == nil {
+		err = s.opts.Briefings.SaveBriefing(r.Context(), b)
+	}
+	if err != nil {
+		if app.ErrorCode(err) != app.EINVALID {
+			s.serverError(w, r, err)
+			return
+		}
+		f.Error = app.ErrorMessage(err)
+		s.renderBriefings(w, r, http.StatusUnprocessableEntity, f)
+		return
+	}
+	s.redirect(w, r, "/briefings", flashSuccess("Briefing created. It runs on its schedule; press Run now to see it today."))
+}
+
+func (s *Server) briefingAction(action string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id, ok := pathID(r)
+		if !ok || s.opts.Briefings == nil {
+			s.notFound(w, r)
+			return
+		}
+		var err error
+		msg := ""
+		switch action {
+		case "run":
+			err, msg = s.runBriefing(r, id), "Running — the report appears here in a moment."
+		case "pause":
+			err, msg = s.opts.Briefings.SetBriefingPaused(r.Context(), userID(r), id, true), "Briefing paused."
+		case "resume":
+			err, msg = s.opts.Briefings.SetBriefingPaused(r.Context(), userID(r), id, false), "Briefing resumed."
+		case "delete":
+			err, msg = s.opts.Briefings.DeleteBriefing(r.Context(), userID(r), id), "Briefing deleted."
+		}
+		if err != nil {
+			if app.ErrorCode(err) == app.EINTERNAL {
+				s.serverError(w, r, err)
+				return
+			}
+			s.redirect(w, r, "/briefings", flashError(app.ErrorMessage(err)))
+			return
+		}
+		s.redirect(w, r, "/briefings", flashSuccess(msg))
+	}
+}
+
+// ReportView is a report made for display.
+type ReportView struct {
+	Report   *app.Report
+	Briefing *app.Briefing
+	Period   string
+}
+
+func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), rep.BriefingID)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	loc, lerr := time.LoadLocation(b.Timezone)
+	if lerr != nil {
+		loc = time.UTC
+	}
+	v := ReportView{Report: rep, Briefing: b,
+		Period: rep.PeriodStart.In(loc).Format("Mon 2 Jan 15:04") + " – " + rep.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")}
+	s.render(w, r, reportPage(s.page(w, r, "briefings", b.Name), v))
+}
+
+func scoreClass(score int) string {
+	switch {
+	case score >= 70:
+		return "score-high"
+	case score >= 40:
+		return "score-mid"
+	}
+	return "score-low"
+}

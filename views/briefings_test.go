@@ -1,0 +1,88 @@
+package views_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+func TestBriefingsAPI(t *testing.T) {
+	t.Run("create, read, update, run and delete a briefing; validation errors are 400", func(t *testing.T) {
+		e := newEnv(t)
+		code, body := e.json("POST", "/api/briefings", `{"name": "Morning tech", "focus": "sqlite", "frequency": "DAILY", "time": "07:00", "timezone": "Europe/Brussels", "itemLimit": 5}`)
+		if code != 201 || !strings.Contains(body, `"nextRunAt":"`) || !strings.Contains(body, `"status":"ACTIVE"`) {
+			t.Fatalf("create: %d %s", code, body)
+		}
+		b := decodeJSON[map[string]any](t, body)
+		id := int64(b["id"].(float64))
+		code, body = e.json("PATCH", fmt.Sprintf("/api/briefings/%d", id), `{"frequency": "WEEKLY", "dayOfWeek": 1}`)
+		if code != 200 || !strings.Contains(body, `"frequency":"WEEKLY"`) || !strings.Contains(body, `"name":"Morning tech"`) {
+			t.Fatalf("update: %d %s", code, body)
+		}
+		if code, body := e.json("POST", fmt.Sprintf("/api/briefings/%d/run", id), ""); code != 202 {
+			t.Fatalf("run: %d %s", code, body)
+		}
+		if code, _ := e.json("POST", fmt.Sprintf("/api/briefings/%d/run", id), ""); code != 409 {
+			t.Fatalf("second run while queued: %d", code)
+		}
+		for _, bad := range []string{`{"name": ""}`, `{"name": "x", "time": "7am"}`, `{"name": "x", "timezone": "Mars/Base"}`, `{"name": "x", "frequency": "HOURLY"}`,
+			`{"name": "x", "itemLimit": 1000}`, `{"name": "x", "emailEnabled": true}`, `{"name": "x", "sourceIds": [42]}`, `{"name": 5}`} {
+			if code, body := e.json("POST", "/api/briefings", bad); code != 400 || !strings.Contains(body, `"error"`) {
+				t.Errorf("%s: %d %s", bad, code, body)
+			}
+		}
+		if code, _ := e.json("GET", "/api/briefings/999", ""); code != 404 {
+			t.Fatalf("unknown: %d", code)
+		}
+		if code, _ := e.json("DELETE", fmt.Sprintf("/api/briefings/%d", id), ""); code != 204 {
+			t.Fatalf("delete: %d", code)
+		}
+	})
+
+	t.Run("a stored report reads back with its items and coverage; its page reads like a newsletter", func(t *testing.T) {
+		e := newEnv(t)
+		ctx := context.Background()
+		b := &app.Briefing{UserID: 1, Name: "Evening <b>news</b>", Time: "19:00", Timezone: "UTC"}
+		if err := e.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC()
+		rep := &app.Report{GeneratedAt: now, PeriodStart: now.Add(-24 * time.Hour), PeriodEnd: now, Overview: "2 stories from 3 sources.",
+			Items: []app.ReportItem{{Rank: 1, Title: "Tram approved <script>x</script>", Link: "https://a.example/1", Summary: "The tram.", Score: 90, ScoreReasoning: "Matches",
+				AlsoCoveredBy: []app.Coverage{{Title: "Tram OK", Link: "https://b.example/2", Source: "Bruzz"}}}}}
+		if err := e.db.FinishBriefing(ctx, b, rep, nil); err != nil {
+			t.Fatal(err)
+		}
+		code, body := e.json("GET", fmt.Sprintf("/api/reports/%d", rep.ID), "")
+		if code != 200 || !strings.Contains(body, `"alsoCoveredBy":[{"title":"Tram OK"`) || !strings.Contains(body, `"overview":"2 stories from 3 sources."`) {
+			t.Fatalf("report: %d %s", code, body)
+		}
+		_, body = e.json("GET", fmt.Sprintf("/api/briefings/%d/reports", b.ID), "")
+		if !strings.Contains(body, fmt.Sprintf(`"id":%d`, rep.ID)) {
+			t.Fatalf("reports: %s", body)
+		}
+		res, page := e.get(fmt.Sprintf("/reports/%d", rep.ID))
+		mustContain(t, res, page, 200, `data-testid="report-item"`, `data-testid="also-covered"`, "Bruzz", "2 stories from 3 sources.", "Tram approved &lt;script&gt;")
+		res, page = e.get("/briefings")
+		mustContain(t, res, page, 200, `data-testid="briefing"`, `data-testid="latest-report"`, "Evening &lt;b&gt;news&lt;/b&gt;", `data-testid="next-run"`)
+	})
+
+	t.Run("the create form re-renders with the problem and the input kept", func(t *testing.T) {
+		e := newEnv(t)
+		res, body := e.form("/briefings", url.Values{"name": {"Kept name"}, "time": {"07:00"}, "timezone": {"Nowhere/City"}})
+		mustContain(t, res, body, 422, "Unknown time zone", "Kept name")
+		res, _ = e.form("/briefings", url.Values{"name": {"Daily"}, "time": {"07:30"}, "timezone": {"Asia/Kolkata"}, "itemLimit": {"5"}})
+		if res.StatusCode != 303 {
+			t.Fatalf("create: %d", res.StatusCode)
+		}
+		bs, _ := e.db.Briefings(context.Background(), 1)
+		if len(bs) != 1 || bs[0].Time != "07:30" || bs[0].Timezone != "Asia/Kolkata" || bs[0].ItemLimit != 5 {
+			t.Fatalf("briefings %+v", bs)
+		}
+	})
+}
