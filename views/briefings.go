@@ -428,3 +428,74 @@ func scoreClass(score int) string {
 	}
 	return "score-low"
 }
+
+// baseURL is the app's address as the request reached it, for links in feeds.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// briefingFeed publishes a briefing's reports as Atom, for any feed reader.
+func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	list, err := s.opts.Briefings.Reports(r.Context(), userID(r), id, 20)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	var full []*app.Report
+	for _, rep := range list {
+		if f, err := s.opts.Briefings.Report(r.Context(), userID(r), rep.ID); err == nil {
+			full = append(full, f)
+		}
+	}
+	out, err := app.ReportsAtom(b, full, baseURL(r), location(b.Timezone))
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
+	_, _ = w.Write(out)
+}
+
+// reportMarkdown is the Markdown export of a report.
+func (s *Server) reportMarkdown(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), rep.BriefingID)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="report-%d.md"`, rep.ID))
+	_, _ = w.Write([]byte(app.ReportMarkdown(b, rep, location(b.Timezone))))
+}
+
+func location(zone string) *time.Location {
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mmcdole/gofeed"
+
 	"github.com/morningdeck/morningdeck/app"
 )
 
@@ -83,6 +85,41 @@ func TestBriefingsAPI(t *testing.T) {
 		bs, _ := e.db.Briefings(context.Background(), 1)
 		if len(bs) != 1 || bs[0].Time != "07:30" || bs[0].Timezone != "Asia/Kolkata" || bs[0].ItemLimit != 5 {
 			t.Fatalf("briefings %+v", bs)
+		}
+	})
+}
+
+func TestReportExports(t *testing.T) {
+	t.Run("the Atom feed of reports parses with gofeed; feed-supplied text stays text in it and in Markdown", func(t *testing.T) {
+		e := newEnv(t)
+		ctx := context.Background()
+		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "Europe/Brussels"}
+		if err := e.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		now := time.Now().UTC()
+		evil := `<img src=x onerror=alert(1)>[click](javascript:alert(2))`
+		rep := &app.Report{GeneratedAt: now, PeriodStart: now.Add(-24 * time.Hour), PeriodEnd: now, Overview: "One story.",
+			Items: []app.ReportItem{{Rank: 1, Title: evil, Link: "javascript:alert(3)", Summary: evil, Score: 80, SourceName: "S",
+				AlsoCoveredBy: []app.Coverage{{Title: "t", Link: "https://ok.example/a", Source: evil}}}}}
+		if err := e.db.FinishBriefing(ctx, b, rep, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, body := e.get(fmt.Sprintf("/briefings/%d/feed.xml", b.ID))
+		if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "application/atom+xml") {
+			t.Fatalf("feed: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
+		}
+		feed, err := gofeed.NewParser().ParseString(body)
+		if err != nil || len(feed.Items) != 1 || !strings.Contains(feed.Items[0].Link, fmt.Sprintf("/reports/%d", rep.ID)) {
+			t.Fatalf("parse: %v %+v", err, feed)
+		}
+		content := feed.Items[0].Content
+		if strings.Contains(content, "<img") || strings.Contains(content, `href="javascript`) || !strings.Contains(content, "&lt;img src=x") {
+			t.Fatalf("feed content not escaped: %s", content)
+		}
+		res, md := e.get(fmt.Sprintf("/reports/%d/markdown", rep.ID))
+		if res.StatusCode != 200 || strings.Contains(md, "<img") || strings.Contains(md, "](javascript") || !strings.Contains(md, "[S](https://ok.example/a)") && !strings.Contains(md, "https://ok.example/a") {
+			t.Fatalf("markdown: %d\n%s", res.StatusCode, md)
 		}
 	})
 }

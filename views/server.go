@@ -96,6 +96,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /briefings/{id}/resume", s.briefingAction("resume"))
 	mux.HandleFunc("POST /briefings/{id}/delete", s.briefingAction("delete"))
 	mux.HandleFunc("GET /reports/{id}", s.reportPage)
+	mux.HandleFunc("GET /reports/{id}/markdown", s.reportMarkdown)
+	mux.HandleFunc("GET /briefings/{id}/feed.xml", s.briefingFeed)
 	mux.HandleFunc("GET /queues", s.comingSoon("queues"))
 	mux.HandleFunc("GET /settings", s.settingsPage)
 	mux.HandleFunc("POST /settings", s.saveSettings)
