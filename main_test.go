@@ -439,3 +439,35 @@ func TestLLMConfiguredInSettings(t *testing.T) {
 		}
 	})
 }
+
+func TestBriefCLI(t *testing.T) {
+	t.Run("brief add, run, list and show", func(t *testing.T) {
+		farm := feedtest.NewFarm(2, 3)
+		defer farm.Close()
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+		mustRun(t, dir, "fetch")
+		if out := mustRun(t, dir, "brief", "add", "Morning", "--timezone", "Asia/Kolkata", "--time", "06:30", "--items", "2"); !strings.Contains(out, "Added briefing 1") {
+			t.Fatalf("add: %q", out)
+		}
+		md := mustRun(t, dir, "brief", "run", "1")
+		if !strings.HasPrefix(md, "# Morning") || !strings.Contains(md, "IST") || !strings.Contains(md, "1. **[Story") {
+			t.Fatalf("run printed:\n%s", md)
+		}
+		if out := mustRun(t, dir, "brief", "list"); !strings.Contains(out, "Asia/Kolkata") || !strings.Contains(out, "#1") {
+			t.Fatalf("list:\n%s", out)
+		}
+		var rep struct {
+			Items []struct {
+				Rank  int    `json:"rank"`
+				Title string `json:"title"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, dir, "brief", "show", "1", "--format", "json")), &rep); err != nil || len(rep.Items) == 0 || rep.Items[0].Rank != 1 {
+			t.Fatalf("show json: %v %+v", err, rep)
+		}
+		if _, errOut, err := run(t, dir, "brief", "add", "Bad", "--timezone", "Nowhere/Land"); err == nil || !strings.Contains(errOut, "Unknown time zone") {
+			t.Fatalf("bad zone: %v %q", err, errOut)
+		}
+	})
+}

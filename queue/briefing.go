@@ -172,14 +172,24 @@ func (w *BriefingWorker) report(ctx context.Context, b *app.Briefing, runAt time
 	if err != nil {
 		return nil, err
 	}
+	interests := ""
+	if st, err := w.Store.Settings(ctx, b.UserID); err == nil {
+		interests = st.Interests
+	}
 	var cands []candidate
 	for _, it := range items {
 		c := candidate{it: it, reason: it.ScoreReasoning}
 		if it.Score != nil {
 			c.score = *it.Score
 		}
-		if strings.TrimSpace(b.Focus) != "" && w.Embedded != nil {
-			c.score, c.reason = w.Embedded.Score(app.EnrichInput{Title: it.Title, Text: it.Text, PublishedAt: it.PublishedAt, Interests: b.Focus, Now: runAt})
+		// A briefing with its own focus re-scores every item for it; items never enriched (a
+		// source's first import) are scored for the user's interests.
+		if w.Embedded != nil && (strings.TrimSpace(b.Focus) != "" || it.Score == nil) {
+			focus := b.Focus
+			if strings.TrimSpace(focus) == "" {
+				focus = interests
+			}
+			c.score, c.reason = w.Embedded.Score(app.EnrichInput{Title: it.Title, Text: it.Text, PublishedAt: it.PublishedAt, Interests: focus, Now: runAt})
 		}
 		if c.score >= b.MinScore {
 			cands = append(cands, c)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/a-h/templ"
+
 	"github.com/morningdeck/morningdeck/app"
 )
 
@@ -194,7 +196,11 @@ func (s *Server) toggleItem(action string) http.HandlerFunc {
 		}
 		here := back(r, "/items")
 		if r.Header.Get("HX-Request") == "true" {
-			s.render(w, r, itemCard(s.itemView(it, ""), true, false, here))
+			card := itemCard(s.itemView(it, ""), true, false, here)
+			if c, err := s.opts.Reading.Items.Counts(r.Context(), userID(r)); err == nil {
+				card = templ.Join(card, unreadBadge(c.Unread, true)) // the sidebar's count follows
+			}
+			s.render(w, r, card)
 			return
 		}
 		s.redirect(w, r, here, Flash{})

@@ -108,7 +108,8 @@ func TestReadingPages(t *testing.T) {
 		defer hres.Body.Close()
 		raw, _ := io.ReadAll(hres.Body)
 		frag := string(raw)
-		if hres.StatusCode != 200 || !strings.Contains(frag, `class="item is-read is-starred"`) || strings.Contains(frag, "<html") {
+		if hres.StatusCode != 200 || !strings.Contains(frag, `class="item is-read is-starred"`) || strings.Contains(frag, "<html") ||
+			!strings.Contains(frag, `id="unread-count" data-testid="unread-count" title="3 unread items" hx-swap-oob="true"`) {
 			t.Fatalf("htmx fragment %d: %.300s", hres.StatusCode, frag)
 		}
 		_, body := e.get("/items?show=starred")
