@@ -72,6 +72,9 @@ func TestBriefingsAPI(t *testing.T) {
 		mustContain(t, res, page, 200, `data-testid="report-item"`, `data-testid="also-covered"`, "Bruzz", "2 stories from 3 sources.", "Tram approved &lt;script&gt;")
 		res, page = e.get("/briefings")
 		mustContain(t, res, page, 200, `data-testid="briefing"`, `data-testid="latest-report"`, "Evening &lt;b&gt;news&lt;/b&gt;", `data-testid="next-run"`)
+		e.createSource("https://example.com/feed", "Example")
+		res, page = e.get("/")
+		mustContain(t, res, page, 200, `data-testid="today-report"`, "2 stories from 3 sources.")
 	})
 
 	t.Run("the create form re-renders with the problem and the input kept", func(t *testing.T) {

@@ -65,6 +65,15 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: len(srcs), Items: s.itemViews(items, sourceNames(srcs))}
+	if s.opts.Briefings != nil {
+		if bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r)); err == nil {
+			for _, b := range bs {
+				if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 1); err == nil && len(reps) > 0 {
+					v.Reports = append(v.Reports, TodayReport{ID: reps[0].ID, Name: b.Name, Overview: reps[0].Overview, When: s.timeView(&reps[0].GeneratedAt)})
+				}
+			}
+		}
+	}
 	for _, src := range srcs {
 		if src.Status == app.SourceError {
 			v.ErrorSources++
