@@ -33,6 +33,7 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/mail"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/views"
@@ -86,6 +87,8 @@ type config struct {
 	LLMPromptFile        string
 	BriefingEnabled      bool
 	BriefingInterval     time.Duration
+	BaseURL              string
+	SMTP                 mail.Options
 }
 
 func main() {
@@ -141,6 +144,13 @@ func newRoot() *cobra.Command {
 	pf.BoolVar(&cfg.LLMFallback, "llm-fallback", true, "use the embedded enricher after the LLM's last failed attempt")
 	pf.BoolVar(&cfg.BriefingEnabled, "briefing-enabled", true, "run the briefing scheduler and workers")
 	pf.DurationVar(&cfg.BriefingInterval, "briefing-scheduler-interval", time.Minute, "how often due briefings are looked for")
+	pf.StringVar(&cfg.BaseURL, "base-url", "", "the app's address as readers reach it, for links in emails (default http://ADDR)")
+	pf.StringVar(&cfg.SMTP.Host, "smtp-host", "", "SMTP server for report emails")
+	pf.IntVar(&cfg.SMTP.Port, "smtp-port", 0, "SMTP port (default 587; 25 with --smtp-tls none; 465 with tls)")
+	pf.StringVar(&cfg.SMTP.Username, "smtp-username", "", "SMTP user")
+	pf.StringVar(&cfg.SMTP.Password, "smtp-password", "", "SMTP password (never shown or logged)")
+	pf.StringVar(&cfg.SMTP.From, "smtp-from", "", "the From address of report emails")
+	pf.StringVar(&cfg.SMTP.TLS, "smtp-tls", "starttls", "none, starttls or tls")
 	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
@@ -207,6 +217,7 @@ type env struct {
 
 	processQ  *queue.ProcessQueue
 	briefingQ *queue.BriefingQueue
+	emailQ    *queue.EmailQueue
 	embedded  *enrich.Embedded
 	llm       *enrich.LLM // from the flags and environment; nil when no model is configured
 
@@ -266,7 +277,17 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	}
 	pw.Register(e.processQ)
 	e.briefingQ = queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
-	bw := &queue.BriefingWorker{Store: db, Embedded: e.embedded, Log: log}
+	if err := cfg.SMTP.Validate(); err != nil {
+		return nil, err
+	}
+	e.emailQ = queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, BaseBackoff: 30 * time.Second, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
+	baseURL := cfg.BaseURL
+	if baseURL == "" {
+		baseURL = "http://" + cfg.Addr
+	}
+	ew := &queue.EmailWorker{Store: db, Mailer: mail.New(cfg.SMTP), BaseURL: baseURL, Log: log}
+	ew.Register(e.emailQ)
+	bw := &queue.BriefingWorker{Store: db, Embedded: e.embedded, Log: log, OnReport: e.emailQ.OnReport(db)}
 	bw.Register(e.briefingQ)
 	e.worker = &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log, OnNewItems: e.processQ.OnNewItems(db)}
 	e.worker.Register(fq)
@@ -357,13 +378,14 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 		sched := &queue.BriefingScheduler{Store: e.db, Queue: e.briefingQ, Interval: e.cfg.BriefingInterval, Log: e.log}
 		rec := &queue.Recovery{Reset: e.db.ResetStuckBriefings, Entity: "briefing", Interval: e.cfg.RecoveryInterval, Threshold: e.cfg.StuckThreshold, Log: e.log}
 		goRun(func() { _ = e.briefingQ.Run(ctx) })
+		goRun(func() { _ = e.emailQ.Run(ctx) })
 		goRun(func() { sched.Run(ctx) })
 		goRun(func() { rec.Run(ctx) })
 	}
 	goRun(func() { e.indexLoop(ctx) })
 	goRun(func() {
 		queue.Every(ctx, time.Hour, func() {
-			for _, q := range []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue} {
+			for _, q := range []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue} {
 				if err := q.Cleanup(ctx); err != nil && ctx.Err() == nil {
 					e.log.Warn("queue cleanup failed", "queue", q.Name(), "error", err)
 				}

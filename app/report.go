@@ -143,3 +143,23 @@ func (b *Briefing) Since() *time.Time {
 	}
 	return &b.CreatedAt
 }
+
+// Delivery statuses.
+const (
+	DeliveryPending = "PENDING"
+	DeliverySending = "SENDING"
+	DeliverySent    = "SENT"
+	DeliveryFailed  = "FAILED"
+	DeliverySkipped = "SKIPPED"
+)
+
+// Delivery is one email of a report to one recipient.
+type Delivery struct {
+	ID        int64      `json:"id"`
+	ReportID  int64      `json:"reportId"`
+	Recipient string     `json:"recipient"`
+	Status    string     `json:"status"`
+	Attempts  int        `json:"attempts"`
+	LastError string     `json:"lastError"`
+	SentAt    *time.Time `json:"sentAt"`
+}

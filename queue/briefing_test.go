@@ -2,6 +2,7 @@ package queue_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -22,11 +23,19 @@ type briefingRig struct {
 }
 
 func newBriefingRig(t *testing.T, now time.Time) *briefingRig {
+	return newBriefingRigHook(t, now, nil)
+}
+
+// newBriefingRigHook is newBriefingRig with a report hook made from the database (email deliveries).
+func newBriefingRigHook(t *testing.T, now time.Time, hook func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error) *briefingRig {
 	t.Helper()
 	clock := &testClock{t: now}
 	db := sqlitetest.NewWithClock(t, clock)
 	q := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 10 * time.Millisecond})
 	w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{}), Clock: clock}
+	if hook != nil {
+		w.OnReport = hook(db)
+	}
 	w.Register(q)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

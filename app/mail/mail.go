@@ -1,0 +1,180 @@
+// Package mail composes report emails and sends them over SMTP (go-mail).
+package mail
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"strings"
+	"time"
+
+	gomail "github.com/wneessen/go-mail"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// Options configure SMTP.
+type Options struct {
+	Host     string
+	Port     int    // default 587 (25 for TLS "none", 465 for "tls")
+	Username string // with Password: SMTP AUTH
+	Password string // never logged
+	From     string
+	TLS      string // none, starttls (default), tls
+	Timeout  time.Duration
+	BaseURL  string // the app's address, for links back to the report and the briefing
+}
+
+// Configured reports whether there is an SMTP host and a From address.
+func (o Options) Configured() bool { return o.Host != "" && o.From != "" }
+
+// Sender sends messages with SMTP.
+type Sender struct{ opts Options }
+
+// New returns a sender.
+func New(o Options) *Sender {
+	if o.TLS == "" {
+		o.TLS = "starttls"
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 30 * time.Second
+	}
+	if o.Port == 0 {
+		o.Port = map[string]int{"none": 25, "tls": 465}[o.TLS]
+		if o.Port == 0 {
+			o.Port = 587
+		}
+	}
+	return &Sender{opts: o}
+}
+
+// Validate checks the SMTP options.
+func (o Options) Validate() error {
+	switch o.TLS {
+	case "", "none", "starttls", "tls":
+	default:
+		return app.Errorf(app.EINVALID, "SMTP TLS must be none, starttls or tls.")
+	}
+	if o.Host != "" && !strings.Contains(o.From, "@") {
+		return app.Errorf(app.EINVALID, "The From address %q is not an email address.", o.From)
+	}
+	return nil
+}
+
+// Send delivers a message to one recipient.
+func (s *Sender) Send(ctx context.Context, m *Message) error {
+	if !s.opts.Configured() {
+		return errors.New("no SMTP server is configured (set MORNINGDECK_SMTP_HOST and MORNINGDECK_SMTP_FROM)")
+	}
+	msg := gomail.NewMsg()
+	if err := msg.From(s.opts.From); err != nil {
+		return fmt.Errorf("from address: %w", err)
+	}
+	if err := msg.To(m.To); err != nil {
+		return fmt.Errorf("recipient %q: %w", m.To, err)
+	}
+	msg.Subject(m.Subject)
+	msg.SetDate()
+	msg.SetMessageIDWithValue(m.ID)
+	if m.Unsubscribe != "" {
+		msg.SetGenHeader(gomail.HeaderListUnsubscribe, "<"+m.Unsubscribe+">")
+	}
+	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	opts := []gomail.Option{gomail.WithPort(s.opts.Port), gomail.WithTimeout(s.opts.Timeout)}
+	switch s.opts.TLS {
+	case "none":
+		opts = append(opts, gomail.WithTLSPolicy(gomail.NoTLS))
+	case "tls":
+		opts = append(opts, gomail.WithSSL())
+	default:
+		opts = append(opts, gomail.WithTLSPolicy(gomail.TLSMandatory))
+	}
+	if s.opts.Username != "" {
+		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover), gomail.WithUsername(s.opts.Username), gomail.WithPassword(s.opts.Password))
+	}
+	c, err := gomail.NewClient(s.opts.Host, opts...)
+	if err != nil {
+		return fmt.Errorf("SMTP client: %w", err)
+	}
+	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
+		return fmt.Errorf("SMTP %s:%d: %w", s.opts.Host, s.opts.Port, err)
+	}
+	return nil
+}
+
+// Message is one email.
+type Message struct {
+	ID          string // Message-ID, stable per delivery
+	To          string
+	Subject     string
+	Text        string
+	HTML        string
+	Unsubscribe string // link to the briefing's settings
+}
+
+// Compose makes the email of a report for one recipient: an HTML part with inline styles and no
+// external assets, a plain-text part, a link back to the report and one to the briefing's settings.
+func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL string) *Message {
+	base := strings.TrimRight(baseURL, "/")
+	loc, err := time.LoadLocation(b.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	reportURL := fmt.Sprintf("%s/reports/%d", base, r.ID)
+	settingsURL := base + "/briefings"
+	e := html.EscapeString
+	var h strings.Builder
+	h.WriteString(`<!doctype html><html><body style="margin:0;padding:0;background:#fbfaf7;">`)
+	h.WriteString(`<div style="max-width:640px;margin:0 auto;padding:24px;font-family:Georgia,'Times New Roman',serif;color:#1c1c1e;line-height:1.55;">`)
+	fmt.Fprintf(&h, `<h1 style="font-size:26px;margin:0 0 4px;">%s</h1>`, e(b.Name))
+	fmt.Fprintf(&h, `<p style="margin:0 0 16px;color:#55555b;font-family:Arial,sans-serif;font-size:13px;">%s – %s</p>`,
+		e(r.PeriodStart.In(loc).Format("Mon 2 Jan 15:04")), e(r.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")))
+	fmt.Fprintf(&h, `<p style="margin:0 0 20px;">%s</p>`, e(r.Overview))
+	for _, it := range r.Items {
+		h.WriteString(`<div style="margin:0 0 20px;padding:0 0 16px;border-bottom:1px solid #dedbd3;">`)
+		title := e(it.Title)
+		if link := safeLink(it.Link); link != "" {
+			title = fmt.Sprintf(`<a href="%s" style="color:#1f5fa8;text-decoration:none;">%s</a>`, e(link), title)
+		}
+		fmt.Fprintf(&h, `<h2 style="font-size:19px;margin:0 0 4px;">%d. %s</h2>`, it.Rank, title)
+		fmt.Fprintf(&h, `<p style="margin:0 0 6px;color:#55555b;font-family:Arial,sans-serif;font-size:13px;">%s · score %d · %s</p>`, e(it.SourceName), it.Score, e(it.ScoreReasoning))
+		if it.Summary != "" {
+			fmt.Fprintf(&h, `<p style="margin:0;">%s</p>`, e(it.Summary))
+		}
+		if len(it.AlsoCoveredBy) > 0 {
+			var also []string
+			for _, c := range it.AlsoCoveredBy {
+				if link := safeLink(c.Link); link != "" {
+					also = append(also, fmt.Sprintf(`<a href="%s" style="color:#1f5fa8;">%s</a>`, e(link), e(c.Source)))
+				} else {
+					also = append(also, e(c.Source))
+				}
+			}
+			fmt.Fprintf(&h, `<p style="margin:6px 0 0;color:#55555b;font-family:Arial,sans-serif;font-size:13px;">Also covered by %s</p>`, strings.Join(also, ", "))
+		}
+		h.WriteString(`</div>`)
+	}
+	fmt.Fprintf(&h, `<p style="font-family:Arial,sans-serif;font-size:13px;color:#55555b;"><a href="%s" style="color:#1f5fa8;">Read this report in Morning Deck</a> · <a href="%s" style="color:#1f5fa8;">Briefing settings and unsubscribe</a></p>`,
+		e(reportURL), e(settingsURL))
+	h.WriteString(`</div></body></html>`)
+
+	text := app.ReportMarkdown(b, r, loc) + "\nRead it in Morning Deck: " + reportURL + "\nBriefing settings and unsubscribe: " + settingsURL + "\n"
+	host := "morningdeck.local"
+	if i := strings.Index(base, "://"); i >= 0 {
+		host = strings.Split(base[i+3:], "/")[0]
+	}
+	return &Message{
+		ID: fmt.Sprintf("report-%d-delivery-%d@%s", r.ID, deliveryID, strings.Split(host, ":")[0]), To: to,
+		Subject: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan")), Text: text, HTML: h.String(), Unsubscribe: settingsURL,
+	}
+}
+
+func safeLink(u string) string {
+	l := strings.ToLower(strings.TrimSpace(u))
+	if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
+		return strings.TrimSpace(u)
+	}
+	return ""
+}

@@ -1,0 +1,116 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// CreateDeliveriesTx records one delivery per recipient of a report, within the report's
+// transaction, and returns their ids (an existing delivery is not duplicated).
+func (db *DB) CreateDeliveriesTx(ctx context.Context, tx *sql.Tx, reportID int64, recipients []string) ([]int64, error) {
+	var ids []int64
+	for _, to := range recipients {
+		var id int64
+		err := tx.QueryRowContext(ctx, `insert into deliveries (report_id, recipient) values (?, ?) on conflict do nothing returning id`, reportID, to).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		} else if err != nil {
+			return nil, fmt.Errorf("sqlite: insert delivery: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+const deliveryColumns = `id, report_id, recipient, status, attempts, last_error, sent_at`
+
+func scanDelivery(row scanner) (*app.Delivery, error) {
+	var d app.Delivery
+	var sent sql.NullString
+	if err := row.Scan(&d.ID, &d.ReportID, &d.Recipient, &d.Status, &d.Attempts, &d.LastError, &sent); err != nil {
+		return nil, err
+	}
+	d.SentAt = parseTimePtr(sent)
+	return &d, nil
+}
+
+// Delivery returns a delivery.
+func (db *DB) Delivery(ctx context.Context, id int64) (*app.Delivery, error) {
+	d, err := scanDelivery(db.Read.QueryRowContext(ctx, `select `+deliveryColumns+` from deliveries where id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, app.Errorf(app.ENOTFOUND, "Delivery %d not found.", id)
+	}
+	return d, err
+}
+
+// Deliveries returns a report's deliveries.
+func (db *DB) Deliveries(ctx context.Context, reportID int64) ([]*app.Delivery, error) {
+	rows, err := db.Read.QueryContext(ctx, `select `+deliveryColumns+` from deliveries where report_id = ? order by id`, reportID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: deliveries: %w", err)
+	}
+	defer rows.Close()
+	var out []*app.Delivery
+	for rows.Next() {
+		d, err := scanDelivery(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// StartDelivery marks a PENDING (or interrupted SENDING) delivery SENDING and counts the
+// attempt; it returns nil when the delivery is already SENT, FAILED or SKIPPED.
+func (db *DB) StartDelivery(ctx context.Context, id int64) (*app.Delivery, error) {
+	var d *app.Delivery
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		d, err = scanDelivery(tx.QueryRowContext(ctx, `update deliveries set status = 'SENDING', attempts = attempts + 1
+			where id = ? and status in ('PENDING', 'SENDING') returning `+deliveryColumns, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			d = nil
+			return nil
+		}
+		return err
+	})
+	return d, err
+}
+
+// FinishDelivery records a delivery's outcome (SENT, FAILED, SKIPPED, or PENDING for a retry)
+// and runs then in the same transaction.
+func (db *DB) FinishDelivery(ctx context.Context, id int64, status, msg string, then app.TxFunc) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		var sent any
+		if status == app.DeliverySent {
+			sent = db.now()
+		}
+		if _, err := tx.ExecContext(ctx, `update deliveries set status = ?, last_error = ?, sent_at = coalesce(?, sent_at) where id = ?`, status, msg, sent, id); err != nil {
+			return fmt.Errorf("sqlite: finish delivery: %w", err)
+		}
+		if then != nil {
+			return then(ctx, tx)
+		}
+		return nil
+	})
+}
+
+// ResendDelivery puts a FAILED (or SKIPPED) delivery back to PENDING and calls enqueue in the same transaction.
+func (db *DB) ResendDelivery(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx) error) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `update deliveries set status = 'PENDING', attempts = 0, last_error = ''
+			where id = ? and status in ('FAILED', 'SKIPPED') and report_id in (select id from reports where user_id = ?)`, id, userID)
+		if err != nil {
+			return fmt.Errorf("sqlite: resend delivery: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return app.Errorf(app.ECONFLICT, "Delivery %d is not failed (or does not exist).", id)
+		}
+		return enqueue(ctx, tx)
+	})
+}
