@@ -452,6 +452,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		Enricher:   views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.llm != nil, LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
 		TestLLM:    e.testLLM,
 		Briefings:  e.db,
+		Deliveries: e.db.Deliveries,
 		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
 			return e.briefingQ.RunNow(ctx, e.db, id, time.Now())
 		},

@@ -216,7 +216,16 @@ func (s *Server) apiGetReport(w http.ResponseWriter, r *http.Request) {
 	if rep.Items == nil {
 		rep.Items = []app.ReportItem{}
 	}
-	writeJSON(w, http.StatusOK, rep)
+	out := struct {
+		*app.Report
+		Deliveries []*app.Delivery `json:"deliveries"`
+	}{Report: rep, Deliveries: []*app.Delivery{}}
+	if s.opts.Deliveries != nil {
+		if ds, err := s.opts.Deliveries(r.Context(), rep.ID); err == nil && ds != nil {
+			out.Deliveries = ds
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // BriefingView is a briefing made for display.
@@ -284,7 +293,7 @@ type BriefingsPageView struct {
 
 // BriefingForm is the create form, kept on a validation error.
 type BriefingForm struct {
-	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Error string
+	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Recipients, Error string
 }
 
 func (s *Server) briefingsPage(w http.ResponseWriter, r *http.Request) {
@@ -325,8 +334,15 @@ func (s *Server) createBriefing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := BriefingForm{Name: r.PostFormValue("name"), Focus: r.PostFormValue("focus"), Frequency: r.PostFormValue("frequency"), DayOfWeek: r.PostFormValue("dayOfWeek"),
-		Time: r.PostFormValue("time"), Timezone: strings.TrimSpace(r.PostFormValue("timezone")), ItemLimit: r.PostFormValue("itemLimit"), MinScore: r.PostFormValue("minScore")}
+		Time: r.PostFormValue("time"), Timezone: strings.TrimSpace(r.PostFormValue("timezone")), ItemLimit: r.PostFormValue("itemLimit"), MinScore: r.PostFormValue("minScore"),
+		Recipients: r.PostFormValue("recipients")}
 	b := &app.Briefing{UserID: userID(r), Name: strings.TrimSpace(f.Name), Focus: strings.TrimSpace(f.Focus), Frequency: f.Frequency, Time: f.Time, Timezone: f.Timezone}
+	for _, to := range strings.Split(f.Recipients, ",") {
+		if to = strings.TrimSpace(to); to != "" {
+			b.Recipients = append(b.Recipients, to)
+		}
+	}
+	b.EmailEnabled = len(b.Recipients) > 0
 	var err error
 	atoi := func(v string, dst *int, what string) {
 		if err != nil || strings.TrimSpace(v) == "" {

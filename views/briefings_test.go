@@ -61,7 +61,7 @@ func TestBriefingsAPI(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, body := e.json("GET", fmt.Sprintf("/api/reports/%d", rep.ID), "")
-		if code != 200 || !strings.Contains(body, `"alsoCoveredBy":[{"title":"Tram OK"`) || !strings.Contains(body, `"overview":"2 stories from 3 sources."`) {
+		if code != 200 || !strings.Contains(body, `"alsoCoveredBy":[{"title":"Tram OK"`) || !strings.Contains(body, `"overview":"2 stories from 3 sources."`) || !strings.Contains(body, `"deliveries":[]`) {
 			t.Fatalf("report: %d %s", code, body)
 		}
 		_, body = e.json("GET", fmt.Sprintf("/api/briefings/%d/reports", b.ID), "")
@@ -81,12 +81,14 @@ func TestBriefingsAPI(t *testing.T) {
 		e := newEnv(t)
 		res, body := e.form("/briefings", url.Values{"name": {"Kept name"}, "time": {"07:00"}, "timezone": {"Nowhere/City"}})
 		mustContain(t, res, body, 422, "Unknown time zone", "Kept name")
-		res, _ = e.form("/briefings", url.Values{"name": {"Daily"}, "time": {"07:30"}, "timezone": {"Asia/Kolkata"}, "itemLimit": {"5"}})
+		res, body = e.form("/briefings", url.Values{"name": {"Mailed"}, "time": {"07:00"}, "recipients": {"not-an-address"}})
+		mustContain(t, res, body, 422, "is not an email address")
+		res, _ = e.form("/briefings", url.Values{"name": {"Daily"}, "time": {"07:30"}, "timezone": {"Asia/Kolkata"}, "itemLimit": {"5"}, "recipients": {"ann@example.com, bob@example.com"}})
 		if res.StatusCode != 303 {
 			t.Fatalf("create: %d", res.StatusCode)
 		}
 		bs, _ := e.db.Briefings(context.Background(), 1)
-		if len(bs) != 1 || bs[0].Time != "07:30" || bs[0].Timezone != "Asia/Kolkata" || bs[0].ItemLimit != 5 {
+		if len(bs) != 1 || bs[0].Time != "07:30" || bs[0].Timezone != "Asia/Kolkata" || bs[0].ItemLimit != 5 || !bs[0].EmailEnabled || len(bs[0].Recipients) != 2 {
 			t.Fatalf("briefings %+v", bs)
 		}
 	})

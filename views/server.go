@@ -38,6 +38,8 @@ type Options struct {
 	Briefings app.BriefingStore
 	// RunBriefing queues a run of a briefing now; false when it is already queued, running or paused.
 	RunBriefing func(ctx context.Context, id int64) (bool, error)
+	// Deliveries lists a report's email deliveries.
+	Deliveries func(ctx context.Context, reportID int64) ([]*app.Delivery, error)
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
 }
