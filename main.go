@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -134,7 +135,7 @@ func newRoot() *cobra.Command {
 	pf.IntVar(&cfg.ProcessQueueCapacity, "process-queue-capacity", 5000, "most processing jobs waiting before the scheduler holds back")
 	pf.DurationVar(&cfg.ProcessInterval, "process-scheduler-interval", time.Minute, "how often items still NEW are looked for")
 	pf.IntVar(&cfg.ProcessBatchSize, "process-batch-size", 50, "most NEW items the processing scheduler enqueues per cycle")
-	pf.DurationVar(&cfg.ProcessJobTimeout, "process-job-timeout", 5*time.Minute, "a processing job of a dead process is retried after this")
+	pf.DurationVar(&cfg.ProcessJobTimeout, "process-job-timeout", 5*time.Minute, "a processing, briefing or email job of a dead process is retried after this")
 	pf.StringVar(&cfg.Enricher, "enricher", app.EnricherEmbedded, "default enricher: embedded (offline) or llm")
 	pf.StringVar(&cfg.LLMBaseURL, "llm-base-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL (Ollama's by default)")
 	pf.StringVar(&cfg.LLMModel, "llm-model", "", "model name for the LLM enricher, e.g. llama3.2")
@@ -280,7 +281,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	if err := cfg.SMTP.Validate(); err != nil {
 		return nil, err
 	}
-	e.emailQ = queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, BaseBackoff: 30 * time.Second, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
+	e.emailQ = queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, Timeout: cfg.ProcessJobTimeout, BaseBackoff: 30 * time.Second, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
 	baseURL := cfg.BaseURL
 	if baseURL == "" {
 		baseURL = "http://" + cfg.Addr
@@ -292,6 +293,20 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	e.worker = &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log, OnNewItems: e.processQ.OnNewItems(db)}
 	e.worker.Register(fq)
 	return e, nil
+}
+
+// sendTestEmail is the settings page's "send test email", or nil without SMTP.
+func (e *env) sendTestEmail() func(ctx context.Context, to string) error {
+	if !e.cfg.SMTP.Configured() {
+		return nil
+	}
+	return func(ctx context.Context, to string) error {
+		return mail.New(e.cfg.SMTP).Send(ctx, &mail.Message{
+			ID: fmt.Sprintf("test-%d@morningdeck.local", time.Now().UnixNano()), To: to, Subject: "Morning Deck test email",
+			Text: "This is a test email from Morning Deck. Report emails will come from this address.\n",
+			HTML: "<p>This is a test email from Morning Deck. Report emails will come from this address.</p>",
+		})
+	}
 }
 
 // testLLM is the settings page's "test connection": the user's LLM as they configured it.
@@ -453,6 +468,10 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		TestLLM:    e.testLLM,
 		Briefings:  e.db,
 		Deliveries: e.db.Deliveries,
+		ResendDelivery: func(ctx context.Context, userID, id int64) error {
+			return e.db.ResendDelivery(ctx, userID, id, func(ctx context.Context, tx *sql.Tx) error { return e.emailQ.EnqueueTx(ctx, tx, id) })
+		},
+		SendTestEmail: e.sendTestEmail(),
 		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
 			return e.briefingQ.RunNow(ctx, e.db, id, time.Now())
 		},

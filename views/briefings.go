@@ -405,9 +405,10 @@ func (s *Server) briefingAction(action string) http.HandlerFunc {
 
 // ReportView is a report made for display.
 type ReportView struct {
-	Report   *app.Report
-	Briefing *app.Briefing
-	Period   string
+	Report     *app.Report
+	Briefing   *app.Briefing
+	Period     string
+	Deliveries []*app.Delivery
 }
 
 func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
@@ -432,6 +433,9 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	}
 	v := ReportView{Report: rep, Briefing: b,
 		Period: rep.PeriodStart.In(loc).Format("Mon 2 Jan 15:04") + " – " + rep.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")}
+	if s.opts.Deliveries != nil {
+		v.Deliveries, _ = s.opts.Deliveries(r.Context(), rep.ID)
+	}
 	s.render(w, r, reportPage(s.page(w, r, "briefings", b.Name), v))
 }
 
@@ -514,4 +518,47 @@ func location(zone string) *time.Location {
 		return time.UTC
 	}
 	return loc
+}
+
+func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.ResendDelivery == nil {
+		s.notFound(w, r)
+		return
+	}
+	if err := s.opts.ResendDelivery(r.Context(), userID(r), id); err != nil {
+		s.redirect(w, r, back(r, "/briefings"), flashError(app.ErrorMessage(err)))
+		return
+	}
+	s.redirect(w, r, back(r, "/briefings"), flashSuccess("Queued to be sent again."))
+}
+
+func (s *Server) apiResendDelivery(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.ResendDelivery == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Delivery %q not found.", r.PathValue("id")))
+		return
+	}
+	if err := s.opts.ResendDelivery(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": app.DeliveryPending})
+}
+
+func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
+	to := strings.TrimSpace(r.PostFormValue("to"))
+	if s.opts.SendTestEmail == nil {
+		s.redirect(w, r, "/settings", flashError("No SMTP server is configured: set MORNINGDECK_SMTP_HOST and MORNINGDECK_SMTP_FROM."))
+		return
+	}
+	if !strings.Contains(to, "@") {
+		s.redirect(w, r, "/settings", flashError("Enter the address to send the test email to."))
+		return
+	}
+	if err := s.opts.SendTestEmail(r.Context(), to); err != nil {
+		s.redirect(w, r, "/settings", flashError("The test email failed: "+err.Error()))
+		return
+	}
+	s.redirect(w, r, "/settings", flashSuccess("Test email sent to "+to+"."))
 }

@@ -40,6 +40,10 @@ type Options struct {
 	RunBriefing func(ctx context.Context, id int64) (bool, error)
 	// Deliveries lists a report's email deliveries.
 	Deliveries func(ctx context.Context, reportID int64) ([]*app.Delivery, error)
+	// ResendDelivery queues a failed delivery again.
+	ResendDelivery func(ctx context.Context, userID, id int64) error
+	// SendTestEmail sends a test message to an address with the configured SMTP server; nil hides it.
+	SendTestEmail func(ctx context.Context, to string) error
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
 }
@@ -99,6 +103,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /briefings/{id}/delete", s.briefingAction("delete"))
 	mux.HandleFunc("GET /reports/{id}", s.reportPage)
 	mux.HandleFunc("GET /reports/{id}/markdown", s.reportMarkdown)
+	mux.HandleFunc("POST /deliveries/{id}/resend", s.resendDelivery)
+	mux.HandleFunc("POST /settings/test-email", s.testEmail)
 	mux.HandleFunc("GET /briefings/{id}/feed.xml", s.briefingFeed)
 	mux.HandleFunc("GET /queues", s.comingSoon("queues"))
 	mux.HandleFunc("GET /settings", s.settingsPage)
@@ -155,6 +161,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /api/briefings/{id}/run", s.apiRunBriefing)
 	mux.HandleFunc("GET /api/briefings/{id}/reports", s.apiBriefingReports)
 	mux.HandleFunc("GET /api/reports/{id}", s.apiGetReport)
+	mux.HandleFunc("POST /api/deliveries/{id}/resend", s.apiResendDelivery)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "No such API endpoint: %s %s.", r.Method, r.URL.Path))
 	})

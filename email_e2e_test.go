@@ -1,0 +1,132 @@
+package main_test
+
+import (
+	"database/sql"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+)
+
+// mailbox is a real SMTP server in the test process; hangFirst makes the first message's DATA
+// block until the client goes away.
+type mailbox struct {
+	addr      string
+	mu        sync.Mutex
+	got       []string
+	hangFirst atomic.Bool
+	hung      chan struct{}
+	n         atomic.Int64
+}
+
+func newMailbox(t *testing.T) *mailbox {
+	t.Helper()
+	m := &mailbox{hung: make(chan struct{})}
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailboxSession{m: m}, nil }))
+	srv.Domain, srv.AllowInsecureAuth = "localhost", true
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.addr = l.Addr().String()
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return m
+}
+
+type mailboxSession struct{ m *mailbox }
+
+func (s *mailboxSession) Reset()                               {}
+func (s *mailboxSession) Logout() error                        { return nil }
+func (s *mailboxSession) Mail(string, *smtp.MailOptions) error { return nil }
+func (s *mailboxSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+func (s *mailboxSession) Data(r io.Reader) error {
+	if s.m.n.Add(1) == 1 && s.m.hangFirst.Load() {
+		close(s.m.hung)
+		_, _ = io.Copy(io.Discard, r) // until the killed client's connection drops
+		return &smtp.SMTPError{Code: 451, Message: "connection lost"}
+	}
+	b, _ := io.ReadAll(r)
+	s.m.mu.Lock()
+	s.m.got = append(s.m.got, string(b))
+	s.m.mu.Unlock()
+	return nil
+}
+
+func (m *mailbox) messages() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.got...)
+}
+
+func TestEmailEndToEnd(t *testing.T) {
+	t.Run("a kill -9 while sending: after the restart the report is delivered exactly once", func(t *testing.T) {
+		box := newMailbox(t)
+		box.hangFirst.Store(true)
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		host, port, _ := net.SplitHostPort(box.addr)
+		flags := []string{"--smtp-host", host, "--smtp-port", port, "--smtp-tls", "none", "--smtp-from", "deck@example.com", "--process-job-timeout", "2s"}
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+		mustRun(t, dir, "fetch")
+		base, srv := startServer(t, dir, flags...)
+		res, err := http.Post(base+"api/briefings", "application/json", strings.NewReader(`{"name": "Morning", "time": "07:00", "emailEnabled": true, "recipients": ["ann@example.com"]}`))
+		if err != nil || res.StatusCode != 201 {
+			t.Fatalf("create briefing: %v %v", err, res.Status)
+		}
+		res.Body.Close()
+		if res, err := http.Post(base+"api/briefings/1/run", "application/json", nil); err != nil || res.StatusCode != 202 {
+			t.Fatalf("run: %v", err)
+		}
+		select {
+		case <-box.hung:
+		case <-time.After(20 * time.Second):
+			t.Fatal("the email was never sent")
+		}
+		_ = srv.Process.Signal(syscall.SIGKILL)
+		_ = srv.Wait()
+		base, _ = startServer(t, dir, flags...)
+		db, err := sql.Open("sqlite", filepath.Join(dir, "morningdeck.db")+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var status string
+			_ = db.QueryRow(`select status from deliveries`).Scan(&status)
+			if status == "SENT" {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("delivery %q after restart", status)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		time.Sleep(500 * time.Millisecond)
+		if got := box.messages(); len(got) != 1 {
+			t.Fatalf("%d emails delivered, want exactly 1", len(got))
+		}
+		// The settings page's test email goes through the same server.
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err = c.PostForm(base+"settings/test-email", url.Values{"to": {"bob@example.com"}})
+		if err != nil || res.StatusCode != 303 {
+			t.Fatalf("test email: %v", err)
+		}
+		if got := box.messages(); len(got) != 2 || !strings.Contains(got[1], "Morning Deck test email") {
+			t.Fatalf("test email not received: %d messages", len(got))
+		}
+	})
+}
