@@ -129,4 +129,33 @@ func TestEmailEndToEnd(t *testing.T) {
 			t.Fatalf("test email not received: %d messages", len(got))
 		}
 	})
+
+	t.Run("SMTP set in Settings (no flags) sends the test email; the password is never shown", func(t *testing.T) {
+		box := newMailbox(t)
+		host, port, _ := net.SplitHostPort(box.addr)
+		base, _ := startServer(t, t.TempDir())
+		c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		res, err := c.PostForm(base+"settings/email", url.Values{"smtpHost": {host}, "smtpPort": {port}, "smtpTls": {"none"},
+			"smtpFrom": {"deck@example.com"}, "smtpUsername": {""}, "smtpPassword": {"hunter2-secret"}})
+		if err != nil || res.StatusCode != 303 {
+			t.Fatalf("save: %v %v", err, res.Status)
+		}
+		for _, path := range []string{"settings", "api/settings"} {
+			res, err := http.Get(base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if strings.Contains(string(b), "hunter2-secret") {
+				t.Fatalf("/%s shows the SMTP password", path)
+			}
+		}
+		if _, err := c.PostForm(base+"settings/test-email", url.Values{"to": {"ann@example.com"}}); err != nil {
+			t.Fatal(err)
+		}
+		if got := box.messages(); len(got) != 1 || !strings.Contains(got[0], "From: <deck@example.com>") && !strings.Contains(got[0], "deck@example.com") {
+			t.Fatalf("%d messages: %v", len(got), got)
+		}
+	})
 }

@@ -286,7 +286,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	if baseURL == "" {
 		baseURL = "http://" + cfg.Addr
 	}
-	ew := &queue.EmailWorker{Store: db, Mailer: mail.New(cfg.SMTP), BaseURL: baseURL, Log: log}
+	ew := &queue.EmailWorker{Store: db, Mailer: userMailer{e}, BaseURL: baseURL, Log: log}
 	ew.Register(e.emailQ)
 	bw := &queue.BriefingWorker{Store: db, Embedded: e.embedded, Log: log, OnReport: e.emailQ.OnReport(db)}
 	bw.Register(e.briefingQ)
@@ -295,13 +295,25 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	return e, nil
 }
 
-// sendTestEmail is the settings page's "send test email", or nil without SMTP.
-func (e *env) sendTestEmail() func(ctx context.Context, to string) error {
-	if !e.cfg.SMTP.Configured() {
-		return nil
+// userMailer sends with the user's SMTP settings where set, else the flags and environment.
+type userMailer struct{ e *env }
+
+func (m userMailer) Send(ctx context.Context, msg *mail.Message) error {
+	return mail.New(m.e.smtpFor(ctx, msg.UserID)).Send(ctx, msg)
+}
+
+func (e *env) smtpFor(ctx context.Context, userID int64) mail.Options {
+	s, err := e.db.Settings(ctx, userID)
+	if err != nil {
+		return e.cfg.SMTP
 	}
+	return e.cfg.SMTP.Merge(s.SMTPHost, s.SMTPPort, s.SMTPUsername, s.SMTPPassword, s.SMTPFrom, s.SMTPTLS)
+}
+
+// sendTestEmail is the settings page's "send test email".
+func (e *env) sendTestEmail() func(ctx context.Context, to string) error {
 	return func(ctx context.Context, to string) error {
-		return mail.New(e.cfg.SMTP).Send(ctx, &mail.Message{
+		return userMailer{e}.Send(ctx, &mail.Message{UserID: app.DefaultUserID,
 			ID: fmt.Sprintf("test-%d@morningdeck.local", time.Now().UnixNano()), To: to, Subject: "Morning Deck test email",
 			Text: "This is a test email from Morning Deck. Report emails will come from this address.\n",
 			HTML: "<p>This is a test email from Morning Deck. Report emails will come from this address.</p>",

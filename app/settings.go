@@ -27,6 +27,13 @@ type Settings struct {
 	LLMBaseURL string
 	LLMModel   string
 	LLMAPIKey  string // never shown back
+	// The user's SMTP server; empty fields fall back to the app's configuration.
+	SMTPHost     string
+	SMTPPort     int
+	SMTPUsername string
+	SMTPPassword string // never shown back
+	SMTPFrom     string
+	SMTPTLS      string
 }
 
 // SettingsUpdate changes settings; nil leaves a field as it is.
@@ -39,6 +46,12 @@ type SettingsUpdate struct {
 	LLMBaseURL   *string
 	LLMModel     *string
 	LLMAPIKey    *string
+	SMTPHost     *string
+	SMTPPort     *int
+	SMTPUsername *string
+	SMTPPassword *string
+	SMTPFrom     *string
+	SMTPTLS      *string
 }
 
 // Validate checks an update and cleans its values.
@@ -109,6 +122,24 @@ func (u *SettingsUpdate) Validate() error {
 			return Errorf(EINVALID, "The API key is not valid.")
 		}
 		u.LLMAPIKey = &v
+	}
+	if u.SMTPPort != nil && (*u.SMTPPort < 0 || *u.SMTPPort > 65535) {
+		return Errorf(EINVALID, "The SMTP port must be between 1 and 65535 (0: the default).")
+	}
+	if u.SMTPTLS != nil && *u.SMTPTLS != "" && *u.SMTPTLS != "none" && *u.SMTPTLS != "starttls" && *u.SMTPTLS != "tls" {
+		return Errorf(EINVALID, "SMTP TLS must be none, starttls or tls.")
+	}
+	if u.SMTPFrom != nil {
+		v := strings.TrimSpace(*u.SMTPFrom)
+		if v != "" && !strings.Contains(v, "@") {
+			return Errorf(EINVALID, "The From address %q is not an email address.", v)
+		}
+		u.SMTPFrom = &v
+	}
+	for _, f := range []*string{u.SMTPHost, u.SMTPUsername, u.SMTPPassword} {
+		if f != nil && (len(*f) > 500 || strings.ContainsAny(*f, "\r\n")) {
+			return Errorf(EINVALID, "An SMTP setting is not valid.")
+		}
 	}
 	if u.Timezone != nil && *u.Timezone != "" {
 		if _, err := time.LoadLocation(*u.Timezone); err != nil {

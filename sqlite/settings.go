@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -19,8 +20,9 @@ func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error)
 	var topics string
 	var refill sql.NullString
 	err := db.Read.QueryRowContext(ctx, `select interests, topics, enricher, credits, daily_credits, credits_refilled_at, timezone,
-		llm_base_url, llm_model, llm_api_key from users where id = ?`, userID).
-		Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone, &s.LLMBaseURL, &s.LLMModel, &s.LLMAPIKey)
+		llm_base_url, llm_model, llm_api_key, smtp_host, smtp_port, smtp_username, smtp_password, smtp_from, smtp_tls from users where id = ?`, userID).
+		Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone, &s.LLMBaseURL, &s.LLMModel, &s.LLMAPIKey,
+			&s.SMTPHost, &s.SMTPPort, &s.SMTPUsername, &s.SMTPPassword, &s.SMTPFrom, &s.SMTPTLS)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, app.Errorf(app.ENOTFOUND, "User %d not found.", userID)
 	} else if err != nil {
@@ -66,6 +68,14 @@ func (db *DB) UpdateSettings(ctx context.Context, userID int64, u app.SettingsUp
 		}
 		if u.LLMAPIKey != nil {
 			errs = append(errs, set("llm_api_key", *u.LLMAPIKey))
+		}
+		for col, v := range map[string]*string{"smtp_host": u.SMTPHost, "smtp_username": u.SMTPUsername, "smtp_password": u.SMTPPassword, "smtp_from": u.SMTPFrom, "smtp_tls": u.SMTPTLS} {
+			if v != nil {
+				errs = append(errs, set(col, strings.TrimSpace(*v)))
+			}
+		}
+		if u.SMTPPort != nil {
+			errs = append(errs, set("smtp_port", *u.SMTPPort))
 		}
 		if err := errors.Join(errs...); err != nil {
 			return fmt.Errorf("sqlite: update settings: %w", err)

@@ -162,6 +162,12 @@ type SettingsJSON struct {
 	LLMBaseURL   string      `json:"llmBaseUrl"`
 	LLMModel     string      `json:"llmModel"`
 	LLMAPIKeySet bool        `json:"llmApiKeySet"` // the key itself is never sent back
+	SMTPHost     string      `json:"smtpHost"`
+	SMTPPort     int         `json:"smtpPort"`
+	SMTPUsername string      `json:"smtpUsername"`
+	SMTPPassSet  bool        `json:"smtpPasswordSet"` // the password itself is never sent back
+	SMTPFrom     string      `json:"smtpFrom"`
+	SMTPTLS      string      `json:"smtpTls"`
 }
 
 func (s *Server) settingsJSON(st *app.Settings) SettingsJSON {
@@ -174,7 +180,8 @@ func (s *Server) settingsJSON(st *app.Settings) SettingsJSON {
 		enricher = s.opts.Enricher.Default
 	}
 	return SettingsJSON{Interests: st.Interests, Topics: topics, Enricher: enricher, Credits: st.Credits, DailyCredits: st.DailyCredits, Timezone: st.Timezone,
-		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMAPIKeySet: st.LLMAPIKey != ""}
+		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMAPIKeySet: st.LLMAPIKey != "",
+		SMTPHost: st.SMTPHost, SMTPPort: st.SMTPPort, SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS}
 }
 
 func (s *Server) apiGetSettings(w http.ResponseWriter, r *http.Request) {
@@ -198,6 +205,12 @@ type patchSettingsRequest struct {
 	LLMBaseURL   *string      `json:"llmBaseUrl"`
 	LLMModel     *string      `json:"llmModel"`
 	LLMAPIKey    *string      `json:"llmApiKey"`
+	SMTPHost     *string      `json:"smtpHost"`
+	SMTPPort     *int         `json:"smtpPort"`
+	SMTPUsername *string      `json:"smtpUsername"`
+	SMTPPassword *string      `json:"smtpPassword"`
+	SMTPFrom     *string      `json:"smtpFrom"`
+	SMTPTLS      *string      `json:"smtpTls"`
 }
 
 func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
@@ -211,7 +224,8 @@ func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
 	}
 	st, err := s.opts.Reading.Settings.UpdateSettings(r.Context(), userID(r), app.SettingsUpdate{
 		Interests: req.Interests, Topics: req.Topics, Enricher: req.Enricher, DailyCredits: req.DailyCredits, Timezone: req.Timezone,
-		LLMBaseURL: req.LLMBaseURL, LLMModel: req.LLMModel, LLMAPIKey: req.LLMAPIKey})
+		LLMBaseURL: req.LLMBaseURL, LLMModel: req.LLMModel, LLMAPIKey: req.LLMAPIKey,
+		SMTPHost: req.SMTPHost, SMTPPort: req.SMTPPort, SMTPUsername: req.SMTPUsername, SMTPPassword: req.SMTPPassword, SMTPFrom: req.SMTPFrom, SMTPTLS: req.SMTPTLS})
 	if err != nil {
 		s.apiError(w, r, err)
 		return

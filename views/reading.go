@@ -251,6 +251,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 	v := SettingsView{Interests: st.Interests, Topics: app.FormatTopics(st.Topics), Enricher: st.Enricher, Info: s.opts.Enricher,
 		Credits: st.Credits, DailyCredits: strconv.Itoa(st.DailyCredits), Timezone: st.Timezone, FilterForm: ff,
 		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil, CanTestEmail: s.opts.SendTestEmail != nil,
+		SMTPHost: st.SMTPHost, SMTPPort: portValue(st.SMTPPort), SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS,
 		LLMAvailable: s.opts.Enricher.LLMConfigured || st.LLMModel != "" || st.Enricher == app.EnricherLLM}
 	if v.Enricher == "" {
 		v.Enricher = s.opts.Enricher.Default
@@ -451,4 +452,43 @@ func keyPlaceholder(set bool) string {
 		return "•••••• stored (leave blank to keep)"
 	}
 	return "none"
+}
+
+func portValue(p int) string {
+	if p == 0 {
+		return ""
+	}
+	return strconv.Itoa(p)
+}
+
+// saveEmail stores the user's SMTP settings; a blank password keeps the stored one.
+func (s *Server) saveEmail(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Reading == nil {
+		s.notFound(w, r)
+		return
+	}
+	host, user, from, tlsMode := r.PostFormValue("smtpHost"), r.PostFormValue("smtpUsername"), r.PostFormValue("smtpFrom"), r.PostFormValue("smtpTls")
+	u := app.SettingsUpdate{SMTPHost: &host, SMTPUsername: &user, SMTPFrom: &from, SMTPTLS: &tlsMode}
+	port := 0
+	if v := strings.TrimSpace(r.PostFormValue("smtpPort")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			s.redirect(w, r, "/settings", flashError("The SMTP port must be a number."))
+			return
+		}
+		port = n
+	}
+	u.SMTPPort = &port
+	if pass := r.PostFormValue("smtpPassword"); pass != "" {
+		u.SMTPPassword = &pass
+	}
+	if _, err := s.opts.Reading.Settings.UpdateSettings(r.Context(), userID(r), u); err != nil {
+		if app.ErrorCode(err) != app.EINVALID {
+			s.serverError(w, r, err)
+			return
+		}
+		s.redirect(w, r, "/settings", flashError(app.ErrorMessage(err)))
+		return
+	}
+	s.redirect(w, r, "/settings", flashSuccess("Email settings saved."))
 }

@@ -105,6 +105,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /reports/{id}/markdown", s.reportMarkdown)
 	mux.HandleFunc("POST /deliveries/{id}/resend", s.resendDelivery)
 	mux.HandleFunc("POST /settings/test-email", s.testEmail)
+	mux.HandleFunc("POST /settings/email", s.saveEmail)
 	mux.HandleFunc("GET /briefings/{id}/feed.xml", s.briefingFeed)
 	mux.HandleFunc("GET /queues", s.comingSoon("queues"))
 	mux.HandleFunc("GET /settings", s.settingsPage)

@@ -106,6 +106,7 @@ func (s *Sender) Send(ctx context.Context, m *Message) error {
 
 // Message is one email.
 type Message struct {
+	UserID      int64  // whose SMTP settings send it
 	ID          string // Message-ID, stable per delivery
 	To          string
 	Subject     string
@@ -166,7 +167,8 @@ func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL strin
 		host = strings.Split(base[i+3:], "/")[0]
 	}
 	return &Message{
-		ID: fmt.Sprintf("report-%d-delivery-%d@%s", r.ID, deliveryID, strings.Split(host, ":")[0]), To: to,
+		UserID: b.UserID,
+		ID:     fmt.Sprintf("report-%d-delivery-%d@%s", r.ID, deliveryID, strings.Split(host, ":")[0]), To: to,
 		Subject: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan")), Text: text, HTML: h.String(), Unsubscribe: settingsURL,
 	}
 }
@@ -177,4 +179,19 @@ func safeLink(u string) string {
 		return strings.TrimSpace(u)
 	}
 	return ""
+}
+
+// Merge returns base with the user's own settings where they are set.
+func (o Options) Merge(host string, port int, username, password, from, tlsMode string) Options {
+	if host != "" {
+		o.Host, o.Port = host, port
+		o.Username, o.Password = username, password
+	}
+	if from != "" {
+		o.From = from
+	}
+	if tlsMode != "" {
+		o.TLS = tlsMode
+	}
+	return o
 }
