@@ -219,6 +219,7 @@ type env struct {
 	processQ  *queue.ProcessQueue
 	briefingQ *queue.BriefingQueue
 	emailQ    *queue.EmailQueue
+	briefingW *queue.BriefingWorker
 	embedded  *enrich.Embedded
 	llm       *enrich.LLM // from the flags and environment; nil when no model is configured
 
@@ -289,6 +290,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	ew := &queue.EmailWorker{Store: db, Mailer: userMailer{e}, BaseURL: baseURL, Log: log}
 	ew.Register(e.emailQ)
 	bw := &queue.BriefingWorker{Store: db, Embedded: e.embedded, Log: log, OnReport: e.emailQ.OnReport(db)}
+	e.briefingW = bw
 	bw.Register(e.briefingQ)
 	e.worker = &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log, OnNewItems: e.processQ.OnNewItems(db)}
 	e.worker.Register(fq)
@@ -480,6 +482,9 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		TestLLM:    e.testLLM,
 		Briefings:  e.db,
 		Deliveries: e.db.Deliveries,
+		PreviewBriefing: func(ctx context.Context, b *app.Briefing) (*app.Report, error) {
+			return e.briefingW.Preview(ctx, b, time.Now())
+		},
 		ResendDelivery: func(ctx context.Context, userID, id int64) error {
 			return e.db.ResendDelivery(ctx, userID, id, func(ctx context.Context, tx *sql.Tx) error { return e.emailQ.EnqueueTx(ctx, tx, id) })
 		},

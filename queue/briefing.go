@@ -156,6 +156,11 @@ func (w *BriefingWorker) Handle(ctx context.Context, job Job) error {
 	return nil
 }
 
+// Preview computes the report the briefing would write now, without storing anything.
+func (w *BriefingWorker) Preview(ctx context.Context, b *app.Briefing, now time.Time) (*app.Report, error) {
+	return w.report(ctx, b, now)
+}
+
 type candidate struct {
 	it     *app.Item
 	score  int

@@ -294,6 +294,22 @@ type BriefingsPageView struct {
 // BriefingForm is the create form, kept on a validation error.
 type BriefingForm struct {
 	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Recipients, Error string
+	SourceIDs                                                                                 []int64
+}
+
+// HasSource reports whether the form picks the source.
+func (f BriefingForm) HasSource(id int64) bool {
+	for _, s := range f.SourceIDs {
+		if s == id {
+			return true
+		}
+	}
+	return false
+}
+
+func briefingFormOf(b *app.Briefing) BriefingForm {
+	return BriefingForm{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: strconv.Itoa(b.DayOfWeek), Time: b.Time, Timezone: b.Timezone,
+		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs}
 }
 
 func (s *Server) briefingsPage(w http.ResponseWriter, r *http.Request) {
@@ -311,6 +327,10 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 		return
 	}
 	v := BriefingsPageView{Form: form}
+	if v.Sources, err = s.sourceViews(r); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
 	if v.Form.Time == "" {
 		v.Form.Time, v.Form.ItemLimit, v.Form.Frequency, v.Form.DayOfWeek = "07:00", "10", app.Daily, "1"
 		if s.opts.Reading != nil {
@@ -333,16 +353,39 @@ func (s *Server) createBriefing(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
+	b := &app.Briefing{UserID: userID(r)}
+	if f, err := s.applyBriefingForm(r, b); err != nil {
+		if app.ErrorCode(err) != app.EINVALID {
+			s.serverError(w, r, err)
+			return
+		}
+		f.Error = app.ErrorMessage(err)
+		s.renderBriefings(w, r, http.StatusUnprocessableEntity, f)
+		return
+	}
+	s.redirect(w, r, "/briefings", flashSuccess("Briefing created. It runs on its schedule; press Run now to see it today."))
+}
+
+// applyBriefingForm reads the briefing form into b and saves it.
+func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingForm, error) {
+	_ = r.ParseForm()
 	f := BriefingForm{Name: r.PostFormValue("name"), Focus: r.PostFormValue("focus"), Frequency: r.PostFormValue("frequency"), DayOfWeek: r.PostFormValue("dayOfWeek"),
 		Time: r.PostFormValue("time"), Timezone: strings.TrimSpace(r.PostFormValue("timezone")), ItemLimit: r.PostFormValue("itemLimit"), MinScore: r.PostFormValue("minScore"),
 		Recipients: r.PostFormValue("recipients")}
-	b := &app.Briefing{UserID: userID(r), Name: strings.TrimSpace(f.Name), Focus: strings.TrimSpace(f.Focus), Frequency: f.Frequency, Time: f.Time, Timezone: f.Timezone}
+	b.Name, b.Focus, b.Frequency, b.Time, b.Timezone = strings.TrimSpace(f.Name), strings.TrimSpace(f.Focus), f.Frequency, f.Time, f.Timezone
+	b.Recipients, b.SourceIDs = nil, nil
 	for _, to := range strings.Split(f.Recipients, ",") {
 		if to = strings.TrimSpace(to); to != "" {
 			b.Recipients = append(b.Recipients, to)
 		}
 	}
 	b.EmailEnabled = len(b.Recipients) > 0
+	for _, v := range r.PostForm["sourceIds"] {
+		if id, err := strconv.ParseInt(v, 10, 64); err == nil {
+			b.SourceIDs = append(b.SourceIDs, id)
+		}
+	}
+	f.SourceIDs = b.SourceIDs
 	var err error
 	atoi := func(v string, dst *int, what string) {
 		if err != nil || strings.TrimSpace(v) == "" {
@@ -360,16 +403,62 @@ func (s *Server) createBriefing(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		err = s.opts.Briefings.SaveBriefing(r.Context(), b)
 	}
+	return f, err
+}
+
+// editBriefing shows the briefing's form and what it would pick right now.
+func (s *Server) editBriefing(w http.ResponseWriter, r *http.Request) {
+	s.renderBriefingEdit(w, r, http.StatusOK, nil)
+}
+
+func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, status int, form *BriefingForm) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
 	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	v := BriefingEditView{ID: id, Form: briefingFormOf(b)}
+	if form != nil {
+		v.Form = *form
+	}
+	if v.Sources, err = s.sourceViews(r); err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if s.opts.PreviewBriefing != nil {
+		if v.Preview, err = s.opts.PreviewBriefing(r.Context(), b); err != nil {
+			v.PrevErr = app.ErrorMessage(err)
+		}
+	}
+	s.renderStatus(w, r, status, briefingEditPage(s.page(w, r, "briefings", "Edit "+b.Name), v))
+}
+
+func (s *Server) saveBriefing(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	if f, err := s.applyBriefingForm(r, b); err != nil {
 		if app.ErrorCode(err) != app.EINVALID {
 			s.serverError(w, r, err)
 			return
 		}
 		f.Error = app.ErrorMessage(err)
-		s.renderBriefings(w, r, http.StatusUnprocessableEntity, f)
+		s.renderBriefingEdit(w, r, http.StatusUnprocessableEntity, &f)
 		return
 	}
-	s.redirect(w, r, "/briefings", flashSuccess("Briefing created. It runs on its schedule; press Run now to see it today."))
+	s.redirect(w, r, "/briefings", flashSuccess("Briefing saved."))
 }
 
 func (s *Server) briefingAction(action string) http.HandlerFunc {

@@ -128,3 +128,31 @@ func TestReportExports(t *testing.T) {
 		}
 	})
 }
+
+func TestBriefingEdit(t *testing.T) {
+	t.Run("the edit page previews what the briefing would pick now, and saves its source picks", func(t *testing.T) {
+		e := newEnv(t)
+		src, _ := seedItems(t, e)
+		ctx := context.Background()
+		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 40}
+		if err := e.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		res, body := e.get(fmt.Sprintf("/briefings/%d/edit", b.ID))
+		mustContain(t, res, body, 200, `data-testid="briefing-preview"`, "SQLite grows up", `name="sourceIds"`)
+		if strings.Contains(body, "Cycling in Brussels") {
+			t.Fatal("the preview kept an item below the minimum score")
+		}
+		res, _ = e.form(fmt.Sprintf("/briefings/%d/edit", b.ID), url.Values{"name": {"Morning"}, "time": {"08:15"}, "timezone": {"UTC"}, "minScore": {"40"},
+			"itemLimit": {"3"}, "sourceIds": {fmt.Sprint(src.ID)}})
+		if res.StatusCode != 303 {
+			t.Fatalf("save: %d", res.StatusCode)
+		}
+		got, _ := e.db.Briefing(ctx, 1, b.ID)
+		if got.Time != "08:15" || len(got.SourceIDs) != 1 || got.SourceIDs[0] != src.ID || got.ItemLimit != 3 {
+			t.Fatalf("saved %+v", got)
+		}
+		res, body = e.form(fmt.Sprintf("/briefings/%d/edit", b.ID), url.Values{"name": {""}, "time": {"08:15"}})
+		mustContain(t, res, body, 422, "needs a name")
+	})
+}

@@ -38,6 +38,8 @@ type Options struct {
 	Briefings app.BriefingStore
 	// RunBriefing queues a run of a briefing now; false when it is already queued, running or paused.
 	RunBriefing func(ctx context.Context, id int64) (bool, error)
+	// PreviewBriefing computes the report a briefing would write now, without storing it.
+	PreviewBriefing func(ctx context.Context, b *app.Briefing) (*app.Report, error)
 	// Deliveries lists a report's email deliveries.
 	Deliveries func(ctx context.Context, reportID int64) ([]*app.Delivery, error)
 	// ResendDelivery queues a failed delivery again.
@@ -98,6 +100,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /briefings", s.briefingsPage)
 	mux.HandleFunc("POST /briefings", s.createBriefing)
 	mux.HandleFunc("POST /briefings/{id}/run", s.briefingAction("run"))
+	mux.HandleFunc("GET /briefings/{id}/edit", s.editBriefing)
+	mux.HandleFunc("POST /briefings/{id}/edit", s.saveBriefing)
 	mux.HandleFunc("POST /briefings/{id}/pause", s.briefingAction("pause"))
 	mux.HandleFunc("POST /briefings/{id}/resume", s.briefingAction("resume"))
 	mux.HandleFunc("POST /briefings/{id}/delete", s.briefingAction("delete"))

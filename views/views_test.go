@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
@@ -59,6 +60,10 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 		Briefings:  db,
 		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
 			return bq.RunNow(ctx, db, id, time.Now())
+		},
+		PreviewBriefing: func(ctx context.Context, b *app.Briefing) (*app.Report, error) {
+			w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}
+			return w.Preview(ctx, b, time.Now())
 		},
 		Enricher: views.EnricherInfo{Default: "embedded"},
 	})
