@@ -2,79 +2,16 @@ package enrich
 
 import "strings"
 
-// lang is a language the embedded enricher knows stop words for.
-type lang int
-
-const (
-	english lang = iota
-	french
-	german
-	spanish
-	languages
-)
-
-// stopWords are, per language, the words that carry no topic (accent-folded lower case).
-// English words and the web's boilerplate (stopWeb) are stop words in every language, since
-// pages in any language quote them; the other lists apply only to text detected in their
-// language, so that "car", "war", "die", "son" or "solo" stay words in English text.
-var stopWords = func() [languages]map[string]bool {
-	var out [languages]map[string]bool
-	for l, list := range [languages]string{stopEN + " " + stopWeb, stopFR, stopDE, stopES} {
-		out[l] = map[string]bool{}
+// Stop words of English, French, German and Spanish, and words that web pages and feeds carry
+// without meaning. Matching is on accent-folded lower case.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, list := range []string{stopEN, stopFR, stopDE, stopES, stopWeb} {
 		for _, w := range strings.Fields(list) {
-			out[l][fold(w)] = true
+			m[fold(w)] = true
 		}
 	}
-	return out
-}()
-
-// isStop reports whether the folded word w is a stop word of text in language l.
-func isStop(w string, l lang) bool {
-	return stopWords[english][w] || l != english && stopWords[l][w]
-}
-
-// detect guesses the language of tokens by which stop-word list they hit most (English on a tie
-// or when nothing hits). Only the first 400 words are read.
-func detect(toks []token) lang {
-	var hits [languages]int
-	n := 0
-	for _, t := range toks {
-		if t.fkey == "" {
-			continue
-		}
-		if n++; n > 400 {
-			break
-		}
-		for l := english; l < languages; l++ {
-			if distinctive[l][t.fkey] {
-				hits[l]++
-			}
-		}
-	}
-	best := english
-	for l := french; l < languages; l++ {
-		if hits[l] > hits[best] {
-			best = l
-		}
-	}
-	return best
-}
-
-// distinctive are the most frequent function words of each language, the ones detection counts.
-var distinctive = func() [languages]map[string]bool {
-	var out [languages]map[string]bool
-	for l, list := range [languages]string{
-		"the and of to is that for with was are this have from not but they his her which would been has were will you",
-		"le les et des du une est pour dans qui pas sur avec au aux ce cette sont mais ou nous vous ils elle ont été",
-		"der die das und ist nicht mit den dem ein eine einen sich auf für von zu auch des im wird sind werden wie oder",
-		"el los las del y por con una para como su al lo pero sus más fue este esta está han muy",
-	} {
-		out[l] = map[string]bool{}
-		for _, w := range strings.Fields(list) {
-			out[l][fold(w)] = true
-		}
-	}
-	return out
+	return m
 }()
 
 const stopEN = `a about above after again against all almost also although always am among an and another any anybody anyone
@@ -103,11 +40,7 @@ aurons aurez auront avais avait avions aviez avaient eu eut eurent aie ait ayons
 ceux celles comme comment donc dont encore entre ici ils jamais là leur lors mais moins peu plus plusieurs pourquoi
 puis quand quel quelle quelles quels sans selon si sous tous tout toute toutes très trop vers voici voilà aussi alors
 après avant bien car chez contre depuis déjà doit fait faire faut peut peuvent sera ainsi autre autres aucun aucune
-chaque dès ans hier aujourd'hui elle-même lequel laquelle lesquels non oui parce pendant sinon souvent tant tel telle tellement toujours
-être va vont afin assez beaucoup cependant certes désormais enfin ensuite environ lorsque néanmoins parmi presque puisque
-quelque quelques quoi rien soi surtout toutefois vraiment deux trois premier première dernier dernière ça chose choses
-celle-ci celui-ci leur-s faite faits faites pourtant tandis dire dit dits voir vu mois semaine jour jours année années
-fois grand grande grands grandes nouveau nouvelle nouveaux nouvelles petit petite petits petites autant aujourd lire suite`
+chaque dès ans hier aujourd'hui elle-même lequel laquelle lesquels non oui parce pendant sinon souvent tant tel telle tellement toujours`
 
 const stopDE = `aber alle allem allen aller alles als also am an ander andere anderem anderen anderer anderes anderm andern
 anderr anders auch auf aus bei bin bis bist da damit dann das dass dasselbe dazu daß dein deine deinem deinen deiner
@@ -121,11 +54,7 @@ nichts noch nun nur ob oder ohne sehr sein seine seinem seinen seiner seines sel
 solchen solcher solches soll sollte sondern sonst über um und uns unsere unserem unseren unser unseres unter viel vom
 von vor während war waren warst was weg weil weiter welche welchem welchen welcher welches wenn werde werden wie wieder
 will wir wird wirst wo wollen wollte würde würden zu zum zur zwar zwischen neue neuen neuer neues schon immer mehr beim
-seit bereits heute gestern jahre jahren gibt geht wurde wurden worden ab
-dabei daher darum davon dafür darauf deshalb etwa ganz gut jedoch müssen muss sagt sagte sagen sowie wegen wer zwei drei
-ja nein mal eben gar denen deren eigentlich natürlich vielleicht wohl fürs ums aufs ans vom beim zudem laut dürfen darf
-jahr tag tage tagen woche wochen monat monaten erst ersten letzte letzten neu große großen kleine kleinen hatte hätte wäre
-mehrere weitere weiteren kommt kommen lassen lässt steht stehen sei seien ihnen dessen diesem wieso warum weshalb wann`
+seit bereits heute gestern jahre jahren gibt geht wurde wurden worden ab`
 
 const stopES = `a al algo algunas algunos ante antes como con contra cual cuando de del desde donde durante e el ella ellas
 ellos en entre era erais eran eras eres es esa esas ese eso esos esta estaba estaban estado estamos estar estas este
@@ -133,14 +62,9 @@ esto estos estoy fue fueron fui ha había habían han has hasta hay la las le le
 nada ni no nos nosotros o os otra otras otro otros para pero poco por porque que quien quienes se sea ser si sido sin
 sobre sois somos son soy su sus también tanto te tenemos tener tengo ti tiene tienen todo todos tu tus un una uno unos
 usted ustedes vosotros y ya yo cada así aquí allí año años día días según puede pueden hacer hace sólo solo además
-mismo misma dos tres nuevo nueva nuevos nuevas entonces ese mientras vez veces tras luego cómo qué cuál ayer hoy
-ahora algún alguna alguno aunque bajo bien casi cierto cuanto debe deben dentro después dónde embargo fin gran haber
-hacia incluso lugar mayor menos mucha muchas nunca parte primer primera primero pues quién sería siempre siendo sino
-tal tampoco tan toda todas través último última varios varias ver estará será he hemos habrá cuya cuyo cuyos dice dijo
-según sido estos estas esos esas aquel aquella aquellos mes meses semana semanas gracias leer`
+mismo misma dos tres nuevo nueva nuevos nuevas entonces ese mientras vez veces tras luego cómo qué cuál ayer hoy`
 
-const stopWeb = `read more click here continue continued reading comments comment posted post posts share shares shared
-via http https www com org net html htm php aspx nbsp amp quot apos rsquo lsquo rdquo ldquo hellip mdash ndash
-div span href src img alt br hr px em li ul ol td tr iframe utm rss feed feeds subscribe subscribed newsletter link links page
-pages article articles blog blogs site website menu login logout sign signup jpg jpeg png gif webp svg pdf also original
-full story permalink reply replies advertisement sponsored skip toggle loading please`
+const stopWeb = `read more click here continue reading comments comment posted post posts share shares via http https www com org
+net html htm php aspx nbsp amp quot apos gt lt rss feed feeds subscribe newsletter email mail link links page pages
+article articles blog blogs site website home menu login sign cookie cookies privacy policy terms image images photo
+photos video videos source sources update updated author image jpg jpeg png gif pdf also original full story`
