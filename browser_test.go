@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"os/exec"
 	"strings"
 	"sync/atomic"
@@ -31,9 +32,16 @@ func browser(t *testing.T) context.Context {
 	if path == "" {
 		t.Fatal("no Chromium found: `make test` installs Debian's chromium package")
 	}
+	// Not t.TempDir: Chromium's helper processes (crashpad) can still write into the profile for
+	// a moment after the browser is gone, which fails t.TempDir's cleanup. Remove it ourselves,
+	// retrying for a few seconds.
+	profile, err := os.MkdirTemp("", "morningdeck-chromium-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 900),
+		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-quic", true),
 	)
@@ -41,7 +49,23 @@ func browser(t *testing.T) context.Context {
 	// chromedp logs CDP events it does not know (newer Chromium) as errors; they are noise here.
 	ctx, cancelCtx := chromedp.NewContext(allocCtx, chromedp.WithErrorf(func(string, ...any) {}))
 	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() { cancelTimeout(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(func() {
+		_ = chromedp.Cancel(ctx) // closes the browser gracefully and waits for it
+		cancelTimeout()
+		cancelCtx()
+		cancelAlloc()
+		for i := 0; ; i++ {
+			err := os.RemoveAll(profile)
+			if err == nil {
+				return
+			}
+			if i == 50 {
+				t.Logf("leaving Chromium profile %s: %v", profile, err)
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	if err := chromedp.Run(ctx); err != nil {
 		t.Fatalf("start chromium: %v", err)
 	}
