@@ -12,6 +12,7 @@ type Briefing struct {
 	Name           string     `json:"name"`
 	Focus          string     `json:"focus"`
 	SourceIDs      []int64    `json:"sourceIds"`
+	Topic          string     `json:"topic"` // only items with this topic ("" any)
 	Frequency      string     `json:"frequency"`
 	DayOfWeek      int        `json:"dayOfWeek"`
 	Time           string     `json:"time"`
@@ -36,7 +37,7 @@ func (b *Briefing) Validate() error {
 	if b.Name == "" {
 		return Errorf(EINVALID, "A briefing needs a name.")
 	}
-	if len(b.Name) > 200 || len(b.Focus) > 4000 {
+	if len(b.Name) > 200 || len(b.Focus) > 4000 || len(b.Topic) > 60 {
 		return Errorf(EINVALID, "The name (200) or the focus (4000 characters) is too long.")
 	}
 	if b.ItemLimit == 0 {

@@ -157,6 +157,27 @@ func TestBriefings(t *testing.T) {
 		}
 	})
 
+	t.Run("a briefing that follows a topic keeps only the items classified under it", func(t *testing.T) {
+		r := newBriefingRig(t, now)
+		r.item(t, "Tech", "SQLite 3.50 released", "Faster JSON.", 70, now.Add(-time.Hour))
+		r.item(t, "Tech", "A new bike lane", "Cycling news.", 90, now.Add(-time.Hour))
+		if _, err := r.db.Write.Exec(`update items set topics = '["Databases"]' where title like 'SQLite%'`); err != nil {
+			t.Fatal(err)
+		}
+		b := &app.Briefing{UserID: 1, Name: "DB", Time: "07:00", Timezone: "UTC", Topic: "databases"}
+		if err := r.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		reps := r.waitReport(t, b.ID, 1)
+		rep, _ := r.db.Report(ctx, 1, reps[0].ID)
+		if len(rep.Items) != 1 || rep.Items[0].Title != "SQLite 3.50 released" {
+			t.Fatalf("items %+v", rep.Items)
+		}
+	})
+
 	t.Run("an empty period gives an honest 'nothing new' report", func(t *testing.T) {
 		r := newBriefingRig(t, now)
 		b := &app.Briefing{UserID: 1, Name: "Quiet", Time: "07:00", Timezone: "UTC"}

@@ -60,13 +60,14 @@ type briefingRequest struct {
 	ItemLimit    int      `json:"itemLimit"`
 	MinScore     int      `json:"minScore"`
 	SourceIDs    []int64  `json:"sourceIds"`
+	Topic        string   `json:"topic"`
 	EmailEnabled bool     `json:"emailEnabled"`
 	Recipients   []string `json:"recipients"`
 }
 
 func (req briefingRequest) apply(b *app.Briefing) {
 	b.Name, b.Focus, b.Frequency, b.DayOfWeek, b.Time, b.Timezone = strings.TrimSpace(req.Name), strings.TrimSpace(req.Focus), req.Frequency, req.DayOfWeek, req.Time, req.Timezone
-	b.ItemLimit, b.MinScore, b.SourceIDs, b.EmailEnabled, b.Recipients = req.ItemLimit, req.MinScore, req.SourceIDs, req.EmailEnabled, req.Recipients
+	b.ItemLimit, b.MinScore, b.SourceIDs, b.EmailEnabled, b.Recipients, b.Topic = req.ItemLimit, req.MinScore, req.SourceIDs, req.EmailEnabled, req.Recipients, strings.TrimSpace(req.Topic)
 }
 
 func (s *Server) apiCreateBriefing(w http.ResponseWriter, r *http.Request) {
@@ -120,7 +121,7 @@ func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := briefingRequest{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: b.DayOfWeek, Time: b.Time, Timezone: b.Timezone,
-		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients}
+		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, Topic: b.Topic, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients}
 	if err := decode(w, r, &req); err != nil { // fields not sent keep their values
 		s.apiError(w, r, err)
 		return
@@ -293,8 +294,8 @@ type BriefingsPageView struct {
 
 // BriefingForm is the create form, kept on a validation error.
 type BriefingForm struct {
-	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Recipients, Error string
-	SourceIDs                                                                                 []int64
+	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Recipients, Topic, Error string
+	SourceIDs                                                                                        []int64
 }
 
 // HasSource reports whether the form picks the source.
@@ -309,7 +310,7 @@ func (f BriefingForm) HasSource(id int64) bool {
 
 func briefingFormOf(b *app.Briefing) BriefingForm {
 	return BriefingForm{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: strconv.Itoa(b.DayOfWeek), Time: b.Time, Timezone: b.Timezone,
-		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs}
+		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs, Topic: b.Topic}
 }
 
 func (s *Server) briefingsPage(w http.ResponseWriter, r *http.Request) {
@@ -371,8 +372,8 @@ func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingFo
 	_ = r.ParseForm()
 	f := BriefingForm{Name: r.PostFormValue("name"), Focus: r.PostFormValue("focus"), Frequency: r.PostFormValue("frequency"), DayOfWeek: r.PostFormValue("dayOfWeek"),
 		Time: r.PostFormValue("time"), Timezone: strings.TrimSpace(r.PostFormValue("timezone")), ItemLimit: r.PostFormValue("itemLimit"), MinScore: r.PostFormValue("minScore"),
-		Recipients: r.PostFormValue("recipients")}
-	b.Name, b.Focus, b.Frequency, b.Time, b.Timezone = strings.TrimSpace(f.Name), strings.TrimSpace(f.Focus), f.Frequency, f.Time, f.Timezone
+		Recipients: r.PostFormValue("recipients"), Topic: strings.TrimSpace(r.PostFormValue("topic"))}
+	b.Name, b.Focus, b.Frequency, b.Time, b.Timezone, b.Topic = strings.TrimSpace(f.Name), strings.TrimSpace(f.Focus), f.Frequency, f.Time, f.Timezone, f.Topic
 	b.Recipients, b.SourceIDs = nil, nil
 	for _, to := range strings.Split(f.Recipients, ",") {
 		if to = strings.TrimSpace(to); to != "" {
@@ -430,6 +431,7 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 		s.serverError(w, r, err)
 		return
 	}
+	v.Reports, _ = s.opts.Briefings.Reports(r.Context(), userID(r), id, 30)
 	if s.opts.PreviewBriefing != nil {
 		if v.Preview, err = s.opts.PreviewBriefing(r.Context(), b); err != nil {
 			v.PrevErr = app.ErrorMessage(err)
