@@ -5,6 +5,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -290,11 +291,33 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	ew := &queue.EmailWorker{Store: db, Mailer: userMailer{e}, BaseURL: baseURL, Log: log}
 	ew.Register(e.emailQ)
 	bw := &queue.BriefingWorker{Store: db, Embedded: e.embedded, Log: log, OnReport: e.emailQ.OnReport(db)}
+	bw.Overview = e.writeOverview
 	e.briefingW = bw
 	bw.Register(e.briefingQ)
 	e.worker = &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log, OnNewItems: e.processQ.OnNewItems(db)}
 	e.worker.Register(fq)
 	return e, nil
+}
+
+// writeOverview has the user's LLM write a report's opening paragraph, when the user enriches
+// with an LLM; otherwise the report keeps the embedded overview.
+func (e *env) writeOverview(ctx context.Context, b *app.Briefing, r *app.Report) (string, error) {
+	s, err := e.db.Settings(ctx, b.UserID)
+	if err != nil {
+		return "", err
+	}
+	if name := cmp.Or(s.Enricher, e.cfg.Enricher); name != app.EnricherLLM {
+		return "", nil
+	}
+	l := e.llmFor(s)
+	if l == nil {
+		return "", nil
+	}
+	items := make([]enrich.OverviewItem, len(r.Items))
+	for i, it := range r.Items {
+		items[i] = enrich.OverviewItem{Title: it.Title, Source: it.SourceName, Summary: it.Summary}
+	}
+	return l.Overview(ctx, b.Name, cmp.Or(strings.TrimSpace(b.Focus), s.Interests), items)
 }
 
 // userMailer sends with the user's SMTP settings where set, else the flags and environment.

@@ -21,6 +21,7 @@ type Briefing struct {
 	MinScore       int        `json:"minScore"`
 	EmailEnabled   bool       `json:"emailEnabled"`
 	Recipients     []string   `json:"recipients"`
+	EmailWhenEmpty bool       `json:"emailWhenEmpty"` // email the "nothing new" report too
 	Status         string     `json:"status"`
 	LastExecutedAt *time.Time `json:"lastExecutedAt"`
 	LastError      string     `json:"lastError"`

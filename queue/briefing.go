@@ -114,6 +114,9 @@ type BriefingWorker struct {
 	Embedded *enrich.Embedded // re-scores for a briefing's own focus, groups stories, writes the overview
 	Log      *slog.Logger
 	Clock    app.Clock
+	// Overview, when set, writes the report's opening paragraph (an LLM); "" or an error keeps
+	// the embedded overview of counts and themes.
+	Overview func(ctx context.Context, b *app.Briefing, r *app.Report) (string, error)
 	// OnReport runs in the report's transaction (the email deliveries' seam).
 	OnReport func(ctx context.Context, tx *sql.Tx, b *app.Briefing, r *app.Report) error
 }
@@ -140,6 +143,13 @@ func (w *BriefingWorker) Handle(ctx context.Context, job Job) error {
 			return w.Store.FailBriefing(ctx, b.ID, err.Error(), job.CompleteTx)
 		}
 		return err
+	}
+	if w.Overview != nil && len(r.Items) > 0 {
+		if text, err := w.Overview(ctx, b, r); err != nil {
+			log.Warn("the written overview failed; keeping the embedded one", "error", err)
+		} else if text = strings.TrimSpace(text); text != "" {
+			r.Overview = text
+		}
 	}
 	then := func(ctx context.Context, tx *sql.Tx) error {
 		if w.OnReport != nil {

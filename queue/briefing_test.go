@@ -3,8 +3,10 @@ package queue_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,10 +31,17 @@ func newBriefingRig(t *testing.T, now time.Time) *briefingRig {
 // newBriefingRigHook is newBriefingRig with a report hook made from the database (email deliveries).
 func newBriefingRigHook(t *testing.T, now time.Time, hook func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error) *briefingRig {
 	t.Helper()
+	return newBriefingRigWith(t, now, hook, nil)
+}
+
+// newBriefingRigWith is newBriefingRigHook with a writer of overviews (an LLM's stand-in).
+func newBriefingRigWith(t *testing.T, now time.Time, hook func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error,
+	overview func(context.Context, *app.Briefing, *app.Report) (string, error)) *briefingRig {
+	t.Helper()
 	clock := &testClock{t: now}
 	db := sqlitetest.NewWithClock(t, clock)
 	q := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 10 * time.Millisecond})
-	w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{}), Clock: clock}
+	w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{}), Clock: clock, Overview: overview}
 	if hook != nil {
 		w.OnReport = hook(db)
 	}
@@ -190,6 +199,37 @@ func TestBriefings(t *testing.T) {
 		reps := r.waitReport(t, b.ID, 1)
 		if !strings.HasPrefix(reps[0].Overview, "Nothing new") {
 			t.Fatalf("overview %q", reps[0].Overview)
+		}
+	})
+
+	t.Run("a written overview (LLM) replaces the embedded one; when it fails the embedded one stays", func(t *testing.T) {
+		var calls atomic.Int32
+		r := newBriefingRigWith(t, now, nil, func(_ context.Context, b *app.Briefing, rep *app.Report) (string, error) {
+			if calls.Add(1) == 1 {
+				return fmt.Sprintf("%s leads with %q among %d stories.", b.Name, rep.Items[0].Title, len(rep.Items)), nil
+			}
+			return "", errors.New("the LLM could not be reached")
+		})
+		r.item(t, "Le Soir", "Tram to the airport approved", "The council approved the tram.", 90, now.Add(-time.Hour))
+		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC"}
+		if err := r.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+			t.Fatal(err)
+		}
+		reps := r.waitReport(t, b.ID, 1)
+		if reps[0].Overview != `Morning leads with "Tram to the airport approved" among 1 stories.` {
+			t.Fatalf("overview %q", reps[0].Overview)
+		}
+		r.item(t, "Le Soir", "Second tram line studied", "A study of a second line.", 90, now.Add(time.Hour))
+		r.clock.Add(2 * time.Hour)
+		if _, err := r.q.RunNow(ctx, r.db, b.ID, r.clock.Now()); err != nil {
+			t.Fatal(err)
+		}
+		reps = r.waitReport(t, b.ID, 2)
+		if !strings.HasPrefix(reps[0].Overview, "1 story from 1 source") {
+			t.Fatalf("overview after a failure %q", reps[0].Overview)
 		}
 	})
 

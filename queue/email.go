@@ -44,7 +44,7 @@ func NewEmailQueue(o Options) *EmailQueue {
 // report's transaction, when the briefing emails and the report has items.
 func (q *EmailQueue) OnReport(store EmailStore) func(ctx context.Context, tx *sql.Tx, b *app.Briefing, r *app.Report) error {
 	return func(ctx context.Context, tx *sql.Tx, b *app.Briefing, r *app.Report) error {
-		if !b.EmailEnabled || len(b.Recipients) == 0 || len(r.Items) == 0 {
+		if !b.EmailEnabled || len(b.Recipients) == 0 || len(r.Items) == 0 && !b.EmailWhenEmpty {
 			return nil
 		}
 		ids, err := store.CreateDeliveriesTx(ctx, tx, r.ID, b.Recipients)

@@ -215,3 +215,29 @@ func TestEmailDelivery(t *testing.T) {
 		}
 	})
 }
+
+func TestEmailEmptyReport(t *testing.T) {
+	ctx := context.Background()
+	srv := newSMTPServer(t)
+	r := emailRig(t, srv)
+	quiet := &app.Briefing{UserID: 1, Name: "Quiet", Time: "07:00", Timezone: "UTC", EmailEnabled: true, Recipients: []string{"ann@example.com"}}
+	asked := &app.Briefing{UserID: 1, Name: "Always", Time: "07:00", Timezone: "UTC", EmailEnabled: true, EmailWhenEmpty: true, Recipients: []string{"bob@example.com"}}
+	for _, b := range []*app.Briefing{quiet, asked} {
+		if err := r.db.SaveBriefing(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		r.waitReport(t, b.ID, 1)
+	}
+	waitDelivery(t, r, app.DeliverySent)
+	var n int
+	if err := r.db.Read.QueryRow(`select count(*) from deliveries`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("%d deliveries (%v): only the briefing that asked for empty reports gets one", n, err)
+	}
+	msgs := srv.sent()
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "bob@example.com") || !strings.Contains(msgs[0], "Nothing new") {
+		t.Fatalf("sent %d: %.400q", len(msgs), msgs)
+	}
+}

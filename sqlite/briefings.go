@@ -13,14 +13,14 @@ import (
 )
 
 const briefingColumns = `id, user_id, name, focus, source_ids, frequency, day_of_week, time_of_day, timezone, item_limit,
-	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at, topic`
+	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at, topic, email_empty`
 
 func scanBriefing(row scanner) (*app.Briefing, error) {
 	var b app.Briefing
 	var srcs, recips, created string
 	var last sql.NullString
 	if err := row.Scan(&b.ID, &b.UserID, &b.Name, &b.Focus, &srcs, &b.Frequency, &b.DayOfWeek, &b.Time, &b.Timezone, &b.ItemLimit,
-		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created, &b.Topic); err != nil {
+		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created, &b.Topic, &b.EmailWhenEmpty); err != nil {
 		return nil, err
 	}
 	_ = json.Unmarshal([]byte(srcs), &b.SourceIDs)
@@ -54,14 +54,14 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 			}
 		}
 		args := []any{b.Name, b.Focus, jsonText(b.SourceIDs), b.Frequency, b.DayOfWeek, b.Time, b.Timezone, b.ItemLimit, b.MinScore,
-			b.EmailEnabled, jsonText(b.Recipients), b.Topic}
+			b.EmailEnabled, jsonText(b.Recipients), b.Topic, b.EmailWhenEmpty}
 		if b.ID == 0 {
 			if b.Status == "" {
 				b.Status = app.BriefingActive
 			}
 			b.CreatedAt = db.clock.Now().UTC().Truncate(time.Millisecond)
 			err := tx.QueryRowContext(ctx, `insert into briefings (name, focus, source_ids, frequency, day_of_week, time_of_day, timezone,
-				item_limit, min_score, email_enabled, recipients, topic, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+				item_limit, min_score, email_enabled, recipients, topic, email_empty, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
 				append(args, b.UserID, b.Status, FormatTime(b.CreatedAt))...).Scan(&b.ID)
 			if err != nil {
 				return fmt.Errorf("sqlite: insert briefing: %w", err)
@@ -69,7 +69,7 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 			return nil
 		}
 		res, err := tx.ExecContext(ctx, `update briefings set name = ?, focus = ?, source_ids = ?, frequency = ?, day_of_week = ?,
-			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ?, topic = ? where id = ? and user_id = ?`,
+			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ?, topic = ?, email_empty = ? where id = ? and user_id = ?`,
 			append(args, b.ID, b.UserID)...)
 		if err != nil {
 			return fmt.Errorf("sqlite: update briefing: %w", err)

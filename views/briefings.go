@@ -63,11 +63,13 @@ type briefingRequest struct {
 	Topic        string   `json:"topic"`
 	EmailEnabled bool     `json:"emailEnabled"`
 	Recipients   []string `json:"recipients"`
+	EmailEmpty   bool     `json:"emailWhenEmpty"`
 }
 
 func (req briefingRequest) apply(b *app.Briefing) {
 	b.Name, b.Focus, b.Frequency, b.DayOfWeek, b.Time, b.Timezone = strings.TrimSpace(req.Name), strings.TrimSpace(req.Focus), req.Frequency, req.DayOfWeek, req.Time, req.Timezone
 	b.ItemLimit, b.MinScore, b.SourceIDs, b.EmailEnabled, b.Recipients, b.Topic = req.ItemLimit, req.MinScore, req.SourceIDs, req.EmailEnabled, req.Recipients, strings.TrimSpace(req.Topic)
+	b.EmailWhenEmpty = req.EmailEmpty
 }
 
 func (s *Server) apiCreateBriefing(w http.ResponseWriter, r *http.Request) {
@@ -121,7 +123,7 @@ func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := briefingRequest{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: b.DayOfWeek, Time: b.Time, Timezone: b.Timezone,
-		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, Topic: b.Topic, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients}
+		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, Topic: b.Topic, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients, EmailEmpty: b.EmailWhenEmpty}
 	if err := decode(w, r, &req); err != nil { // fields not sent keep their values
 		s.apiError(w, r, err)
 		return
@@ -296,6 +298,7 @@ type BriefingsPageView struct {
 type BriefingForm struct {
 	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Recipients, Topic, Error string
 	SourceIDs                                                                                        []int64
+	EmailWhenEmpty                                                                                   bool
 }
 
 // HasSource reports whether the form picks the source.
@@ -310,7 +313,7 @@ func (f BriefingForm) HasSource(id int64) bool {
 
 func briefingFormOf(b *app.Briefing) BriefingForm {
 	return BriefingForm{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: strconv.Itoa(b.DayOfWeek), Time: b.Time, Timezone: b.Timezone,
-		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs, Topic: b.Topic}
+		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs, Topic: b.Topic, EmailWhenEmpty: b.EmailWhenEmpty}
 }
 
 func (s *Server) briefingsPage(w http.ResponseWriter, r *http.Request) {
@@ -372,7 +375,7 @@ func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingFo
 	_ = r.ParseForm()
 	f := BriefingForm{Name: r.PostFormValue("name"), Focus: r.PostFormValue("focus"), Frequency: r.PostFormValue("frequency"), DayOfWeek: r.PostFormValue("dayOfWeek"),
 		Time: r.PostFormValue("time"), Timezone: strings.TrimSpace(r.PostFormValue("timezone")), ItemLimit: r.PostFormValue("itemLimit"), MinScore: r.PostFormValue("minScore"),
-		Recipients: r.PostFormValue("recipients"), Topic: strings.TrimSpace(r.PostFormValue("topic"))}
+		Recipients: r.PostFormValue("recipients"), Topic: strings.TrimSpace(r.PostFormValue("topic")), EmailWhenEmpty: r.PostFormValue("emailWhenEmpty") != ""}
 	b.Name, b.Focus, b.Frequency, b.Time, b.Timezone, b.Topic = strings.TrimSpace(f.Name), strings.TrimSpace(f.Focus), f.Frequency, f.Time, f.Timezone, f.Topic
 	b.Recipients, b.SourceIDs = nil, nil
 	for _, to := range strings.Split(f.Recipients, ",") {
@@ -381,6 +384,7 @@ func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingFo
 		}
 	}
 	b.EmailEnabled = len(b.Recipients) > 0
+	b.EmailWhenEmpty = f.EmailWhenEmpty
 	for _, v := range r.PostForm["sourceIds"] {
 		if id, err := strconv.ParseInt(v, 10, 64); err == nil {
 			b.SourceIDs = append(b.SourceIDs, id)

@@ -22,8 +22,8 @@ func TestBriefingsAPI(t *testing.T) {
 		}
 		b := decodeJSON[map[string]any](t, body)
 		id := int64(b["id"].(float64))
-		code, body = e.json("PATCH", fmt.Sprintf("/api/briefings/%d", id), `{"frequency": "WEEKLY", "dayOfWeek": 1}`)
-		if code != 200 || !strings.Contains(body, `"frequency":"WEEKLY"`) || !strings.Contains(body, `"name":"Morning tech"`) {
+		code, body = e.json("PATCH", fmt.Sprintf("/api/briefings/%d", id), `{"frequency": "WEEKLY", "dayOfWeek": 1, "emailWhenEmpty": true}`)
+		if code != 200 || !strings.Contains(body, `"frequency":"WEEKLY"`) || !strings.Contains(body, `"name":"Morning tech"`) || !strings.Contains(body, `"emailWhenEmpty":true`) {
 			t.Fatalf("update: %d %s", code, body)
 		}
 		if code, body := e.json("POST", fmt.Sprintf("/api/briefings/%d/run", id), ""); code != 202 {

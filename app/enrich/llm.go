@@ -454,3 +454,72 @@ func (f Fallback) Enrich(ctx context.Context, in app.EnrichInput) (*app.Enrichme
 	}
 	return f.Secondary.Enrich(ctx, in)
 }
+
+// OverviewItem is one story of a report, for Overview.
+type OverviewItem struct{ Title, Source, Summary string }
+
+// Overview writes the opening paragraph of a report: what its main stories are and how they
+// connect, in a few sentences of plain prose.
+func (l *LLM) Overview(ctx context.Context, briefing, focus string, items []OverviewItem) (string, error) {
+	if len(items) == 0 {
+		return "", errors.New("no stories to introduce")
+	}
+	select {
+	case l.sem <- struct{}{}:
+		defer func() { <-l.sem }()
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Write the opening paragraph of the news briefing %q", oneLine(briefing, 100))
+	if f := oneLine(focus, 300); f != "" {
+		fmt.Fprintf(&b, " for a reader interested in: %s", f)
+	}
+	b.WriteString(".\nIn 2 to 4 sentences (at most 90 words) say what the main stories are and how they connect. " +
+		"Plain prose: no list, no markdown, no greeting, no links. " +
+		"Answer with a JSON object: {\"overview\": \"...\"}\n\nThe stories, most important first:\n")
+	for i, it := range items {
+		if i == 15 {
+			break
+		}
+		fmt.Fprintf(&b, "%d. %s (%s): %s\n", i+1, oneLine(it.Title, 200), oneLine(it.Source, 80), oneLine(it.Summary, 300))
+	}
+	// The enrichment JSON schema does not fit here: at most ask for a JSON object.
+	mode := max(l.mode.Load(), modeJSONObject)
+	for {
+		content, _, err := l.complete(ctx, b.String(), mode, 400)
+		var le *Error
+		if errors.As(err, &le) && le.Kind == "bad_request" && mode < modePromptOnly {
+			mode++
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return parseOverview(content)
+	}
+}
+
+// parseOverview takes the paragraph out of the model's answer: the JSON object's "overview",
+// or, from a model that ignored the format, its plain text.
+func parseOverview(content string) (string, error) {
+	s := thinkBlock.ReplaceAllString(content, "")
+	if m := fence.FindStringSubmatch(s); m != nil {
+		s = m[1]
+	}
+	text := s
+	if start, end := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}'); start >= 0 && end > start {
+		var raw struct {
+			Overview string `json:"overview"`
+		}
+		if err := json.Unmarshal([]byte(s[start:end+1]), &raw); err != nil {
+			return "", invalid("the JSON does not parse: "+err.Error(), content)
+		}
+		text = raw.Overview
+	}
+	text = oneLine(text, 900)
+	if len(strings.Fields(text)) < 3 {
+		return "", invalid("the overview is empty", content)
+	}
+	return text, nil
+}

@@ -236,3 +236,70 @@ func kind(err error) string {
 	}
 	return ""
 }
+
+func TestLLMOverview(t *testing.T) {
+	ctx := context.Background()
+	stories := []enrich.OverviewItem{
+		{Title: "Council approves the river bridge", Source: "City News", Summary: "The council voted 9 to 2."},
+		{Title: "Tram line delayed", Source: "Metro Daily", Summary: "Works slip to spring."},
+	}
+
+	t.Run("the paragraph comes from the JSON answer, asked as a JSON object with the stories in the prompt", func(t *testing.T) {
+		srv := newChatServer(t, func(int, map[string]any) (int, string, http.Header) {
+			return 200, "```json\n{\"overview\": \"The city moves on transport:\\n the bridge is approved while the tram slips.\"}\n```", nil
+		})
+		l := enrich.NewLLM(enrich.LLMOptions{BaseURL: srv.URL, Model: "m"})
+		got, err := l.Overview(ctx, "Morning city", "urban transport", stories)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != "The city moves on transport: the bridge is approved while the tram slips." {
+			t.Fatalf("overview %q", got)
+		}
+		if f := srv.formats(); len(f) != 1 || f[0] != "json_object" {
+			t.Fatalf("formats %v", f)
+		}
+		msgs := srv.requests[0]["messages"].([]any)
+		prompt := msgs[1].(map[string]any)["content"].(string)
+		for _, want := range []string{"Morning city", "urban transport", "1. Council approves the river bridge (City News)", "2. Tram line delayed"} {
+			if !strings.Contains(prompt, want) {
+				t.Fatalf("prompt lacks %q:\n%s", want, prompt)
+			}
+		}
+	})
+
+	t.Run("a model that answers in plain text is taken at its word; a refused format falls back to prompt-only", func(t *testing.T) {
+		srv := newChatServer(t, func(n int, req map[string]any) (int, string, http.Header) {
+			if req["response_format"] != nil {
+				return 400, `{"error":{"message":"response_format is not supported"}}`, nil
+			}
+			return 200, "Two transport stories lead today: a bridge and a delayed tram.", nil
+		})
+		l := enrich.NewLLM(enrich.LLMOptions{BaseURL: srv.URL, Model: "m"})
+		got, err := l.Overview(ctx, "b", "", stories)
+		if err != nil || got != "Two transport stories lead today: a bridge and a delayed tram." {
+			t.Fatalf("%q %v", got, err)
+		}
+		if f := srv.formats(); strings.Join(f, ",") != "json_object,none" {
+			t.Fatalf("formats %v", f)
+		}
+	})
+
+	t.Run("an empty or broken answer and a failing server are errors", func(t *testing.T) {
+		for _, answer := range []string{`{"overview": ""}`, `{"overview": `, "  "} {
+			srv := newChatServer(t, func(int, map[string]any) (int, string, http.Header) { return 200, answer, nil })
+			l := enrich.NewLLM(enrich.LLMOptions{BaseURL: srv.URL, Model: "m"})
+			if _, err := l.Overview(ctx, "b", "", stories); kind(err) != "invalid_output" {
+				t.Fatalf("answer %q: %v", answer, err)
+			}
+		}
+		srv := newChatServer(t, func(int, map[string]any) (int, string, http.Header) { return 500, "boom", nil })
+		l := enrich.NewLLM(enrich.LLMOptions{BaseURL: srv.URL, Model: "m"})
+		if _, err := l.Overview(ctx, "b", "", stories); err == nil {
+			t.Fatal("no error from a failing server")
+		}
+		if _, err := l.Overview(ctx, "b", "", nil); err == nil {
+			t.Fatal("no error without stories")
+		}
+	})
+}
