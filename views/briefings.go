@@ -299,6 +299,7 @@ type BriefingForm struct {
 	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Recipients, Topic, Error string
 	SourceIDs                                                                                        []int64
 	EmailWhenEmpty                                                                                   bool
+	TopicChoices                                                                                     []string // the user's topics, for the picker
 }
 
 // HasSource reports whether the form picks the source.
@@ -331,6 +332,7 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 		return
 	}
 	v := BriefingsPageView{Form: form}
+	v.Form.TopicChoices = s.topicNames(r)
 	if v.Sources, err = s.sourceViews(r); err != nil {
 		s.serverError(w, r, err)
 		return
@@ -431,6 +433,7 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 	if form != nil {
 		v.Form = *form
 	}
+	v.Form.TopicChoices = s.topicNames(r)
 	if v.Sources, err = s.sourceViews(r); err != nil {
 		s.serverError(w, r, err)
 		return
@@ -656,4 +659,20 @@ func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.redirect(w, r, "/settings", flashSuccess("Test email sent to "+to+"."))
+}
+
+// topicNames lists the user's topics, for the briefing form's topic picker.
+func (s *Server) topicNames(r *http.Request) []string {
+	if s.opts.Reading == nil {
+		return nil
+	}
+	st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r))
+	if err != nil {
+		return nil
+	}
+	names := make([]string, len(st.Topics))
+	for i, t := range st.Topics {
+		names[i] = t.Name
+	}
+	return names
 }
