@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/adrg/xdg"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -36,6 +37,7 @@ import (
 	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
 	"github.com/morningdeck/morningdeck/app/mail"
+	"github.com/morningdeck/morningdeck/app/metrics"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/views"
@@ -221,6 +223,7 @@ type env struct {
 	briefingQ *queue.BriefingQueue
 	emailQ    *queue.EmailQueue
 	briefingW *queue.BriefingWorker
+	admin     *queue.Admin
 	embedded  *enrich.Embedded
 	llm       *enrich.LLM // from the flags and environment; nil when no model is configured
 
@@ -296,6 +299,10 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	bw.Register(e.briefingQ)
 	e.worker = &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log, OnNewItems: e.processQ.OnNewItems(db)}
 	e.worker.Register(fq)
+	e.admin = &queue.Admin{List: []*queue.Queue{fq.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue},
+		Capacities: map[string]int{"fetch": cfg.FetchQueueCapacity, "process": cfg.ProcessQueueCapacity},
+		Store:      db, StuckThreshold: cfg.StuckThreshold}
+	metrics.WatchQueues(e.admin.Sizes)
 	return e, nil
 }
 
@@ -515,6 +522,8 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
 			return e.briefingQ.RunNow(ctx, e.db, id, time.Now())
 		},
+		Queues:  e.admin,
+		Metrics: promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/mail"
+	"github.com/morningdeck/morningdeck/app/metrics"
 )
 
 // KindSendEmail is the job kind of one email delivery.
@@ -108,6 +109,7 @@ func (w *EmailWorker) Handle(ctx context.Context, job Job) error {
 	}
 	if !b.EmailEnabled || !slices.Contains(b.Recipients, d.Recipient) {
 		log.Info("email skipped: the briefing no longer sends to this recipient")
+		metrics.EmailDeliveries.WithLabelValues("skipped").Inc()
 		return w.Store.FinishDelivery(ctx, d.ID, app.DeliverySkipped, "Email was turned off for this briefing before sending.", job.CompleteTx)
 	}
 	start := time.Now()
@@ -129,13 +131,16 @@ func (w *EmailWorker) Handle(ctx context.Context, job Job) error {
 		}
 		log.Warn("email failed", "to", d.Recipient, "error", err, "final", last)
 		if last {
+			metrics.EmailDeliveries.WithLabelValues("failed").Inc()
 			return nil
 		}
+		metrics.EmailDeliveries.WithLabelValues("retry").Inc()
 		return err
 	}
 	if err := w.Store.FinishDelivery(ctx, d.ID, app.DeliverySent, "", job.CompleteTx); err != nil {
 		return err
 	}
+	metrics.EmailDeliveries.WithLabelValues("sent").Inc()
 	log.Info("email sent", "to", d.Recipient, "report", r.ID, "duration", time.Since(start))
 	return nil
 }

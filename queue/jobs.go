@@ -18,6 +18,7 @@ import (
 	"maragu.dev/goqite"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/metrics"
 )
 
 // timeFormat is how times are stored, the same as goqite's timeout column.
@@ -165,7 +166,9 @@ type Queue struct {
 	doneOK   map[string]int // minute → successes not yet in queue_done
 	claims   map[string]ClaimFunc
 	wake     chan struct{}
-	paused   atomic.Bool
+	pausedMu sync.Mutex
+	paused   bool      // as last read or set
+	pausedAt time.Time // when
 	running  atomic.Bool
 }
 
@@ -215,14 +218,62 @@ func (q *Queue) Name() string { return q.opts.Name }
 // Register the handler for a kind of job. Call it before Run.
 func (q *Queue) Register(kind string, h Handler) { q.handlers[kind] = h }
 
-// Pause stops this process from receiving; Send still works. Running jobs finish.
-func (q *Queue) Pause() { q.paused.Store(true) }
+// Pause stops every process on this database from receiving the queue's jobs, until Resume,
+// across restarts; Send still works and running jobs finish. Another process notices within
+// a poll interval.
+func (q *Queue) Pause(ctx context.Context) error { return q.setPaused(ctx, true) }
 
 // Resume undoes Pause.
-func (q *Queue) Resume() { q.paused.Store(false); q.notify() }
+func (q *Queue) Resume(ctx context.Context) error {
+	if err := q.setPaused(ctx, false); err != nil {
+		return err
+	}
+	q.notify()
+	return nil
+}
 
-// Paused reports whether the queue is paused.
-func (q *Queue) Paused() bool { return q.paused.Load() }
+func (q *Queue) setPaused(ctx context.Context, paused bool) error {
+	if _, err := q.opts.DB.ExecContext(ctx, `insert into queue_state (queue, paused) values (?, ?)
+		on conflict (queue) do update set paused = excluded.paused`, q.opts.Name, paused); err != nil {
+		return fmt.Errorf("queue %s: pause: %w", q.opts.Name, err)
+	}
+	q.pausedMu.Lock()
+	q.paused, q.pausedAt = paused, time.Now()
+	q.pausedMu.Unlock()
+	return nil
+}
+
+// Paused reports whether the queue is paused, as the database says.
+func (q *Queue) Paused(ctx context.Context) (bool, error) {
+	var paused bool
+	err := q.opts.Read.QueryRowContext(ctx, `select paused from queue_state where queue = ?`, q.opts.Name).Scan(&paused)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("queue %s: paused: %w", q.opts.Name, err)
+	}
+	q.pausedMu.Lock()
+	q.paused, q.pausedAt = paused, time.Now()
+	q.pausedMu.Unlock()
+	return paused, nil
+}
+
+// pausedNow is Paused read at most once a poll interval; on a read error the last known state holds.
+func (q *Queue) pausedNow(ctx context.Context) bool {
+	q.pausedMu.Lock()
+	fresh, paused := time.Since(q.pausedAt) < q.opts.PollInterval, q.paused
+	q.pausedMu.Unlock()
+	if fresh {
+		return paused
+	}
+	p, err := q.Paused(ctx)
+	if err != nil {
+		q.log.Warn("read the pause state", "error", err)
+		return paused
+	}
+	return p
+}
 
 func (q *Queue) notify() {
 	select {
@@ -246,6 +297,7 @@ func (q *Queue) SendTx(ctx context.Context, tx *sql.Tx, kind string, version int
 	if err := q.sendTx(ctx, tx, env, o.Delay); err != nil {
 		return err
 	}
+	metrics.JobsEnqueued.WithLabelValues(q.opts.Name, kind).Inc()
 	q.notify() // the tx may not have committed yet; a receiver finding nothing just waits again
 	return nil
 }
@@ -336,7 +388,7 @@ func (q *Queue) receive(ctx context.Context, msgs chan<- delivery, slots chan st
 		}
 		for {
 			wait := q.opts.PollInterval
-			if !q.Paused() {
+			if !q.pausedNow(ctx) {
 				// Not cancelled mid-transaction by shutdown: a received message is always dispatched.
 				d, err := q.receiveOne(context.WithoutCancel(ctx))
 				if err == nil && d != nil {
@@ -443,6 +495,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 	var perm permanentError
 	switch {
 	case err == nil && completed:
+		metrics.Finished(q.opts.Name, env.Kind, "ok", took)
 		log.Debug("job done", "duration", took)
 	case err == nil:
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {
@@ -452,14 +505,17 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 			return
 		}
 		q.countOK()
+		metrics.Finished(q.opts.Name, env.Kind, "ok", took)
 		log.Debug("job done", "duration", took)
 	case ctx.Err() != nil:
 		// Shutdown cut it short: leave the message, visible again at once, for the next run.
 		if err := q.gq.Extend(wctx, m.ID, 0); err != nil {
 			log.Warn("release interrupted job", "error", err)
 		}
+		metrics.Finished(q.opts.Name, env.Kind, "interrupted", took)
 		log.Warn("job interrupted by shutdown", "duration", took, "error", err)
 	case errors.As(err, &perm), env.Attempt >= q.opts.MaxAttempts:
+		metrics.Finished(q.opts.Name, env.Kind, "dead", took)
 		q.deadLetter(log, m, env.Kind, env.Attempt, err)
 	default:
 		delay := q.backoff(env.Attempt)
@@ -481,6 +537,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 			log.Error("schedule retry", "error", err)
 			return
 		}
+		metrics.Finished(q.opts.Name, env.Kind, "retry", took)
 		log.Warn("job failed, will retry", "duration", took, "error", err, "retry_in", delay)
 	}
 }

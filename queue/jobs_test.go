@@ -598,14 +598,40 @@ func TestQueueWorkers(t *testing.T) {
 		q := newQueue(t, db, queue.Options{})
 		var ran atomic.Bool
 		q.Register("job", func(ctx context.Context, job queue.Job) error { ran.Store(true); return nil })
-		q.Pause()
+		if err := q.Pause(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		run(t, q)
 		send(t, q, "job", nil)
 		time.Sleep(100 * time.Millisecond)
-		if ran.Load() || !q.Paused() {
-			t.Fatal("a paused queue ran a job")
+		if p, err := q.Paused(context.Background()); ran.Load() || !p || err != nil {
+			t.Fatalf("a paused queue ran a job (paused %v, %v)", p, err)
 		}
-		q.Resume()
+		if err := q.Resume(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		eventually(t, "the job", ran.Load)
+	})
+
+	t.Run("a pause set by another process (another Queue value on the same file) holds, and so does its resume", func(t *testing.T) {
+		db := sqlitetest.New(t)
+		q := newQueue(t, db, queue.Options{PollInterval: 20 * time.Millisecond})
+		var ran atomic.Int32
+		q.Register("job", func(ctx context.Context, job queue.Job) error { ran.Add(1); return nil })
+		run(t, q)
+		other := newQueue(t, db, queue.Options{})
+		if err := other.Pause(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(100 * time.Millisecond) // more than a poll interval
+		send(t, q, "job", nil)
+		time.Sleep(200 * time.Millisecond)
+		if ran.Load() != 0 {
+			t.Fatal("the running queue ignored the other process's pause")
+		}
+		if err := other.Resume(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the job", func() bool { return ran.Load() == 1 })
 	})
 }

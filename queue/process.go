@@ -11,6 +11,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/metrics"
 )
 
 // KindProcessItem is the job kind of an item's enrichment.
@@ -188,6 +189,7 @@ func (w *ProcessWorker) Handle(ctx context.Context, job Job) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
+		metrics.Enrichments.WithLabelValues(enricher.Name(), "error").Inc()
 		msg := err.Error()
 		if ferr := w.Store.FailProcessing(ctx, it.ID, msg, last, nil); ferr != nil {
 			return errors.Join(err, ferr)
@@ -208,6 +210,7 @@ func (w *ProcessWorker) Handle(ctx context.Context, job Job) error {
 	if err := w.Store.FinishProcessing(ctx, it, app.ProcessResult{Enrichment: e, Text: extracted, Effect: effect}, job.CompleteTx); err != nil {
 		return err
 	}
+	metrics.Enrichments.WithLabelValues(e.EnrichedBy, "ok").Inc()
 	log.Info("enriched", "enricher", e.EnrichedBy, "score", e.Score, "tags", e.Tags, "duration", time.Since(start))
 	return nil
 }

@@ -20,6 +20,7 @@ type Page struct {
 	Flashes      []Flash
 	ErrorSources int // sources in ERROR, shown as a count on Sources
 	UnreadItems  int // unread items, shown as a count on Items
+	FailedJobs   int // failed jobs of every queue, shown as a count on Queues
 }
 
 // page builds the layout's data; it takes the pending flash.
@@ -38,6 +39,9 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 		if c, err := s.opts.Reading.Items.Counts(r.Context(), userID(r)); err == nil {
 			p.UnreadItems = c.Unread
 		}
+	}
+	if s.opts.Queues != nil {
+		p.FailedJobs, _ = s.opts.Queues.FailedCount(r.Context())
 	}
 	return p
 }

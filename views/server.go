@@ -48,6 +48,11 @@ type Options struct {
 	SendTestEmail func(ctx context.Context, to string) error
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
+	// Queues sees and steers the background queues (the Queues page, /admin/queue-stats,
+	// /healthz); nil shows the page as coming soon and /healthz always healthy.
+	Queues app.QueueAdmin
+	// Metrics serves /metrics (Prometheus); nil answers 404.
+	Metrics http.Handler
 }
 
 // EnricherInfo describes the configured enrichers.
@@ -111,7 +116,18 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /settings/test-email", s.testEmail)
 	mux.HandleFunc("POST /settings/email", s.saveEmail)
 	mux.HandleFunc("GET /briefings/{id}/feed.xml", s.briefingFeed)
-	mux.HandleFunc("GET /queues", s.comingSoon("queues"))
+	mux.HandleFunc("GET /queues", s.queuesPage)
+	mux.HandleFunc("GET /fragments/queues", s.queuesFragment)
+	mux.HandleFunc("POST /queues/{queue}/pause", s.queueAction("pause"))
+	mux.HandleFunc("POST /queues/{queue}/resume", s.queueAction("resume"))
+	mux.HandleFunc("POST /queues/{queue}/retry-all", s.queueAction("retry-all"))
+	mux.HandleFunc("POST /queues/{queue}/failed/{id}/retry", s.queueAction("retry"))
+	mux.HandleFunc("POST /queues/{queue}/failed/{id}/discard", s.queueAction("discard"))
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /admin/queue-stats", s.apiQueueStats)
+	if s.opts.Metrics != nil {
+		mux.Handle("GET /metrics", s.opts.Metrics)
+	}
 	mux.HandleFunc("GET /settings", s.settingsPage)
 	mux.HandleFunc("POST /settings", s.saveSettings)
 	mux.HandleFunc("POST /settings/test-llm", s.testLLM)

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/metrics"
 )
 
 var (
@@ -103,9 +104,11 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 
 	resp, err := f.client.Do(req)
 	if err != nil {
+		metrics.Fetched(0)
 		return nil, f.netError(ctx, u, err)
 	}
 	defer resp.Body.Close()
+	metrics.Fetched(resp.StatusCode)
 	res := &response{status: resp.StatusCode, header: resp.Header, finalURL: resp.Request.URL}
 
 	switch {
