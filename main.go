@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,9 @@ const defaultAddr = "127.0.0.1:7777"
 
 // config is every knob, set by flag, else MORNINGDECK_* environment variable, else default.
 type config struct {
+	ConfigFile string            // the file read, "" when none
+	Sources    map[string]string // flag name → where its value came from: flag, env, file (absent: default)
+
 	DataDir   string
 	LogLevel  string
 	LogFormat string
@@ -112,13 +116,14 @@ func newRoot() *cobra.Command {
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
-			return applyEnv(cmd)
+			return configure(cmd, cfg)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return serve(cmd, cfg)
 		},
 	}
 	pf := root.PersistentFlags()
+	pf.StringVar(&cfg.ConfigFile, "config", "", "configuration file (default "+defaultConfigFile()+")")
 	pf.StringVar(&cfg.DataDir, "data-dir", filepath.Join(xdg.DataHome, "morningdeck"), "directory of the database file")
 	pf.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
@@ -171,27 +176,180 @@ func newRoot() *cobra.Command {
 	serveCmd.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run `morningdeck worker` elsewhere")
 
-	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd())
+	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
+		queueCmd(cfg), workerCmd(cfg), configCmd(cfg))
 	return root
 }
 
-// applyEnv sets every flag the command line did not set from MORNINGDECK_<FLAG> (dashes as underscores).
-func applyEnv(cmd *cobra.Command) error {
+// configure sets every flag the command line did not set: from MORNINGDECK_<FLAG> (dashes as
+// underscores), else from the configuration file, else its default stays.
+func configure(cmd *cobra.Command, cfg *config) error {
+	cfg.Sources = map[string]string{}
 	var errs []error
+	flags := map[string]*pflag.Flag{}
 	visit := func(f *pflag.Flag) {
+		flags[f.Name] = f
 		if f.Changed {
+			cfg.Sources[f.Name] = "flag"
 			return
 		}
-		name := "MORNINGDECK_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		name := envName(f.Name)
 		if v, ok := os.LookupEnv(name); ok {
 			if err := f.Value.Set(v); err != nil {
 				errs = append(errs, fmt.Errorf("%s=%q: %w", name, v, err))
 			}
+			cfg.Sources[f.Name] = "env"
 		}
 	}
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
+	// The root's own flags (addr, no-browser) too, for `config show`, unless this command
+	// has flags of those names bound to the same settings.
+	cmd.Root().LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if flags[f.Name] == nil {
+			visit(f)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	path, explicit := cfg.ConfigFile, cfg.ConfigFile != ""
+	if !explicit {
+		path = defaultConfigFile()
+	}
+	settings, err := readConfigFile(path)
+	if errors.Is(err, os.ErrNotExist) && !explicit {
+		cfg.ConfigFile = ""
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("configuration file: %w", err)
+	}
+	cfg.ConfigFile = path
+	for _, kv := range settings {
+		f := flags[kv.name]
+		if f == nil {
+			if lookupAnyFlag(cmd.Root(), kv.name) {
+				continue // a setting of another command, e.g. addr for serve
+			}
+			errs = append(errs, fmt.Errorf("%s:%d: unknown setting %q (settings are the command-line flag names, see --help)", path, kv.line, kv.name))
+			continue
+		}
+		if cfg.Sources[kv.name] != "" {
+			continue // a flag or the environment wins
+		}
+		if kv.name == "config" {
+			errs = append(errs, fmt.Errorf("%s:%d: a configuration file cannot name another one", path, kv.line))
+			continue
+		}
+		if err := f.Value.Set(kv.value); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %s = %q: %w", path, kv.line, kv.name, kv.value, err))
+			continue
+		}
+		cfg.Sources[kv.name] = "file"
+	}
 	return errors.Join(errs...)
+}
+
+// lookupAnyFlag reports whether any command under root has the flag.
+func lookupAnyFlag(root *cobra.Command, name string) bool {
+	if root.Flags().Lookup(name) != nil || root.PersistentFlags().Lookup(name) != nil {
+		return true
+	}
+	for _, c := range root.Commands() {
+		if lookupAnyFlag(c, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func envName(flag string) string {
+	return "MORNINGDECK_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// defaultConfigFile is $XDG_CONFIG_HOME/morningdeck/morningdeck.conf. (MORNINGDECK_CONFIG
+// sets --config, like every flag's variable.)
+func defaultConfigFile() string {
+	return filepath.Join(xdg.ConfigHome, "morningdeck", "morningdeck.conf")
+}
+
+type setting struct {
+	name, value string
+	line        int
+}
+
+// readConfigFile reads "name = value" lines (names are flag names; # comments; blank lines;
+// values may be in double quotes).
+func readConfigFile(path string) ([]setting, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []setting
+	var errs []error
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s:%d: %q is not a setting: write name = value", path, i+1, line))
+			continue
+		}
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if uq, err := strconv.Unquote(value); err == nil && strings.HasPrefix(value, `"`) {
+			value = uq
+		}
+		out = append(out, setting{name: strings.TrimPrefix(name, "--"), value: value, line: i + 1})
+	}
+	return out, errors.Join(errs...)
+}
+
+// secretFlags are never printed.
+var secretFlags = map[string]bool{"smtp-password": true, "llm-api-key": true}
+
+func configCmd(cfg *config) *cobra.Command {
+	c := &cobra.Command{Use: "config", Short: "Show the configuration"}
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "Print the effective configuration (flags > MORNINGDECK_* environment > config file > defaults), secrets masked",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			file := cfg.ConfigFile
+			if file == "" {
+				file = "none (" + defaultConfigFile() + " does not exist)"
+			}
+			fmt.Fprintf(w, "# configuration file: %s\n# database: %s\n", file, filepath.Join(cfg.DataDir, "morningdeck.db"))
+			tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+			var names []string
+			all := map[string]*pflag.Flag{}
+			for _, fs := range []*pflag.FlagSet{cmd.InheritedFlags(), cmd.Root().LocalFlags()} {
+				fs.VisitAll(func(f *pflag.Flag) {
+					if f.Name == "help" || f.Name == "config" || all[f.Name] != nil {
+						return
+					}
+					all[f.Name] = f
+					names = append(names, f.Name)
+				})
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				f := all[n]
+				v := f.Value.String()
+				if secretFlags[n] && v != "" {
+					v = "********"
+				}
+				from := cmp.Or(cfg.Sources[n], "default")
+				fmt.Fprintf(tw, "%s\t= %s\t# %s\n", n, v, from)
+			}
+			return tw.Flush()
+		},
+	}
+	c.AddCommand(show)
+	return c
 }
 
 func newLogger(cfg *config, w io.Writer) (*slog.Logger, error) {
@@ -1165,4 +1323,201 @@ func location(zone string) *time.Location {
 		return time.UTC
 	}
 	return loc
+}
+
+func queueCmd(cfg *config) *cobra.Command {
+	c := &cobra.Command{Use: "queue", Short: "See and steer the background queues (fetch, process, briefing, email)"}
+	var asJSON bool
+	stats := &cobra.Command{
+		Use:   "stats",
+		Short: "Show each queue's ready, delayed, running, failed and recently done jobs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				qs, err := e.admin.Queues(ctx)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					out := map[string]views.QueueStatsJSON{}
+					for _, q := range qs {
+						out[q.Name] = views.QueueStatsJSON{Pending: q.Ready + q.Delayed, Processing: q.InFlight, Completed: q.DoneLastHour,
+							Failed: q.Dead, Capacity: q.Capacity, Paused: q.Paused}
+					}
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(out)
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "QUEUE\tSTATE\tREADY\tDELAYED\tIN FLIGHT\tFAILED\tDONE 1H\tOLDEST WAIT\tCAPACITY")
+				for _, q := range qs {
+					state, oldest, capacity := "running", "-", "-"
+					if q.Paused {
+						state = "PAUSED"
+					}
+					if q.Ready > 0 {
+						oldest = q.OldestReady.Round(time.Second).String()
+					}
+					if q.Capacity > 0 {
+						capacity = strconv.Itoa(q.Capacity)
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%s\n", q.Name, state, q.Ready, q.Delayed, q.InFlight, q.Dead, q.DoneLastHour, oldest, capacity)
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				stuck, err := e.admin.Stuck(ctx)
+				if err != nil {
+					return err
+				}
+				for _, s := range stuck {
+					fmt.Fprintf(cmd.OutOrStdout(), "stuck: %s %d %q %s since %s\n", s.Kind, s.ID, s.Name, s.State, s.Since.Local().Format("2006-01-02 15:04"))
+				}
+				return nil
+			})
+		},
+	}
+	stats.Flags().BoolVar(&asJSON, "json", false, "print JSON (the shape of GET /admin/queue-stats)")
+	failed := &cobra.Command{
+		Use:   "failed [QUEUE]",
+		Short: "List failed jobs with their error (all queues when none is named)",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				jobs, err := e.admin.Failed(ctx, strings.Join(args, ""), 0)
+				if err != nil {
+					return err
+				}
+				if len(jobs) == 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "No failed jobs.")
+					return nil
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "QUEUE\tID\tJOB\tATTEMPTS\tFAILED AT\tERROR")
+				for _, j := range jobs {
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\n", j.Queue, j.ID, strings.TrimSpace(j.Kind+" "+j.Subject), j.Attempts,
+						j.FailedAt.Local().Format("2006-01-02 15:04"), oneLineText(j.Error, 200))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	var all bool
+	retry := &cobra.Command{
+		Use:   "retry QUEUE [ID...] | QUEUE --all",
+		Short: "Send failed jobs back to their queue",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) > 1) {
+				return errors.New("name the failed job ids (see `morningdeck queue failed QUEUE`) or pass --all")
+			}
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				if all {
+					n, err := e.admin.RetryAll(ctx, args[0])
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%d failed %s sent back to the %s queue.\n", n, plural(n, "job", "jobs"), args[0])
+					return nil
+				}
+				for _, id := range args[1:] {
+					if err := e.admin.Retry(ctx, args[0], id); err != nil {
+						return cliError(err)
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%s sent back to the %s queue.\n", id, args[0])
+				}
+				return nil
+			})
+		},
+	}
+	retry.Flags().BoolVar(&all, "all", false, "retry every failed job of the queue")
+	discard := &cobra.Command{
+		Use:   "discard QUEUE ID...",
+		Short: "Delete failed jobs",
+		Args:  cobra.MinimumNArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				for _, id := range args[1:] {
+					if err := e.admin.Discard(ctx, args[0], id); err != nil {
+						return cliError(err)
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "%s discarded.\n", id)
+				}
+				return nil
+			})
+		},
+	}
+	pause := func(paused bool) *cobra.Command {
+		use, short, done := "pause QUEUE", "Pause a queue for every process on this database: it keeps accepting work and runs none", "paused"
+		if !paused {
+			use, short, done = "resume QUEUE", "Resume a paused queue", "resumed"
+		}
+		return &cobra.Command{
+			Use: use, Short: short, Args: cobra.ExactArgs(1),
+			RunE: func(cmd *cobra.Command, args []string) error {
+				return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+					if err := e.admin.SetPaused(ctx, args[0], paused); err != nil {
+						return cliError(err)
+					}
+					fmt.Fprintf(cmd.OutOrStdout(), "Queue %s %s.\n", args[0], done)
+					return nil
+				})
+			},
+		}
+	}
+	c.AddCommand(stats, failed, retry, discard, pause(true), pause(false))
+	return c
+}
+
+// cliError shows a domain error's message for a person.
+func cliError(err error) error {
+	if app.ErrorCode(err) != app.EINTERNAL {
+		return errors.New(app.ErrorMessage(err))
+	}
+	return err
+}
+
+func oneLineText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = strings.ToValidUTF8(s[:n], "") + "…"
+	}
+	return s
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func workerCmd(cfg *config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "worker",
+		Short: "Run the schedulers and worker pools without the web server",
+		Long: "Run the fetch, processing, briefing and email schedulers and workers without the web server\n" +
+			"(run `morningdeck serve --no-workers` for the web app). Several processes on one database\n" +
+			"file share the work: each job runs once.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			e, err := open(ctx, cfg)
+			if err != nil {
+				return err
+			}
+			defer e.db.Close()
+			workCtx, stopWork := context.WithCancel(context.Background())
+			defer stopWork()
+			wg := e.runWorkers(workCtx)
+			e.log.Info("Morning Deck workers are running", "data", e.db.Path, "version", version, "pid", os.Getpid())
+			<-ctx.Done()
+			e.log.Info("shutting down: finishing running jobs", "grace", cfg.ShutdownGracePeriod)
+			stopWork()
+			wg.Wait()
+			e.log.Info("stopped")
+			return nil
+		},
+	}
 }

@@ -49,7 +49,8 @@ func TestMain(m *testing.M) {
 func run(t *testing.T, dataDir string, args ...string) (string, string, error) {
 	t.Helper()
 	cmd := exec.Command(binary, append([]string{"--data-dir", dataDir}, args...)...)
-	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn")
+	// A configuration file of the machine's user must not change what the tests see.
+	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn", "XDG_CONFIG_HOME="+t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

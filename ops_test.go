@@ -1,0 +1,211 @@
+package main_test
+
+import (
+	"database/sql"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+)
+
+// TestTwoWorkerProcesses runs two `morningdeck worker` processes on one database file: every
+// source is fetched once and every new item processed once, between them.
+func TestTwoWorkerProcesses(t *testing.T) {
+	const feeds, items = 30, 4
+	farm := feedtest.NewFarm(feeds, items)
+	defer farm.Close()
+	dir := t.TempDir()
+	for i := range feeds {
+		mustRun(t, dir, "source", "add", farm.URL(i), "--type", "rss")
+	}
+	startWorker := func() *exec.Cmd {
+		cmd := exec.Command(binary, "--data-dir", dir, "worker", "--fetch-workers", "3", "--process-workers", "2",
+			"--fetch-scheduler-interval", "200ms", "--process-scheduler-interval", "200ms")
+		cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn", "XDG_CONFIG_HOME="+t.TempDir())
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	w1, w2 := startWorker(), startWorker()
+
+	waitItems := func(want int, status string) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			n := countItems(t, dir, status)
+			if n == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d %s items, want %d", n, status, want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitItems(feeds*items, "DONE") // the first import
+	if hits := farm.Hits.Load(); hits != feeds {
+		t.Fatalf("%d fetches for %d sources: a source was fetched twice", hits, feeds)
+	}
+	// New items on every feed, a refresh of all: each new item is enriched once.
+	for i := range feeds {
+		farm.Bump(i)
+	}
+	mustRun(t, dir, "source", "refresh", "--all")
+	waitItems(feeds*(items+1), "DONE")
+	for _, w := range []*exec.Cmd{w1, w2} {
+		if err := w.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Wait(); err != nil {
+			t.Fatalf("worker exit: %v", err)
+		}
+	}
+	// Each source fetched twice, and each new item's page once (its article text: the feed's is short).
+	if hits := farm.Hits.Load(); hits != 3*feeds {
+		t.Fatalf("%d requests after one refresh of %d sources, want %d", hits, feeds, 3*feeds)
+	}
+	db := openRead(t, dir)
+	var fetched, processed int
+	if err := db.QueryRow(`select coalesce(sum(ok), 0) from queue_done where queue = 'fetch'`).Scan(&fetched); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRow(`select coalesce(sum(ok), 0) from queue_done where queue = 'process'`).Scan(&processed); err != nil {
+		t.Fatal(err)
+	}
+	if fetched != 2*feeds || processed != feeds {
+		t.Fatalf("jobs done: %d fetches (want %d), %d processings (want %d)", fetched, 2*feeds, processed, feeds)
+	}
+	var enriched int
+	if err := db.QueryRow(`select count(*) from items where enriched_by != ''`).Scan(&enriched); err != nil {
+		t.Fatal(err)
+	}
+	if enriched != feeds {
+		t.Fatalf("%d items enriched, want %d", enriched, feeds)
+	}
+}
+
+func openRead(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db")+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func countItems(t *testing.T, dir, status string) int {
+	t.Helper()
+	var n int
+	if err := openRead(t, dir).QueryRow(`select count(*) from items where status = ?`, status).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestConfigAndQueueCLI(t *testing.T) {
+	t.Run("flags win over the environment, which wins over the config file; secrets are masked", func(t *testing.T) {
+		dir := t.TempDir()
+		conf := filepath.Join(t.TempDir(), "morningdeck.conf")
+		if err := os.WriteFile(conf, []byte("# Morning Deck\nfetch-workers = 2\nprocess-workers = 7\nsmtp-password = \"hunter2\"\naddr = 127.0.0.1:7799\n\nlog-format = json\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(binary, "--data-dir", dir, "--config", conf, "config", "show", "--fetch-workers", "5")
+		cmd.Env = append(os.Environ(), "MORNINGDECK_PROCESS_WORKERS=3", "MORNINGDECK_LLM_API_KEY=sk-secret")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		for _, want := range []string{"fetch-workers", "= 5", "# flag", "process-workers", "= 3", "# env", "addr", "= 127.0.0.1:7799", "# file",
+			"smtp-password", "= ********", "configuration file: " + conf, "log-format"} {
+			if !strings.Contains(string(out), want) {
+				t.Errorf("config show lacks %q:\n%s", want, out)
+			}
+		}
+		if strings.Contains(string(out), "hunter2") || strings.Contains(string(out), "sk-secret") {
+			t.Fatalf("a secret is shown:\n%s", out)
+		}
+		line := func(name string) string {
+			for _, l := range strings.Split(string(out), "\n") {
+				if strings.HasPrefix(l, name+" ") {
+					return strings.Join(strings.Fields(l), " ")
+				}
+			}
+			return ""
+		}
+		if line("fetch-workers") != "fetch-workers = 5 # flag" || line("process-workers") != "process-workers = 3 # env" ||
+			line("log-format") != "log-format = json # file" || line("http-timeout") != "http-timeout = 30s # default" {
+			t.Fatalf("precedence:\n%s", out)
+		}
+
+		if err := os.WriteFile(conf, []byte("fetch-wrokers = 2\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, errOut, err := run(t, dir, "--config", conf, "source", "list")
+		if err == nil || !strings.Contains(errOut, `:1: unknown setting "fetch-wrokers"`) {
+			t.Fatalf("a misspelt setting: %v %s", err, errOut)
+		}
+		_, errOut, err = run(t, dir, "--config", filepath.Join(dir, "missing.conf"), "source", "list")
+		if err == nil || !strings.Contains(errOut, "missing.conf") {
+			t.Fatalf("a missing named config file: %v %s", err, errOut)
+		}
+	})
+
+	t.Run("queue stats, pause, resume, failed, retry and their errors", func(t *testing.T) {
+		dir := t.TempDir()
+		out := mustRun(t, dir, "queue", "stats")
+		for _, q := range []string{"fetch", "process", "briefing", "email"} {
+			if !strings.Contains(out, q) {
+				t.Fatalf("stats lack %s:\n%s", q, out)
+			}
+		}
+		if out := mustRun(t, dir, "queue", "pause", "process"); !strings.Contains(out, "Queue process paused.") {
+			t.Fatalf("pause said %q", out)
+		}
+		var stats map[string]struct {
+			Pending, Failed int
+			Paused          bool
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, dir, "queue", "stats", "--json")), &stats); err != nil {
+			t.Fatal(err)
+		}
+		if !stats["process"].Paused || stats["fetch"].Paused {
+			t.Fatalf("after pause: %+v", stats)
+		}
+		mustRun(t, dir, "queue", "resume", "process")
+		if !strings.Contains(mustRun(t, dir, "queue", "stats"), "process   running") {
+			t.Fatal("resume did not resume")
+		}
+		if out := mustRun(t, dir, "queue", "failed"); !strings.Contains(out, "No failed jobs.") {
+			t.Fatalf("failed said %q", out)
+		}
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"queue", "pause", "nope"}, `There is no queue "nope"`},
+			{[]string{"queue", "retry", "fetch"}, "pass --all"},
+			{[]string{"queue", "retry", "fetch", "m_123"}, "is not in the fetch queue"},
+			{[]string{"queue", "discard", "email", "m_123"}, "is not in the email queue"},
+		} {
+			_, errOut, err := run(t, dir, tc.args...)
+			if err == nil || !strings.Contains(errOut, tc.want) {
+				t.Errorf("%v: %v %q", tc.args, err, errOut)
+			}
+		}
+		if out := mustRun(t, dir, "queue", "retry", "email", "--all"); !strings.Contains(out, "0 failed jobs sent back") {
+			t.Fatalf("retry --all said %q", out)
+		}
+	})
+}
