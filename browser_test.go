@@ -2,11 +2,13 @@ package main_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -421,6 +423,74 @@ func TestBrowserBriefing(t *testing.T) {
 		_ = chromedp.Run(ctx, chromedp.Evaluate(`document.querySelectorAll('[data-testid=also-covered] a').length`, &also))
 		if items < 1 || !strings.Contains(overview, "chosen among 6 new items") || items+also != 6 {
 			t.Fatalf("%d report items (+%d grouped), overview %q", items, also, overview)
+		}
+	})
+}
+
+func TestBrowserQueues(t *testing.T) {
+	t.Run("the Queues page shows a failed job; Retry sends it back and the page updates by itself as it runs", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 5)
+		defer farm.Close()
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+		// The source's fetch job failed its last attempt (as if the site had been down).
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db")+"?_pragma=busy_timeout(5000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`insert into queue_dead (id, queue, kind, body, attempts, error, failed_at)
+			select id, queue, 'fetch_source', body, 3, 'The server answered 503 Service Unavailable.', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') from goqite where queue = 'fetch';
+			delete from goqite where queue = 'fetch'`); err != nil {
+			t.Fatal(err)
+		}
+		_ = db.Close()
+		base, _ := startServer(t, dir)
+		ctx := browser(t)
+		var row string
+		if err := chromedp.Run(ctx,
+			chromedp.Navigate(base+"queues"),
+			chromedp.WaitVisible(`[data-testid=failed-job]`, chromedp.ByQuery),
+			chromedp.Text(`[data-testid=failed-job]`, &row, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(row, "fetch_source source 1") || !strings.Contains(row, "503 Service Unavailable") {
+			t.Fatalf("failed job row %q", row)
+		}
+		waitFor(t, ctx, "the failed count in the sidebar", `document.querySelector('[data-testid=failed-count]').innerText.startsWith('1')`, 5*time.Second)
+		var flash string
+		if err := chromedp.Run(ctx,
+			chromedp.Click(`[data-testid=job-retry]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=flash]`, chromedp.ByQuery),
+			chromedp.Text(`[data-testid=flash]`, &flash, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(flash, "sent back to the fetch queue") {
+			t.Fatalf("flash %q", flash)
+		}
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`window.__notReloaded = true`, nil))
+		waitFor(t, ctx, "no failed job", `document.querySelector('[data-testid=no-failed]') !== null`, 10*time.Second)
+		waitFor(t, ctx, "the fetch counted as done, live", `document.querySelector('[data-queue=fetch] [data-testid=q-done]').innerText == '1'`, 20*time.Second)
+		var notReloaded bool
+		_ = chromedp.Run(ctx, chromedp.Evaluate(`window.__notReloaded === true`, &notReloaded))
+		if !notReloaded {
+			t.Fatal("the page was reloaded; it should update in place")
+		}
+		if s := listSources(t, dir); s[0].ItemCount != 5 {
+			t.Fatalf("the retried fetch did not run: %+v", s[0])
+		}
+		// Pause from the page: the card says so, in words.
+		var status string
+		if err := chromedp.Run(ctx,
+			chromedp.Click(`[data-queue=process] [data-testid=queue-pause]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-queue=process] [data-testid=queue-resume]`, chromedp.ByQuery),
+			chromedp.Text(`[data-queue=process] [data-testid=queue-status]`, &status, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(status, "Paused") {
+			t.Fatalf("status %q", status)
 		}
 	})
 }

@@ -67,6 +67,8 @@ func main() {
 	shoot(ctx, base, "items?show=all&sort=score", out+"/items-dark.png", true, 1280, 1100)
 	shoot(ctx, base, fmt.Sprintf("items/%d", items[0].ID), out+"/item-light.png", false, 1280, 1100)
 	shoot(ctx, base, "settings", out+"/settings-light.png", false, 1280, 1200)
+	shoot(ctx, base, "queues", out+"/queues-light.png", false, 1280, 1100)
+	shoot(ctx, base, "queues", out+"/queues-dark.png", true, 1280, 1100)
 	shoot(ctx, base, "items?show=all&sort=score", out+"/items-phone.png", false, 390, 844)
 	shoot(ctx, base, "sources", out+"/sources-phone.png", true, 390, 844)
 	log.Println("screenshots written to", out)
