@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"database/sql"
@@ -33,6 +34,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
@@ -65,6 +67,8 @@ type config struct {
 	Addr      string
 	NoBrowser bool
 	NoWorkers bool
+
+	RequireLogin bool // sign-in even on loopback (behind a reverse proxy on the same machine)
 
 	FetchEnabled        bool
 	FetchWorkers        int
@@ -162,6 +166,7 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&cfg.SMTP.TLS, "smtp-tls", "starttls", "none, starttls or tls")
 	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
+	root.Flags().BoolVar(&cfg.RequireLogin, "require-login", false, "require sign-in even on loopback (always on beyond loopback)")
 	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 
 	serveCmd := &cobra.Command{
@@ -175,9 +180,10 @@ func newRoot() *cobra.Command {
 	serveCmd.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	serveCmd.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run `morningdeck worker` elsewhere")
+	serveCmd.Flags().BoolVar(&cfg.RequireLogin, "require-login", false, "require sign-in even on loopback, e.g. behind a reverse proxy on this machine (always on beyond loopback)")
 
 	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
-		queueCmd(cfg), workerCmd(cfg), configCmd(cfg))
+		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg))
 	return root
 }
 
@@ -382,6 +388,7 @@ type env struct {
 	emailQ    *queue.EmailQueue
 	briefingW *queue.BriefingWorker
 	admin     *queue.Admin
+	accounts  *app.Accounts
 	embedded  *enrich.Embedded
 	llm       *enrich.LLM // from the flags and environment; nil when no model is configured
 
@@ -461,6 +468,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		Capacities: map[string]int{"fetch": cfg.FetchQueueCapacity, "process": cfg.ProcessQueueCapacity},
 		Store:      db, StuckThreshold: cfg.StuckThreshold}
 	metrics.WatchQueues(e.admin.Sizes)
+	e.accounts = &app.Accounts{Store: db}
 	return e, nil
 }
 
@@ -501,9 +509,9 @@ func (e *env) smtpFor(ctx context.Context, userID int64) mail.Options {
 }
 
 // sendTestEmail is the settings page's "send test email".
-func (e *env) sendTestEmail() func(ctx context.Context, to string) error {
-	return func(ctx context.Context, to string) error {
-		return userMailer{e}.Send(ctx, &mail.Message{UserID: app.DefaultUserID,
+func (e *env) sendTestEmail() func(ctx context.Context, userID int64, to string) error {
+	return func(ctx context.Context, userID int64, to string) error {
+		return userMailer{e}.Send(ctx, &mail.Message{UserID: userID,
 			ID: fmt.Sprintf("test-%d@morningdeck.local", time.Now().UnixNano()), To: to, Subject: "Morning Deck test email",
 			Text: "This is a test email from Morning Deck. Report emails will come from this address.\n",
 			HTML: "<p>This is a test email from Morning Deck. Report emails will come from this address.</p>",
@@ -651,6 +659,12 @@ func serve(cmd *cobra.Command, cfg *config) error {
 	}
 	defer e.db.Close()
 
+	requireLogin := cfg.RequireLogin || !loopback(cfg.Addr)
+	if requireLogin {
+		if err := ensureAdmin(cmd, e); err != nil {
+			return err
+		}
+	}
 	ln, err := listen(cfg.Addr, !cmd.Flags().Changed("addr"))
 	if err != nil {
 		return err
@@ -680,7 +694,9 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
 			return e.briefingQ.RunNow(ctx, e.db, id, time.Now())
 		},
-		Queues:  e.admin,
+		Queues:       e.admin,
+		Accounts:     e.accounts,
+		RequireLogin: requireLogin,
 		Metrics: promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
@@ -1520,4 +1536,193 @@ func workerCmd(cfg *config) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// loopback reports whether addr listens on this machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ensureAdmin makes sure an account exists before the app listens beyond loopback: on a
+// terminal it asks for one; otherwise it says how to make one.
+func ensureAdmin(cmd *cobra.Command, e *env) error {
+	users, err := e.db.Users(cmd.Context())
+	if err != nil {
+		return err
+	}
+	for _, u := range users {
+		if u.HasPassword {
+			return nil
+		}
+	}
+	if !term.IsTerminal(int(os.Stdin.Fd())) {
+		return fmt.Errorf("Morning Deck listens on %s, beyond this machine, so it needs an account: create the admin with `morningdeck user add NAME`, then start it again", e.cfg.Addr)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Morning Deck will listen on %s, beyond this machine, so it needs an account.\nCreate the admin account.\n", e.cfg.Addr)
+	name, err := prompt(cmd, "User name: ")
+	if err != nil {
+		return err
+	}
+	pw, err := newPassword(cmd)
+	if err != nil {
+		return err
+	}
+	u, err := e.accounts.AddUser(cmd.Context(), name, pw, true)
+	if err != nil {
+		return cliError(err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Created %s. Sign in with it in the browser.\n", u.Name)
+	return nil
+}
+
+func prompt(cmd *cobra.Command, q string) (string, error) {
+	fmt.Fprint(cmd.OutOrStdout(), q)
+	var line string
+	_, err := fmt.Fscanln(cmd.InOrStdin(), &line)
+	return strings.TrimSpace(line), err
+}
+
+// newPassword asks for a password twice without echo on a terminal, or reads one line from
+// standard input (for scripts: `echo pw | morningdeck user add NAME`).
+func newPassword(cmd *cobra.Command) (string, error) {
+	fd := int(os.Stdin.Fd())
+	if !term.IsTerminal(fd) {
+		line, err := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+		if err != nil && line == "" {
+			return "", errors.New("no password on standard input")
+		}
+		return strings.TrimRight(line, "\r\n"), nil
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "Password (at least %d characters): ", app.MinPasswordLength)
+	a, err := term.ReadPassword(fd)
+	fmt.Fprintln(cmd.OutOrStdout())
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprint(cmd.OutOrStdout(), "Again: ")
+	b, err := term.ReadPassword(fd)
+	fmt.Fprintln(cmd.OutOrStdout())
+	if err != nil {
+		return "", err
+	}
+	if string(a) != string(b) {
+		return "", errors.New("the two passwords differ")
+	}
+	return string(a), nil
+}
+
+func userCmd(cfg *config) *cobra.Command {
+	c := &cobra.Command{Use: "user", Short: "Accounts, for when Morning Deck listens beyond this machine"}
+	var admin bool
+	add := &cobra.Command{
+		Use:   "add NAME",
+		Short: "Create an account (the first one is the admin and owns the data made so far); the password is asked, or read from standard input",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				pw, err := newPassword(cmd)
+				if err != nil {
+					return err
+				}
+				u, err := e.accounts.AddUser(ctx, args[0], pw, admin)
+				if err != nil {
+					return cliError(err)
+				}
+				role := "user"
+				if u.Admin {
+					role = "admin"
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Created %s %s (id %d).\n", role, u.Name, u.ID)
+				return nil
+			})
+		},
+	}
+	add.Flags().BoolVar(&admin, "admin", false, "make the account an admin (sees the queues)")
+	list := &cobra.Command{
+		Use: "list", Short: "List accounts", Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				users, err := e.db.Users(ctx)
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tNAME\tROLE\tPASSWORD\tCREATED")
+				for _, u := range users {
+					role, pw := "user", "set"
+					if u.Admin {
+						role = "admin"
+					}
+					if !u.HasPassword {
+						pw = "none (local mode)"
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", u.ID, u.Name, role, pw, u.CreatedAt.Local().Format("2006-01-02"))
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	passwd := &cobra.Command{
+		Use: "passwd NAME", Short: "Set an account's password (signs it out everywhere)", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				u, _, err := e.db.UserByName(ctx, args[0])
+				if err != nil {
+					return cliError(err)
+				}
+				pw, err := newPassword(cmd)
+				if err != nil {
+					return err
+				}
+				if err := e.accounts.SetPassword(ctx, u.ID, pw); err != nil {
+					return cliError(err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Password of %s changed.\n", u.Name)
+				return nil
+			})
+		},
+	}
+	token := &cobra.Command{
+		Use: "token NAME LABEL", Short: "Create an API token for an account and print it (it is not shown again)", Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				u, _, err := e.db.UserByName(ctx, args[0])
+				if err != nil {
+					return cliError(err)
+				}
+				_, secret, err := e.accounts.NewAPIToken(ctx, u.ID, args[1])
+				if err != nil {
+					return cliError(err)
+				}
+				fmt.Fprintln(cmd.OutOrStdout(), secret)
+				return nil
+			})
+		},
+	}
+	rm := &cobra.Command{
+		Use: "rm NAME", Short: "Delete an account and everything it owns", Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				u, _, err := e.db.UserByName(ctx, args[0])
+				if err != nil {
+					return cliError(err)
+				}
+				if err := e.db.DeleteUser(ctx, u.ID); err != nil {
+					return cliError(err)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Deleted %s.\n", u.Name)
+				return nil
+			})
+		},
+	}
+	c.AddCommand(add, list, passwd, token, rm)
+	return c
 }

@@ -3,6 +3,7 @@ package main_test
 import (
 	"database/sql"
 	"encoding/json"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,4 +209,66 @@ func TestConfigAndQueueCLI(t *testing.T) {
 			t.Fatalf("retry --all said %q", out)
 		}
 	})
+}
+
+func TestAccountsCLI(t *testing.T) {
+	dir := t.TempDir()
+	// Beyond loopback without an account, serve refuses to start (before it binds anything).
+	_, errOut, err := run(t, dir, "serve", "--no-browser", "--addr", "0.0.0.0:0")
+	if err == nil || !strings.Contains(errOut, "morningdeck user add NAME") {
+		t.Fatalf("serve beyond loopback without an account: %v %s", err, errOut)
+	}
+	add := func(args ...string) (string, string, error) {
+		cmd := exec.Command(binary, append([]string{"--data-dir", dir, "user", "add"}, args...)...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
+		cmd.Stdin = strings.NewReader("a long enough password\n")
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		return out.String(), errb.String(), err
+	}
+	if out, errOut, err := add("ann"); err != nil || !strings.Contains(out, "Created admin ann (id 1)") {
+		t.Fatalf("user add: %v %s %s", err, out, errOut)
+	}
+	if out, _, err := add("bob"); err != nil || !strings.Contains(out, "Created user bob (id 2)") {
+		t.Fatalf("second user: %v %s", err, out)
+	}
+	if _, errOut, err := add("ann"); err == nil || !strings.Contains(errOut, `There is already a user "ann"`) {
+		t.Fatalf("a taken name: %v %s", err, errOut)
+	}
+	if _, errOut, err := add("bad name!"); err == nil || !strings.Contains(errOut, "user name uses letters") {
+		t.Fatalf("a bad name: %v %s", err, errOut)
+	}
+	out := mustRun(t, dir, "user", "list")
+	if !strings.Contains(out, "ann") || !strings.Contains(out, "admin") || !strings.Contains(out, "bob") {
+		t.Fatalf("user list:\n%s", out)
+	}
+	tok := strings.TrimSpace(mustRun(t, dir, "user", "token", "bob", "script"))
+	if !strings.HasPrefix(tok, "md_") {
+		t.Fatalf("token %q", tok)
+	}
+
+	// With sign-in required, the API answers bob's token and nothing without one.
+	base, _ := startServer(t, dir, "--require-login")
+	get := func(auth string) int {
+		req, _ := http.NewRequest("GET", base+"api/sources", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := get(""); code != http.StatusUnauthorized {
+		t.Fatalf("no token: %d", code)
+	}
+	if code := get("Bearer " + tok); code != http.StatusOK {
+		t.Fatalf("bob's token: %d", code)
+	}
+	if _, errOut, err := run(t, dir, "user", "rm", "ann"); err == nil || !strings.Contains(errOut, "last admin") {
+		t.Fatalf("removing the last admin: %v %s", err, errOut)
+	}
 }

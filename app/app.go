@@ -32,12 +32,5 @@ func ClockOrSystem(c Clock) Clock {
 // commits or rolls back together with the business write.
 type TxFunc func(ctx context.Context, tx *sql.Tx) error
 
-// User owns sources, items, briefings and reports.
-type User struct {
-	ID        int64
-	Name      string
-	CreatedAt time.Time
-}
-
 // DefaultUserID is the single user of local mode, created by the first migration.
 const DefaultUserID int64 = 1

@@ -11,6 +11,12 @@ const (
 	EINTERNAL = "internal"
 	EINVALID  = "invalid"
 	ENOTFOUND = "not_found"
+	// EUNAUTHORIZED: not signed in, or a wrong password or token.
+	EUNAUTHORIZED = "unauthorized"
+	// EFORBIDDEN: signed in, but not allowed (an admin's page).
+	EFORBIDDEN = "forbidden"
+	// ETOOMANY: too many attempts; try again later.
+	ETOOMANY = "too_many"
 )
 
 // Error is a domain error with a code and a message meant for a person.

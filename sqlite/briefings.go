@@ -341,3 +341,15 @@ func (db *DB) Report(ctx context.Context, userID, id int64) (*app.Report, error)
 }
 
 var _ app.BriefingStore = (*DB)(nil)
+
+// BriefingOwner is the user a briefing belongs to.
+func (db *DB) BriefingOwner(ctx context.Context, id int64) (int64, error) {
+	var uid int64
+	err := db.Read.QueryRowContext(ctx, `select user_id from briefings where id = ?`, id).Scan(&uid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, app.Errorf(app.ENOTFOUND, "Briefing %d not found.", id)
+	} else if err != nil {
+		return 0, fmt.Errorf("sqlite: briefing owner: %w", err)
+	}
+	return uid, nil
+}

@@ -130,6 +130,12 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 		status = http.StatusNotFound
 	case app.ECONFLICT:
 		status = http.StatusConflict
+	case app.EUNAUTHORIZED:
+		status = http.StatusUnauthorized
+	case app.EFORBIDDEN:
+		status = http.StatusForbidden
+	case app.ETOOMANY:
+		status = http.StatusTooManyRequests
 	default:
 		s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	}

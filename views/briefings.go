@@ -505,6 +505,7 @@ func (s *Server) briefingAction(action string) http.HandlerFunc {
 type ReportView struct {
 	Report     *app.Report
 	Briefing   *app.Briefing
+	FeedURL    string // the briefing's Atom feed, with its token when sign-in is required
 	Period     string
 	Deliveries []*app.Delivery
 }
@@ -529,7 +530,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	if lerr != nil {
 		loc = time.UTC
 	}
-	v := ReportView{Report: rep, Briefing: b,
+	v := ReportView{Report: rep, Briefing: b, FeedURL: s.feedURL(r, b.ID),
 		Period: rep.PeriodStart.In(loc).Format("Mon 2 Jan 15:04") + " – " + rep.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")}
 	if s.opts.Deliveries != nil {
 		v.Deliveries, _ = s.opts.Deliveries(r.Context(), rep.ID)
@@ -563,19 +564,33 @@ func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	uid := userID(r)
+	if _, signedIn := r.Context().Value(userKey{}).(*app.User); s.opts.RequireLogin && !signedIn {
+		// A feed reader has no session: the feed's URL carries the briefing's secret token.
+		if s.opts.Accounts == nil || !s.opts.Accounts.CheckFeedToken(r.Context(), id, r.URL.Query().Get("token")) {
+			s.notFound(w, r)
+			return
+		}
+		owner, err := s.opts.Briefings.BriefingOwner(r.Context(), id)
+		if err != nil {
+			s.appError(w, r, err)
+			return
+		}
+		uid = owner
+	}
+	b, err := s.opts.Briefings.Briefing(r.Context(), uid, id)
 	if err != nil {
 		s.appError(w, r, err)
 		return
 	}
-	list, err := s.opts.Briefings.Reports(r.Context(), userID(r), id, 20)
+	list, err := s.opts.Briefings.Reports(r.Context(), uid, id, 20)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	var full []*app.Report
 	for _, rep := range list {
-		if f, err := s.opts.Briefings.Report(r.Context(), userID(r), rep.ID); err == nil {
+		if f, err := s.opts.Briefings.Report(r.Context(), uid, rep.ID); err == nil {
 			full = append(full, f)
 		}
 	}
@@ -654,7 +669,7 @@ func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
 		s.redirect(w, r, "/settings", flashError("Enter the address to send the test email to."))
 		return
 	}
-	if err := s.opts.SendTestEmail(r.Context(), to); err != nil {
+	if err := s.opts.SendTestEmail(r.Context(), userID(r), to); err != nil {
 		s.redirect(w, r, "/settings", flashError("The test email failed: "+err.Error()))
 		return
 	}
@@ -675,4 +690,16 @@ func (s *Server) topicNames(r *http.Request) []string {
 		names[i] = t.Name
 	}
 	return names
+}
+
+// feedURL is a briefing's Atom feed path; when sign-in is required it carries the briefing's
+// token, so a feed reader can subscribe.
+func (s *Server) feedURL(r *http.Request, id int64) string {
+	u := "/briefings/" + strconv.FormatInt(id, 10) + "/feed.xml"
+	if s.opts.RequireLogin && s.opts.Accounts != nil {
+		if tok, err := s.opts.Accounts.FeedToken(r.Context(), id); err == nil {
+			u += "?token=" + tok
+		}
+	}
+	return u
 }

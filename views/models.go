@@ -21,11 +21,16 @@ type Page struct {
 	ErrorSources int // sources in ERROR, shown as a count on Sources
 	UnreadItems  int // unread items, shown as a count on Items
 	FailedJobs   int // failed jobs of every queue, shown as a count on Queues
+	Account      string // the signed-in user's name, when sign-in is required
+	Admin        bool   // whether the Queues page is theirs to see
 }
 
 // page builds the layout's data; it takes the pending flash.
 func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title string) Page {
-	p := Page{Title: title, Current: current, Version: s.opts.Version, Flashes: takeFlash(w, r)}
+	p := Page{Title: title, Current: current, Version: s.opts.Version, Flashes: takeFlash(w, r), Admin: currentUser(r).Admin}
+	if s.opts.RequireLogin {
+		p.Account = currentUser(r).Name
+	}
 	if s.opts.Store != nil {
 		if srcs, err := s.opts.Store.Sources(r.Context(), userID(r)); err == nil {
 			for _, src := range srcs {
@@ -40,7 +45,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 			p.UnreadItems = c.Unread
 		}
 	}
-	if s.opts.Queues != nil {
+	if s.opts.Queues != nil && p.Admin {
 		p.FailedJobs, _ = s.opts.Queues.FailedCount(r.Context())
 	}
 	return p

@@ -45,7 +45,7 @@ type Options struct {
 	// ResendDelivery queues a failed delivery again.
 	ResendDelivery func(ctx context.Context, userID, id int64) error
 	// SendTestEmail sends a test message to an address with the configured SMTP server; nil hides it.
-	SendTestEmail func(ctx context.Context, to string) error
+	SendTestEmail func(ctx context.Context, userID int64, to string) error
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
 	// Queues sees and steers the background queues (the Queues page, /admin/queue-stats,
@@ -53,6 +53,11 @@ type Options struct {
 	Queues app.QueueAdmin
 	// Metrics serves /metrics (Prometheus); nil answers 404.
 	Metrics http.Handler
+	// Accounts signs people in; with RequireLogin every page but the sign-in page needs a
+	// session or an API token, and each user sees only their own data. Without it (local
+	// mode, on loopback) every request is the default user's.
+	Accounts     *app.Accounts
+	RequireLogin bool
 }
 
 // EnricherInfo describes the configured enrichers.
@@ -65,7 +70,9 @@ type EnricherInfo struct {
 
 // Server is the web UI and the JSON API.
 type Server struct {
-	opts    Options
+	opts       Options
+	loginLimit *limiter // sign-in attempts per client address
+	apiLimit   *limiter // API requests per user
 	log     *slog.Logger
 	clock   app.Clock
 	handler http.Handler
@@ -83,10 +90,11 @@ func New(opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{opts: opts, log: opts.Log.With("component", "web"), clock: app.ClockOrSystem(opts.Clock)}
+	s := &Server{opts: opts, log: opts.Log.With("component", "web"), clock: app.ClockOrSystem(opts.Clock),
+		loginLimit: newLimiter(5.0/60, 10), apiLimit: newLimiter(20, 100)}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	s.handler = s.secure(s.recoverer(mux))
+	s.handler = s.secure(s.recoverer(s.authenticate(mux)))
 	return s
 }
 
@@ -124,6 +132,13 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /queues/{queue}/failed/{id}/retry", s.queueAction("retry"))
 	mux.HandleFunc("POST /queues/{queue}/failed/{id}/discard", s.queueAction("discard"))
 	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /login", s.loginPage)
+	mux.HandleFunc("POST /login", s.login)
+	mux.HandleFunc("POST /logout", s.logout)
+	mux.HandleFunc("GET /account", s.accountPage)
+	mux.HandleFunc("POST /account/password", s.changePassword)
+	mux.HandleFunc("POST /account/tokens", s.createToken)
+	mux.HandleFunc("POST /account/tokens/{id}/delete", s.deleteToken)
 	mux.HandleFunc("GET /admin/queue-stats", s.apiQueueStats)
 	if s.opts.Metrics != nil {
 		mux.Handle("GET /metrics", s.opts.Metrics)
@@ -195,20 +210,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
 }
 
-// userID is who the request acts for. In local mode that is always the default user;
-// authentication will decide it later.
-func userID(_ *http.Request) int64 { return app.DefaultUserID }
-
-// secure sets the security headers of every response and refuses cross-site form posts.
+// secure sets the security headers of every response and refuses cross-origin requests that
+// change state (CSRF): a page elsewhere cannot post to this app, not even on localhost, where
+// no sign-in stands in the way. Browsers say where a request comes from (Sec-Fetch-Site,
+// Origin); clients that say nothing (curl, the CLI with an API token) are not browsers.
 func (s *Server) secure(next http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		h.Set("Content-Security-Policy", ContentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("X-Frame-Options", "DENY")
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && r.Header.Get("Sec-Fetch-Site") == "cross-site" {
-			http.Error(w, "Cross-site requests are not allowed.", http.StatusForbidden)
+		if err := cop.Check(r); err != nil {
+			http.Error(w, "Cross-origin requests that change something are not allowed.", http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)

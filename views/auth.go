@@ -1,0 +1,334 @@
+package views
+
+import (
+	"context"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+const sessionCookie = "md_session"
+
+type userKey struct{}
+
+// localUser is who every request acts for when the app does not require sign-in.
+var localUser = &app.User{ID: app.DefaultUserID, Name: "local", Admin: true}
+
+// currentUser is the signed-in user (the local user when sign-in is not required).
+func currentUser(r *http.Request) *app.User {
+	if u, ok := r.Context().Value(userKey{}).(*app.User); ok {
+		return u
+	}
+	return localUser
+}
+
+// userID is who the request acts for.
+func userID(r *http.Request) int64 { return currentUser(r).ID }
+
+// publicPath reports whether a path is reachable without signing in.
+func publicPath(p string) bool {
+	return p == "/login" || p == "/healthz" || p == "/favicon.ico" || strings.HasPrefix(p, "/static/") ||
+		strings.HasPrefix(p, "/briefings/") && strings.HasSuffix(p, "/feed.xml") // checks its own token
+}
+
+// adminPath reports whether a path is for admins only: the queues are every user's.
+func adminPath(p string) bool {
+	return p == "/queues" || strings.HasPrefix(p, "/queues/") || p == "/fragments/queues" || strings.HasPrefix(p, "/admin/") || p == "/metrics"
+}
+
+// machinePath answers 401/403 as JSON rather than sending a person to the sign-in page.
+func machinePath(p string) bool {
+	return isAPIPath(p) || strings.HasPrefix(p, "/admin/") || p == "/metrics" || p == "/healthz"
+}
+
+func isAPIPath(p string) bool { return strings.HasPrefix(p, "/api/") }
+
+// authenticate finds the request's user from the session cookie or an API token
+// ("Authorization: Bearer md_…"), when the app requires sign-in.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.opts.RequireLogin || s.opts.Accounts == nil {
+			next.ServeHTTP(w, r)
+			return
+		}
+		var u *app.User
+		var err error
+		if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			u, err = s.opts.Accounts.TokenUser(r.Context(), strings.TrimSpace(bearer))
+		} else if c, cerr := r.Cookie(sessionCookie); cerr == nil && c.Value != "" {
+			u, err = s.opts.Accounts.Session(r.Context(), c.Value)
+			if err != nil {
+				clearSessionCookie(w, r)
+			}
+		}
+		if err != nil && app.ErrorCode(err) != app.EUNAUTHORIZED {
+			s.serverError(w, r, err)
+			return
+		}
+		if u != nil {
+			r = r.WithContext(context.WithValue(r.Context(), userKey{}, u))
+		}
+		p := r.URL.Path
+		switch {
+		case publicPath(p):
+		case u == nil && machinePath(p):
+			w.Header().Set("WWW-Authenticate", `Bearer realm="morningdeck"`)
+			writeJSON(w, http.StatusUnauthorized, apiErrorBody{Error: "Sign in, or send an API token: Authorization: Bearer md_…"})
+			return
+		case u == nil:
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				http.Redirect(w, r, "/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			} else {
+				http.Redirect(w, r, "/login", http.StatusSeeOther)
+			}
+			return
+		case adminPath(p) && !u.Admin:
+			if machinePath(p) {
+				writeJSON(w, http.StatusForbidden, apiErrorBody{Error: "Only an admin can see the queues."})
+				return
+			}
+			s.renderStatus(w, r, http.StatusForbidden, errorPage(s.page(w, r, "", "Admins only"), "Admins only",
+				"The queues serve every account on this server; only an admin can see and steer them."))
+			return
+		}
+		if u != nil && isAPIPath(p) && s.apiLimit != nil {
+			if wait, ok := s.apiLimit.allow("u"+strconv.FormatInt(u.ID, 10), time.Now()); !ok {
+				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				writeJSON(w, http.StatusTooManyRequests, apiErrorBody{Error: "Too many requests: slow down and try again in a moment."})
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// secureCookie: Secure when the request came over TLS (directly or through a proxy that says so).
+func secureCookie(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
+}
+
+func clearSessionCookie(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: secureCookie(r)})
+}
+
+// LoginView is the sign-in page.
+type LoginView struct {
+	Name, Next, Error string
+}
+
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	if !s.opts.RequireLogin || s.opts.Accounts == nil {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, loginPage(s.barePage(w, r, "Sign in"), LoginView{Next: localPath(r.URL.Query().Get("next"))}))
+}
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !s.opts.RequireLogin || s.opts.Accounts == nil {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	_ = r.ParseForm()
+	v := LoginView{Name: r.PostFormValue("name"), Next: localPath(r.PostFormValue("next"))}
+	if wait, ok := s.loginLimit.allow("ip"+clientIP(r), time.Now()); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		v.Error = "Too many sign-in attempts from here. Wait a minute and try again."
+		s.renderStatus(w, r, http.StatusTooManyRequests, loginPage(s.barePage(w, r, "Sign in"), v))
+		return
+	}
+	u, token, expires, err := s.opts.Accounts.Login(r.Context(), v.Name, r.PostFormValue("password"))
+	if err != nil {
+		if app.ErrorCode(err) != app.EUNAUTHORIZED {
+			s.serverError(w, r, err)
+			return
+		}
+		s.log.Warn("failed sign-in", "user", v.Name, "ip", clientIP(r))
+		v.Error = app.ErrorMessage(err)
+		s.renderStatus(w, r, http.StatusUnauthorized, loginPage(s.barePage(w, r, "Sign in"), v))
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/", Expires: expires, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: secureCookie(r)})
+	s.log.Info("signed in", "user", u.Name)
+	s.redirect(w, r, cmpOrPath(v.Next), Flash{})
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(sessionCookie); err == nil && s.opts.Accounts != nil {
+		_ = s.opts.Accounts.Logout(r.Context(), c.Value)
+	}
+	clearSessionCookie(w, r)
+	if !s.opts.RequireLogin {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+func cmpOrPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+// localPath keeps p only when it is a path on this site (no open redirect).
+func localPath(p string) string {
+	if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.Contains(p, "\\") && !strings.HasPrefix(p, "/login") {
+		return p
+	}
+	return ""
+}
+
+// clientIP is the peer's address (a reverse proxy's when there is one).
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// limiter is a token bucket per key: rate tokens a second, up to burst.
+type limiter struct {
+	rate, burst float64
+	mu          sync.Mutex
+	buckets     map[string]*bucket
+	swept       time.Time
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+func newLimiter(perSecond, burst float64) *limiter {
+	return &limiter{rate: perSecond, burst: burst, buckets: map[string]*bucket{}}
+}
+
+// allow takes a token for key; when none is left it says how long until one is.
+func (l *limiter) allow(key string, now time.Time) (time.Duration, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > time.Minute { // forget full buckets, so the map stays small
+		for k, b := range l.buckets {
+			if b.tokens+now.Sub(b.at).Seconds()*l.rate >= l.burst {
+				delete(l.buckets, k)
+			}
+		}
+		l.swept = now
+	}
+	b := l.buckets[key]
+	if b == nil {
+		b = &bucket{tokens: l.burst, at: now}
+		l.buckets[key] = b
+	}
+	b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
+	b.at = now
+	if b.tokens < 1 {
+		return time.Duration((1 - b.tokens) / l.rate * float64(time.Second)), false
+	}
+	b.tokens--
+	return 0, true
+}
+
+func (s *Server) accountOn(w http.ResponseWriter, r *http.Request) bool {
+	if !s.opts.RequireLogin || s.opts.Accounts == nil {
+		s.renderStatus(w, r, http.StatusNotFound, errorPage(s.page(w, r, "", "No accounts here"), "No accounts here",
+			"Morning Deck is running in local mode, on this machine only, without accounts. Accounts and API tokens come with sign-in, when it listens beyond this machine (or with --require-login)."))
+		return false
+	}
+	return true
+}
+
+func (s *Server) renderAccount(w http.ResponseWriter, r *http.Request, status int, v AccountView) {
+	v.User = currentUser(r)
+	toks, err := s.opts.Accounts.Store.APITokens(r.Context(), v.User.ID)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	for _, t := range toks {
+		created := t.CreatedAt
+		v.Tokens = append(v.Tokens, TokenView{ID: t.ID, Name: t.Name, Created: s.timeView(&created), LastUsed: s.timeView(t.LastUsedAt)})
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	s.renderStatus(w, r, status, accountPage(s.page(w, r, "account", "Account"), v))
+}
+
+func (s *Server) accountPage(w http.ResponseWriter, r *http.Request) {
+	if s.accountOn(w, r) {
+		s.renderAccount(w, r, http.StatusOK, AccountView{})
+	}
+}
+
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
+	if !s.accountOn(w, r) {
+		return
+	}
+	_ = r.ParseForm()
+	name := r.PostFormValue("name")
+	_, secret, err := s.opts.Accounts.NewAPIToken(r.Context(), userID(r), name)
+	if err != nil {
+		if app.ErrorCode(err) != app.EINVALID {
+			s.serverError(w, r, err)
+			return
+		}
+		s.renderAccount(w, r, http.StatusUnprocessableEntity, AccountView{TokError: app.ErrorMessage(err)})
+		return
+	}
+	// Rendered, not redirected: the secret must not travel in a flash cookie or a URL.
+	s.renderAccount(w, r, http.StatusOK, AccountView{NewToken: secret, NewName: strings.TrimSpace(name)})
+}
+
+func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request) {
+	if !s.accountOn(w, r) {
+		return
+	}
+	id, ok := pathID(r)
+	if !ok {
+		s.notFound(w, r)
+		return
+	}
+	if err := s.opts.Accounts.Store.DeleteAPIToken(r.Context(), userID(r), id); err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	s.redirect(w, r, "/account", flashSuccess("Token revoked."))
+}
+
+func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
+	if !s.accountOn(w, r) {
+		return
+	}
+	_ = r.ParseForm()
+	u := currentUser(r)
+	if _, err := s.opts.Accounts.CheckPassword(r.Context(), u.Name, r.PostFormValue("current")); err != nil {
+		if app.ErrorCode(err) != app.EUNAUTHORIZED {
+			s.serverError(w, r, err)
+			return
+		}
+		s.renderAccount(w, r, http.StatusUnprocessableEntity, AccountView{PassError: "The current password is not right."})
+		return
+	}
+	if err := s.opts.Accounts.SetPassword(r.Context(), u.ID, r.PostFormValue("new")); err != nil {
+		if app.ErrorCode(err) != app.EINVALID {
+			s.serverError(w, r, err)
+			return
+		}
+		s.renderAccount(w, r, http.StatusUnprocessableEntity, AccountView{PassError: app.ErrorMessage(err)})
+		return
+	}
+	// Every session ended with the change, this one too: sign in again with the new password.
+	clearSessionCookie(w, r)
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
