@@ -697,7 +697,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		Queues:       e.admin,
 		Accounts:     e.accounts,
 		RequireLogin: requireLogin,
-		Metrics: promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
+		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 

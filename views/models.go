@@ -18,9 +18,9 @@ type Page struct {
 	Current      string // today, items, sources, briefings, queues, settings
 	Version      string
 	Flashes      []Flash
-	ErrorSources int // sources in ERROR, shown as a count on Sources
-	UnreadItems  int // unread items, shown as a count on Items
-	FailedJobs   int // failed jobs of every queue, shown as a count on Queues
+	ErrorSources int    // sources in ERROR, shown as a count on Sources
+	UnreadItems  int    // unread items, shown as a count on Items
+	FailedJobs   int    // failed jobs of every queue, shown as a count on Queues
 	Account      string // the signed-in user's name, when sign-in is required
 	Admin        bool   // whether the Queues page is theirs to see
 }

@@ -73,9 +73,9 @@ type Server struct {
 	opts       Options
 	loginLimit *limiter // sign-in attempts per client address
 	apiLimit   *limiter // API requests per user
-	log     *slog.Logger
-	clock   app.Clock
-	handler http.Handler
+	log        *slog.Logger
+	clock      app.Clock
+	handler    http.Handler
 }
 
 // ContentSecurityPolicy is sent with every response: no inline scripts or styles, nothing from elsewhere
