@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -60,15 +61,17 @@ type config struct {
 	ConfigFile string            // the file read, "" when none
 	Sources    map[string]string // flag name → where its value came from: flag, env, file (absent: default)
 
-	DataDir   string
-	LogLevel  string
-	LogFormat string
+	DataDir       string
+	DBBusyTimeout time.Duration
+	LogLevel      string
+	LogFormat     string
 
 	Addr      string
 	NoBrowser bool
 	NoWorkers bool
 
-	RequireLogin bool // sign-in even on loopback (behind a reverse proxy on the same machine)
+	RequireLogin bool     // exposed even on loopback (behind a reverse proxy on the same machine)
+	FetchAllow   []string // private addresses an exposed app may fetch
 
 	FetchEnabled        bool
 	FetchWorkers        int
@@ -128,7 +131,10 @@ func newRoot() *cobra.Command {
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&cfg.ConfigFile, "config", "", "configuration file (default "+defaultConfigFile()+")")
+	pf.BoolVar(&cfg.RequireLogin, "require-login", false, "treat the app as exposed even on loopback (behind a reverse proxy): sign-in required, private addresses not fetched; always on beyond loopback")
+	pf.StringSliceVar(&cfg.FetchAllow, "fetch-allow", nil, "addresses or CIDR ranges an exposed app may still fetch, e.g. 192.168.1.10,10.0.0.0/8")
 	pf.StringVar(&cfg.DataDir, "data-dir", filepath.Join(xdg.DataHome, "morningdeck"), "directory of the database file")
+	pf.DurationVar(&cfg.DBBusyTimeout, "db-busy-timeout", 10*time.Second, "how long to wait for the database when another program holds its lock")
 	pf.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	pf.BoolVar(&cfg.FetchEnabled, "fetch-enabled", true, "run the fetch scheduler and workers")
@@ -166,7 +172,6 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&cfg.SMTP.TLS, "smtp-tls", "starttls", "none, starttls or tls")
 	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
-	root.Flags().BoolVar(&cfg.RequireLogin, "require-login", false, "require sign-in even on loopback (always on beyond loopback)")
 	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 
 	serveCmd := &cobra.Command{
@@ -180,7 +185,6 @@ func newRoot() *cobra.Command {
 	serveCmd.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	serveCmd.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run `morningdeck worker` elsewhere")
-	serveCmd.Flags().BoolVar(&cfg.RequireLogin, "require-login", false, "require sign-in even on loopback, e.g. behind a reverse proxy on this machine (always on beyond loopback)")
 
 	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
 		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg))
@@ -409,11 +413,28 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		return nil, errors.New("--fetch-workers, --fetch-queue-capacity and --fetch-batch-size must be at least 1")
 	}
 	path := filepath.Join(cfg.DataDir, "morningdeck.db")
-	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log})
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout})
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	fetcher := feeds.New(feeds.Options{UserAgent: feeds.DefaultUserAgent(), Timeout: cfg.HTTPTimeout, MaxBodyBytes: cfg.FetchMaxBody})
+	fo := feeds.Options{UserAgent: feeds.DefaultUserAgent(), Timeout: cfg.HTTPTimeout, MaxBodyBytes: cfg.FetchMaxBody}
+	if cfg.exposed() {
+		// Reachable by others: fetching this machine's or its network's addresses (SSRF) is refused.
+		g := feeds.Guard{}
+		for _, a := range cfg.FetchAllow {
+			p, err := netip.ParsePrefix(strings.TrimSpace(a))
+			if err != nil {
+				addr, aerr := netip.ParseAddr(strings.TrimSpace(a))
+				if aerr != nil {
+					return nil, fmt.Errorf("--fetch-allow %q: give an address (192.168.1.10) or a CIDR range (10.0.0.0/8)", a)
+				}
+				p = netip.PrefixFrom(addr, addr.BitLen())
+			}
+			g.Allow = append(g.Allow, p.Masked())
+		}
+		fo.Transport = feeds.GuardedTransport(fo, g)
+	}
+	fetcher := feeds.New(fo)
 	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.FetchQueueCapacity,
 		Workers: cfg.FetchWorkers, Timeout: cfg.FetchJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
 	e := &env{
@@ -659,7 +680,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 	}
 	defer e.db.Close()
 
-	requireLogin := cfg.RequireLogin || !loopback(cfg.Addr)
+	requireLogin := cfg.exposed()
 	if requireLogin {
 		if err := ensureAdmin(cmd, e); err != nil {
 			return err
@@ -1726,3 +1747,7 @@ func userCmd(cfg *config) *cobra.Command {
 	c.AddCommand(add, list, passwd, token, rm)
 	return c
 }
+
+// exposed: the app is reachable beyond this machine (or says so), so it requires sign-in and
+// does not fetch private addresses.
+func (c *config) exposed() bool { return c.RequireLogin || !loopback(c.Addr) }

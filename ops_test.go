@@ -272,3 +272,61 @@ func TestAccountsCLI(t *testing.T) {
 		t.Fatalf("removing the last admin: %v %s", err, errOut)
 	}
 }
+
+func TestDatabaseFileProblems(t *testing.T) {
+	t.Run("a database file the app may not write gives a clear error", func(t *testing.T) {
+		dir, err := os.MkdirTemp("", "morningdeck-ro-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		mustRun(t, dir, "source", "list")
+		if err := os.Chmod(filepath.Join(dir, "morningdeck.db"), 0o444); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Chmod(dir, 0o755)
+		args := []string{binary, "--data-dir", dir, "source", "list"}
+		if os.Geteuid() == 0 {
+			// root writes whatever the mode says: run as nobody, as a service user would be.
+			args = append([]string{"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}, args...)
+		}
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir+"/config", "HOME="+dir)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), "cannot be written (permission denied)") {
+			t.Fatalf("read-only database file: %v\n%s", err, out)
+		}
+		_ = os.Chmod(filepath.Join(dir, "morningdeck.db"), 0o600)
+		mustRun(t, dir, "source", "list") // nothing was harmed
+	})
+
+	t.Run("a database locked by another program is waited on for --db-busy-timeout, then a clear error", func(t *testing.T) {
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "list")
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		conn, err := db.Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(t.Context(), `begin exclusive`); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		_, errOut, err := run(t, dir, "--db-busy-timeout", "1s", "source", "add", "https://example.com/feed.xml", "--type", "rss")
+		if err == nil || !strings.Contains(errOut, "locked by another program") {
+			t.Fatalf("under a lock: %v %s", err, errOut)
+		}
+		if took := time.Since(start); took > 20*time.Second {
+			t.Fatalf("took %s with a 1s busy timeout", took)
+		}
+		if _, err := conn.ExecContext(t.Context(), `rollback`); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, dir, "source", "add", "https://example.com/feed.xml", "--type", "rss")
+	})
+}

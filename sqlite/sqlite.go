@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"sync"
 	"time"
 
@@ -66,6 +67,12 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	// Create the file with 0600 before the driver does, so it is never world-readable.
 	if f, err := os.OpenFile(opts.Path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
+		switch {
+		case errors.Is(err, os.ErrPermission):
+			return nil, fmt.Errorf("the database file %s cannot be written (permission denied): Morning Deck must read and write it; check its owner and mode: %w", opts.Path, err)
+		case errors.Is(err, syscall.EROFS):
+			return nil, fmt.Errorf("the database file %s is on a read-only file system: Morning Deck must write to it; choose another --data-dir: %w", opts.Path, err)
+		}
 		return nil, fmt.Errorf("sqlite: open %s: %w", opts.Path, err)
 	} else {
 		_ = f.Close()
@@ -214,7 +221,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return err
+		return describe(err)
 	}
 	if err := tx.Commit(); err != nil {
 		return describe(fmt.Errorf("commit: %w", err))
