@@ -1,0 +1,87 @@
+package mail_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mmcdole/gofeed"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/mail"
+)
+
+// evil is what a hostile feed, LLM or user can put into a report's texts.
+const evil = `<script>alert(1)</script><img src=x onerror=alert(2)>"'><a href="javascript:alert(3)">x</a>`
+
+func hostileReport() (*app.Briefing, *app.Report) {
+	now := time.Date(2026, 11, 23, 7, 0, 0, 0, time.UTC)
+	b := &app.Briefing{ID: 7, Name: "Morning " + evil, Timezone: "UTC"}
+	r := &app.Report{ID: 3, BriefingID: 7, GeneratedAt: now, PeriodStart: now.Add(-24 * time.Hour), PeriodEnd: now, Overview: "Overview " + evil,
+		Items: []app.ReportItem{{Rank: 1, Title: "Title " + evil, Link: "javascript:alert(4)", Summary: "Summary " + evil, Score: 80,
+			ScoreReasoning: "Reason " + evil, SourceName: "Source " + evil,
+			AlsoCoveredBy: []app.Coverage{{Title: "Other " + evil, Link: "data:text/html,<script>alert(5)</script>", Source: evil}}}}}
+	return b, r
+}
+
+var (
+	scriptTag  = regexp.MustCompile(`(?i)<script`)
+	handler    = regexp.MustCompile(`(?i)<[^>]+\son[a-z]+\s*=`)
+	badHref    = regexp.MustCompile(`(?i)(href|src)\s*=\s*["']?\s*(javascript|data|vbscript):`)
+	rawImgOpen = regexp.MustCompile(`(?i)<img`)
+)
+
+func noActiveContent(t *testing.T, where, html string) {
+	t.Helper()
+	for _, re := range []*regexp.Regexp{scriptTag, handler, badHref, rawImgOpen} {
+		if m := re.FindString(html); m != "" {
+			t.Errorf("%s carries %q", where, m)
+		}
+	}
+}
+
+func TestHostileTextStaysText(t *testing.T) {
+	b, r := hostileReport()
+
+	t.Run("the email's HTML and text parts", func(t *testing.T) {
+		m := mail.Compose(b, r, 1, "ann@example.com", "http://127.0.0.1:7777")
+		noActiveContent(t, "email HTML", m.HTML)
+		if !strings.Contains(m.HTML, "&lt;script&gt;") {
+			t.Error("the email HTML lost the escaped text instead of showing it")
+		}
+		// The texts may say "javascript:" as words; the item links must not become links.
+		if strings.Contains(m.Text, "javascript:alert(4)") || strings.Contains(m.Text, "data:text/html") {
+			t.Error("the text part carries a javascript: or data: link")
+		}
+	})
+
+	t.Run("the Markdown export", func(t *testing.T) {
+		md := app.ReportMarkdown(b, r, time.UTC)
+		if scriptTag.MatchString(md) || strings.Contains(md, "](javascript:") || strings.Contains(md, "](data:") || strings.Contains(md, "<img") {
+			t.Errorf("markdown:\n%s", md)
+		}
+	})
+
+	t.Run("the printable HTML and the Atom feed, whose entries a feed reader renders", func(t *testing.T) {
+		noActiveContent(t, "report HTML", app.ReportHTML(b, r, time.UTC))
+		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		feed, err := gofeed.NewParser().ParseString(string(out))
+		if err != nil {
+			t.Fatalf("the feed does not parse: %v", err)
+		}
+		if strings.Contains(string(out), `type="html"`) && strings.Contains(string(out), "<title type=\"html\"") {
+			t.Error("titles are sent as HTML")
+		}
+		for _, it := range feed.Items {
+			// Titles are plain text (Atom's default type): a reader shows the characters as they are.
+			noActiveContent(t, "Atom entry content", it.Content)
+			if strings.HasPrefix(strings.ToLower(it.Link), "javascript:") {
+				t.Errorf("entry link %q", it.Link)
+			}
+		}
+	})
+}
