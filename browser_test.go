@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"database/sql"
 	"fmt"
 	"net/http"
@@ -149,14 +150,42 @@ func TestBrowser(t *testing.T) {
 		feed := fmt.Sprintf(`<?xml version="1.0"?><rss version="2.0"><channel><title>%s</title><link>http://example.com/</link>
 <item><title>%s</title><link>javascript:alert(3)</link><guid>1</guid><author>%s</author><description><![CDATA[<p onclick="alert(4)">Body</p><script>alert(5)</script><img src="x" onerror="alert(6)"><a href="javascript:alert(7)">link</a>]]></description></item>
 </channel></rss>`, htmlEscape(evil), htmlEscape(evil), htmlEscape(evil))
+		js, _ := json.Marshal(evil)
+		reddit := fmt.Sprintf(`{"kind":"Listing","data":{"children":[{"kind":"t3","data":{"id":"x1","name":"t3_x1","title":%s,"selftext":%s,
+"author":%s,"permalink":"/r/evil/comments/x1/","url":"javascript:alert(8)","created_utc":1763880000,"score":5,"num_comments":2}}]}}`, js, js, js)
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasPrefix(r.URL.Path, "/r/") {
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write([]byte(reddit))
+				return
+			}
 			w.Header().Set("Content-Type", "application/rss+xml")
 			_, _ = w.Write([]byte(feed))
 		}))
 		defer srv.Close()
 		dir := t.TempDir()
 		mustRun(t, dir, "source", "add", srv.URL+"/feed", "--type", "rss")
+		mustRun(t, dir, "source", "add", srv.URL+"/r/evil", "--type", "reddit")
+		// OPML attributes carry the payload too.
+		opml := filepath.Join(t.TempDir(), "evil.opml")
+		if err := os.WriteFile(opml, []byte(`<?xml version="1.0"?><opml version="2.0"><body><outline text="`+htmlEscape(evil)+`" title="`+htmlEscape(evil)+
+			`" type="rss" xmlUrl="`+srv.URL+`/feed2" htmlUrl="javascript:alert(9)"/></body></opml>`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		mustRun(t, dir, "import", "opml", opml)
 		mustRun(t, dir, "fetch")
+		// What an LLM wrote (summary, reason, tags) and a user's briefing name are hostile as well.
+		db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db")+"?_pragma=busy_timeout(5000)")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`update items set summary = ?, score = 90, score_reasoning = ?, tags = ?, topics = ?, enriched_by = 'llm:evil'`,
+			evil, evil, `["<script>alert(10)</script>"]`, `["<img src=x onerror=alert(11)>"]`); err != nil {
+			t.Fatal(err)
+		}
+		_ = db.Close()
+		mustRun(t, dir, "brief", "add", evil, "--time", "07:00", "--timezone", "UTC")
+		mustRun(t, dir, "brief", "run", "1")
 		base, _ := startServer(t, dir)
 		ctx := browser(t)
 		var dialogs atomic.Int64
@@ -166,7 +195,7 @@ func TestBrowser(t *testing.T) {
 				go func() { _ = chromedp.Run(ctx, page.HandleJavaScriptDialog(false)) }()
 			}
 		})
-		for _, path := range []string{"", "sources", "sources/1", "items"} {
+		for _, path := range []string{"", "sources", "sources/1", "sources/2", "sources/3", "items", "items/1", "items/2", "briefings", "briefings/1/edit", "reports/1"} {
 			var injected int
 			var text string
 			if err := chromedp.Run(ctx,
