@@ -6,7 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"html"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	gomail "github.com/wneessen/go-mail"
@@ -99,9 +102,26 @@ func (s *Sender) Send(ctx context.Context, m *Message) error {
 		return fmt.Errorf("SMTP client: %w", err)
 	}
 	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
-		return fmt.Errorf("SMTP %s:%d: %w", s.opts.Host, s.opts.Port, err)
+		return fmt.Errorf("SMTP %s:%d: %s%w", s.opts.Host, s.opts.Port, s.explain(err), err)
 	}
 	return nil
+}
+
+// explain puts the common failures in words before the library's own message.
+func (s *Sender) explain(err error) string {
+	var ne net.Error
+	msg := err.Error()
+	switch {
+	case errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("the server did not answer within %s: ", s.opts.Timeout)
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNRESET), strings.Contains(msg, ": EOF"), strings.Contains(msg, "connection reset"):
+		return "the server closed the connection: "
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing answers on that port: "
+	case strings.Contains(msg, "short response"), strings.Contains(msg, "malformed"), strings.Contains(msg, "line too long"):
+		return "the server does not speak SMTP as expected: "
+	}
+	return ""
 }
 
 // Message is one email.

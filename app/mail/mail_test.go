@@ -1,6 +1,9 @@
 package mail_test
 
 import (
+	"bufio"
+	"context"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
@@ -84,4 +87,89 @@ func TestHostileTextStaysText(t *testing.T) {
 			}
 		}
 	})
+}
+
+// rawSMTP runs a TCP server that answers each connection with behave.
+func rawSMTP(t *testing.T, behave func(c net.Conn)) (string, int) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); behave(c) }()
+		}
+	}()
+	addr := ln.Addr().(*net.TCPAddr)
+	return addr.IP.String(), addr.Port
+}
+
+func TestMisbehavingSMTPServers(t *testing.T) {
+	b, r := hostileReport()
+	msg := mail.Compose(b, r, 1, "ann@example.com", "http://127.0.0.1:7777")
+	for _, tc := range []struct {
+		name   string
+		behave func(c net.Conn)
+	}{
+		{"garbage instead of a greeting", func(c net.Conn) { _, _ = c.Write([]byte("HELLO?? I am not a mail server\r\n")) }},
+		{"closes the connection at once", func(c net.Conn) {}},
+		{"closes it in the middle of the message", func(c net.Conn) {
+			rd := bufio.NewReader(c)
+			_, _ = c.Write([]byte("220 mx ready\r\n"))
+			for {
+				line, err := rd.ReadString('\n')
+				if err != nil {
+					return
+				}
+				switch cmd := strings.ToUpper(strings.TrimSpace(line)); {
+				case strings.HasPrefix(cmd, "EHLO"), strings.HasPrefix(cmd, "HELO"):
+					_, _ = c.Write([]byte("250 mx\r\n"))
+				case strings.HasPrefix(cmd, "DATA"):
+					_, _ = c.Write([]byte("354 go on\r\n"))
+					_, _ = rd.ReadString('\n')
+					return // hang up half-way
+				default:
+					_, _ = c.Write([]byte("250 ok\r\n"))
+				}
+			}
+		}},
+		{"never says anything", func(c net.Conn) { time.Sleep(5 * time.Second) }},
+		{"an endless reply line", func(c net.Conn) {
+			_, _ = c.Write([]byte("220-"))
+			chunk := []byte(strings.Repeat("x", 64<<10))
+			for range 200 { // 12 MB
+				if _, err := c.Write(chunk); err != nil {
+					return
+				}
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			host, port := rawSMTP(t, tc.behave)
+			s := mail.New(mail.Options{Host: host, Port: port, TLS: "none", From: "deck@example.com", Timeout: 2 * time.Second})
+			done := make(chan error, 1)
+			go func() { done <- s.Send(context.Background(), msg) }()
+			select {
+			case err := <-done:
+				if err == nil {
+					t.Fatal("sent to a misbehaving server")
+				}
+				if !strings.Contains(err.Error(), "SMTP "+host) {
+					t.Fatalf("the error does not say which server: %v", err)
+				}
+				if !regexp.MustCompile(`did not answer within|closed the connection|does not speak SMTP`).MatchString(err.Error()) {
+					t.Fatalf("the error does not say what went wrong in words: %v", err)
+				}
+				t.Logf("error: %v", err)
+			case <-time.After(15 * time.Second):
+				t.Fatal("Send did not give up")
+			}
+		})
+	}
 }
