@@ -184,6 +184,44 @@ func TestLLM(t *testing.T) {
 		}
 	})
 
+	t.Run("a huge answer, garbage bytes and a connection closed mid-answer are clear errors", func(t *testing.T) {
+		huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			chunk := []byte(strings.Repeat("a", 64<<10))
+			_, _ = w.Write([]byte(`{"choices":[{"message":{"content":"`))
+			for range 100 { // 6.4 MB, more than the 4 MiB accepted
+				if _, err := w.Write(chunk); err != nil {
+					return
+				}
+			}
+		}))
+		defer huge.Close()
+		_, err := enrich.NewLLM(enrich.LLMOptions{BaseURL: huge.URL, Model: "m"}).Enrich(ctx, item())
+		if kind(err) != "invalid_output" || !strings.Contains(err.Error(), "larger than 4 MiB") {
+			t.Fatalf("huge: %v", err)
+		}
+		garbage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte{0xff, 0xfe, 0x00, 0x13, 0x37, '{', '"'})
+		}))
+		defer garbage.Close()
+		if _, err := enrich.NewLLM(enrich.LLMOptions{BaseURL: garbage.URL, Model: "m"}).Enrich(ctx, item()); kind(err) != "invalid_output" {
+			t.Fatalf("garbage: %v", err)
+		}
+		hangup := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Length", "1000")
+			_, _ = w.Write([]byte(`{"choices":[{"message":`))
+			w.(http.Flusher).Flush()
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err == nil {
+				_ = conn.Close()
+			}
+		}))
+		defer hangup.Close()
+		if _, err := enrich.NewLLM(enrich.LLMOptions{BaseURL: hangup.URL, Model: "m"}).Enrich(ctx, item()); kind(err) != "network" || !strings.Contains(err.Error(), "cut off") {
+			t.Fatalf("hang-up: %v", err)
+		}
+	})
+
 	t.Run("an unreachable server is a network error; Test says so", func(t *testing.T) {
 		l := enrich.NewLLM(enrich.LLMOptions{BaseURL: "http://127.0.0.1:9/v1", Model: "m"})
 		if _, err := l.Enrich(ctx, item()); kind(err) != "network" {
