@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	readability "codeberg.org/readeck/go-readability/v2"
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
 )
 
 // Article is the readable text of a web page.
@@ -33,7 +35,7 @@ func (f *Fetcher) Article(ctx context.Context, pageURL string) (a *Article, err 
 	}
 	_, cs := resp.contentType()
 	parser := readability.NewParser()
-	art, err := parser.Parse(bytes.NewReader(htmlToUTF8(resp.body, cs)), resp.finalURL)
+	art, err := parser.Parse(bytes.NewReader(trimPage(htmlToUTF8(resp.body, cs))), resp.finalURL)
 	if err != nil {
 		return nil, &Error{Kind: KindParse, Message: "The page's article could not be extracted.", Err: err}
 	}
@@ -44,5 +46,46 @@ func (f *Fetcher) Article(ctx context.Context, pageURL string) (a *Article, err 
 	if err := art.RenderText(&t); err != nil {
 		return nil, &Error{Kind: KindParse, Message: "The page's article could not be extracted.", Err: err}
 	}
-	return &Article{Title: PlainText(art.Title()), HTML: Sanitize(h.String(), resp.finalURL.String()), Text: collapseSpace(t.String())}, nil
+	_, clean := sanitizeContent(h.String(), resp.finalURL.String())
+	return &Article{Title: shorten(PlainText(art.Title()), maxTitleRunes), HTML: clean, Text: truncateUTF8(collapseSpace(t.String()), MaxContentBytes)}, nil
+}
+
+// maxArticleBytes caps the markup readability reads, which takes some twenty times its input
+// in memory (a 10 MiB page, 200 MiB).
+const maxArticleBytes = 2 << 20
+
+// trimPage cuts a page longer than maxArticleBytes down to it: scripts, styles, SVG,
+// templates and comments go first (readability drops them anyway, and they are most of a
+// big page), then whatever is past the limit.
+func trimPage(b []byte) []byte {
+	if len(b) <= maxArticleBytes {
+		return b
+	}
+	z := html.NewTokenizer(bytes.NewReader(b))
+	out := bytes.NewBuffer(make([]byte, 0, maxArticleBytes+4096))
+	skip := 0 // depth in skipped elements
+	for out.Len() < maxArticleBytes {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return out.Bytes()
+		case html.CommentToken:
+			continue
+		case html.StartTagToken, html.EndTagToken:
+			name, _ := z.TagName()
+			switch atom.Lookup(name) {
+			case atom.Script, atom.Style, atom.Svg, atom.Template, atom.Noscript:
+				if tt == html.StartTagToken {
+					skip++
+				} else if skip > 0 {
+					skip--
+				}
+				continue
+			}
+		}
+		if skip == 0 {
+			out.Write(z.Raw())
+		}
+	}
+	return out.Bytes()
 }

@@ -3,6 +3,7 @@ package feeds
 import (
 	"bytes"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -62,8 +63,8 @@ func isUTF8Name(name string) bool {
 // Declarations are often wrong, so the bytes have the last word: bytes that are valid UTF-8
 // are UTF-8 whatever the declaration says (valid multi-byte UTF-8 almost never happens by
 // chance in legacy single-byte text); bytes that are not are decoded with the first declared
-// non-UTF-8 charset, or as Windows-1252 (the web's default, a superset of ISO-8859-1) when none
-// is declared or only UTF-8 is, unless they look like UTF-8 with a few broken bytes.
+// non-UTF-8 charset or, when none is declared or only UTF-8 is, as UTF-8 mixed with
+// Windows-1252 (the web's default, a superset of ISO-8859-1): see mixedToUTF8.
 func toUTF8(b []byte, declared ...string) []byte {
 	if out, ok := decodeUTF16(b); ok {
 		return bytes.TrimPrefix(out, utf8BOM)
@@ -72,44 +73,34 @@ func toUTF8(b []byte, declared ...string) []byte {
 	if utf8.Valid(b) {
 		return b
 	}
-	saidUTF8 := false
 	for _, label := range declared {
 		enc, name := lookupEncoding(label)
-		switch {
-		case enc == nil:
-			continue
-		case isUTF8Name(name):
-			saidUTF8 = true
+		if enc == nil || isUTF8Name(name) {
 			continue
 		}
 		if out, _, err := transform.Bytes(enc.NewDecoder(), b); err == nil {
 			return bytes.ToValidUTF8(out, []byte("\uFFFD"))
 		}
 	}
-	if saidUTF8 && mostlyUTF8(b) {
-		return bytes.ToValidUTF8(b, []byte("\uFFFD"))
-	}
-	out, _, err := transform.Bytes(charmap.Windows1252.NewDecoder(), b)
-	if err != nil {
-		return bytes.ToValidUTF8(b, []byte("\uFFFD"))
-	}
-	return out
+	return mixedToUTF8(b)
 }
 
-// mostlyUTF8 reports whether b has more valid multi-byte UTF-8 sequences than invalid bytes.
-func mostlyUTF8(b []byte) bool {
-	var good, bad int
+// mixedToUTF8 keeps the valid UTF-8 sequences of b and reads every other byte as
+// Windows-1252 (U+FFFD for the five bytes it leaves undefined). That mends UTF-8 with text
+// pasted in from a Windows-1252 or Latin-1 source, the usual mix, and decodes plain
+// Windows-1252 or Latin-1 text exactly as a Windows-1252 decoder would, since such text
+// practically never holds a valid multi-byte UTF-8 sequence.
+func mixedToUTF8(b []byte) []byte {
+	out := make([]byte, 0, len(b)+len(b)/8)
 	for len(b) > 0 {
 		r, size := utf8.DecodeRune(b)
-		switch {
-		case r == utf8.RuneError && size == 1:
-			bad++
-		case size > 1:
-			good++
+		if r == utf8.RuneError && size == 1 {
+			r = charmap.Windows1252.DecodeByte(b[0])
 		}
+		out = utf8.AppendRune(out, r)
 		b = b[size:]
 	}
-	return good > bad
+	return out
 }
 
 // xmlToUTF8 converts an XML document to UTF-8 and makes its declaration say so,
@@ -192,4 +183,83 @@ func metaCharset(b []byte) string {
 			}
 		}
 	}
+}
+
+// dropBadCharRefs removes from an XML document in UTF-8 the character references to
+// characters XML forbids (&#0;, &#x1B;, &#xFFFF;…), which stop encoding/xml as the raw
+// characters do.
+func dropBadCharRefs(b []byte) []byte {
+	var out []byte
+	changed := false
+	done := 0 // b[:done] is in out
+	for i := 0; ; {
+		j := bytes.Index(b[i:], []byte("&#"))
+		if j < 0 {
+			break
+		}
+		i += j
+		end := bytes.IndexByte(b[i:min(len(b), i+16)], ';')
+		if end < 0 {
+			i += 2
+			continue
+		}
+		ref := string(b[i+2 : i+end])
+		base := 10
+		if strings.HasPrefix(ref, "x") || strings.HasPrefix(ref, "X") {
+			ref, base = ref[1:], 16
+		}
+		n, err := strconv.ParseUint(ref, base, 32)
+		if err == nil && !xmlChar(rune(n)) {
+			out = append(out, b[done:i]...)
+			done, changed = i+end+1, true
+		}
+		i += end + 1
+	}
+	if !changed {
+		return b
+	}
+	return append(out, b[done:]...)
+}
+
+// xmlChar reports whether XML 1.0 allows r (its Char production).
+func xmlChar(r rune) bool {
+	return r == '\t' || r == '\n' || r == '\r' || r >= 0x20 && r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+}
+
+// dropControlChars removes from UTF-8 text the characters that XML 1.0 forbids and JSON
+// forbids unescaped: C0 controls other than tab, newline and carriage return (vertical tab
+// and form feed become spaces), and the non-characters U+FFFE and U+FFFF. encoding/xml stops
+// at the first of them, which would lose every item after a stray control character.
+func dropControlChars(b []byte) []byte {
+	// bad returns how many bytes at b[i] to drop, 0 to keep them.
+	bad := func(i int) int {
+		switch c := b[i]; {
+		case c < 0x20 && c != '\t' && c != '\n' && c != '\r':
+			return 1
+		case c == 0xEF && i+2 < len(b) && b[i+1] == 0xBF && (b[i+2] == 0xBE || b[i+2] == 0xBF):
+			return 3
+		}
+		return 0
+	}
+	var out []byte
+	done := 0 // b[:done] is in out
+	for i := 0; i < len(b); i++ {
+		n := bad(i)
+		if n == 0 {
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(b))
+		}
+		out = append(out, b[done:i]...)
+		if b[i] == '\v' || b[i] == '\f' {
+			out = append(out, ' ')
+		}
+		done = i + n
+		i += n - 1
+	}
+	if out == nil {
+		return b
+	}
+	return append(out, b[done:]...)
 }

@@ -108,7 +108,7 @@ func TestFetchWrongOrMissingDeclarations(t *testing.T) {
 	utf16 := "\xff\xfe" + utf16le(`<?xml version="1.0" encoding="UTF-16"?><rss version="2.0"><channel><title>Grüße</title></channel></rss>`)
 	cases := []struct{ name, body, header, want string }{
 		{"a prolog saying utf-8 over Latin-1 bytes", latin1, "application/xml", "Café crème"},
-		{"a utf-8 feed with one stray byte", strayByte, "application/xml", "Ελληνικά καφές \uFFFD"},
+		{"a utf-8 feed with one stray byte, read as Windows-1252", strayByte, "application/xml", "Ελληνικά καφές ÿ"},
 		{"no prolog and no header charset", noProlog, "application/xml", "À la française"},
 		{"no prolog, charset from the header", "<rss version=\"2.0\"><channel><title>\xcf\xf0\xe8\xe2\xe5\xf2</title></channel></rss>", "text/xml; charset=windows-1251", "Привет"},
 		{"UTF-16 with a BOM", utf16, "application/xml", "Grüße"},

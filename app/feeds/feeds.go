@@ -25,10 +25,19 @@ const (
 	DefaultMaxRedirects   = 5
 	DefaultPerHost        = 2
 
-	// MaxItems caps the items of one fetch.
-	MaxItems = 10000
-	// MaxContentBytes caps the RawContent of one item.
+	// MaxItems caps the items of one fetch: the newest of a longer feed (see bounds.go), the
+	// first links of a page. Every new item is stored and enriched, so a feed of thousands of
+	// entries, or one that renames them all on every fetch, must not flood the queues.
+	MaxItems = 1000
+	// MaxContentBytes caps the RawContent and the CleanContent of one item.
 	MaxContentBytes = 1 << 20
+	// maxTitleRunes caps titles of items and sources; maxAuthorRunes the authors.
+	maxTitleRunes  = 300
+	maxAuthorRunes = 200
+	// maxGUIDBytes: a longer GUID is stored as its SHA-256.
+	maxGUIDBytes = 1024
+	// maxURLBytes: a longer link is dropped.
+	maxURLBytes = 8 << 10
 	// maxCacheFloor caps CacheUntil, so a far-future Expires cannot silence a source.
 	maxCacheFloor = 24 * time.Hour
 	// maxRetryAfter caps how long a host is paused by Retry-After.
@@ -97,6 +106,9 @@ func New(opts Options) *Fetcher {
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) > opts.MaxRedirects {
 				return errTooManyRedirects
+			}
+			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+				return &redirectError{scheme: shorten(req.URL.Scheme, 20)}
 			}
 			return nil
 		},

@@ -1,6 +1,8 @@
 package feeds
 
 import (
+	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
@@ -26,6 +28,14 @@ var (
 	errTooManyRedirects = errors.New("feeds: too many redirects")
 	errFetchTimeout     = errors.New("feeds: fetch timed out")
 )
+
+// redirectError is a redirect to an address that is not http(s) (file:, ftp:, data:…).
+type redirectError struct{ scheme string }
+
+func (e *redirectError) Error() string { return "feeds: redirect to a " + e.scheme + ": address" }
+
+// gzipMagic starts every gzip stream.
+var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 
 func newTransport(opts Options) *http.Transport {
 	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}
@@ -129,16 +139,35 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 		return nil, e
 	}
 
+	tooLarge := &Error{Kind: KindTooLarge, Message: fmt.Sprintf("The response is larger than %s.", formatBytes(f.opts.MaxBodyBytes))}
 	var body io.Reader = resp.Body
-	if !resp.Uncompressed && strings.EqualFold(strings.TrimSpace(resp.Header.Get("Content-Encoding")), "gzip") {
-		zr, err := gzip.NewReader(resp.Body)
+	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); {
+	case resp.Uncompressed, enc == "", enc == "identity":
+		if resp.ContentLength > f.opts.MaxBodyBytes {
+			return nil, tooLarge // refused unread
+		}
+	case enc == "gzip", enc == "x-gzip":
+	default:
+		return nil, &Error{Kind: KindParse, Message: fmt.Sprintf("The server compressed the response with %q, which we did not ask for and cannot read.", shorten(enc, 40))}
+	}
+	// A gzip stream is decoded whether or not the server said so (a feed.xml.gz served as
+	// application/gzip, or compressed twice), at most twice, and the limit is on what comes out.
+	for range 2 {
+		br := bufio.NewReader(body)
+		if magic, _ := br.Peek(len(gzipMagic)); !bytes.Equal(magic, gzipMagic) {
+			body = br
+			break
+		}
+		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &Error{Kind: KindParse, Message: "The server sent a broken compressed response.", Err: err}
 		}
 		defer zr.Close()
 		body = zr
 	}
-	res.body, err = io.ReadAll(io.LimitReader(body, f.opts.MaxBodyBytes+1))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(resp.ContentLength, 0), f.opts.MaxBodyBytes)+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(body, f.opts.MaxBodyBytes+1))
+	res.body = buf.Bytes()
 	if err != nil {
 		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) && ctx.Err() == nil {
 			return nil, &Error{Kind: KindNetwork, Message: "The response was cut short or corrupted.", Err: err}
@@ -146,7 +175,7 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 		return nil, f.netError(ctx, u, err)
 	}
 	if int64(len(res.body)) > f.opts.MaxBodyBytes {
-		return nil, &Error{Kind: KindTooLarge, Message: fmt.Sprintf("The response is larger than %s.", formatBytes(f.opts.MaxBodyBytes))}
+		return nil, tooLarge
 	}
 	return res, nil
 }
@@ -155,17 +184,24 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 func (f *Fetcher) netError(ctx context.Context, u *url.URL, err error) error {
 	host := u.Hostname()
 	var (
-		dnsErr   *net.DNSError
-		certErr  *tls.CertificateVerificationError
-		recErr   tls.RecordHeaderError
-		alertErr tls.AlertError
-		unknown  x509.UnknownAuthorityError
-		hostErr  x509.HostnameError
-		invalid  x509.CertificateInvalidError
+		dnsErr      *net.DNSError
+		certErr     *tls.CertificateVerificationError
+		recErr      tls.RecordHeaderError
+		alertErr    tls.AlertError
+		unknown     x509.UnknownAuthorityError
+		hostErr     x509.HostnameError
+		invalid     x509.CertificateInvalidError
+		badRedirect *redirectError
 	)
 	switch {
+	case errors.As(err, new(*BlockedError)):
+		var be *BlockedError
+		errors.As(err, &be)
+		return &Error{Kind: KindBlocked, Message: fmt.Sprintf("%s resolves to %s, a private or local address, which Morning Deck does not fetch while it is reachable beyond this machine (allow it with --fetch-allow %s).", host, be.Addr, be.Addr), Err: err}
 	case errors.Is(err, errTooManyRedirects):
 		return &Error{Kind: KindRedirects, Message: fmt.Sprintf("Too many redirects (more than %d).", f.opts.MaxRedirects), Err: err}
+	case errors.As(err, &badRedirect):
+		return &Error{Kind: KindRedirects, Message: fmt.Sprintf("The server redirected to a %q address; we only follow http and https.", badRedirect.scheme+":"), Err: err}
 	case errors.Is(context.Cause(ctx), errFetchTimeout):
 		return &Error{Kind: KindTimeout, Message: fmt.Sprintf("%s did not answer within %s.", host, f.opts.Timeout), Err: err}
 	case ctx.Err() != nil:

@@ -77,7 +77,7 @@ func (f *Fetcher) fetchReddit(ctx context.Context, req Request) (*Result, error)
 		return res, nil
 	}
 	var l redditListing
-	if err := json.Unmarshal(toUTF8(resp.body), &l); err != nil {
+	if err := json.Unmarshal(dropControlChars(toUTF8(resp.body)), &l); err != nil {
 		return nil, &Error{Kind: KindParse, Message: "The content is not a subreddit listing we can read: " + shorten(err.Error(), 150) + ".", Err: err}
 	}
 	if l.Kind != "" && l.Kind != "Listing" {
@@ -105,7 +105,7 @@ func redditItem(p redditPost, base *url.URL, now time.Time) (app.Item, bool) {
 	if guid == "" && p.ID != "" {
 		guid = "t3_" + p.ID
 	}
-	title := collapseSpace(html.UnescapeString(p.Title))
+	title := shorten(collapseSpace(html.UnescapeString(p.Title)), maxTitleRunes)
 	if guid == "" || title == "" {
 		return app.Item{}, false
 	}
@@ -123,14 +123,14 @@ func redditItem(p redditPost, base *url.URL, now time.Time) (app.Item, bool) {
 	} else {
 		raw = p.Selftext
 	}
-	raw = truncateUTF8(raw, MaxContentBytes)
+	raw, clean := sanitizeContent(raw, link)
 	item := app.Item{
-		GUID:         guid,
+		GUID:         boundGUID(guid),
 		Title:        title,
 		Link:         link,
-		Author:       collapseSpace(p.Author),
+		Author:       shorten(collapseSpace(p.Author), maxAuthorRunes),
 		RawContent:   raw,
-		CleanContent: Sanitize(raw, link),
+		CleanContent: clean,
 		Extra: map[string]any{
 			"permalink":   link,
 			"externalUrl": external,

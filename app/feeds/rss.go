@@ -8,7 +8,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strconv"
 	"strings"
@@ -81,12 +80,12 @@ func parseFeed(body []byte, httpCharset string) (feed *gofeed.Feed, ttl time.Dur
 	}
 	isJSON := trimmed[0] == '{'
 	if !isJSON {
-		body = xmlToUTF8(body, httpCharset)
-		if err := checkEntities(body); err != nil {
+		body = dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset)))
+		if body, err = boundXML(body); err != nil {
 			return nil, 0, err
 		}
 	} else {
-		body = toUTF8(body)
+		body = boundJSON(dropControlChars(toUTF8(body)))
 	}
 	feed, err = parseGofeed(body)
 	if !isJSON && (err != nil || len(feed.Items) == 0 && hasItems(body)) {
@@ -128,29 +127,6 @@ func describeParseError(err error) string {
 	return msg
 }
 
-// checkEntities refuses documents whose DOCTYPE declares entities: the way to
-// "billion laughs" and external entity attacks. Only the prolog is read.
-func checkEntities(body []byte) error {
-	d := xml.NewDecoder(bytes.NewReader(body))
-	d.Strict = false
-	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
-	for range 1000 {
-		tok, err := d.RawToken()
-		if err != nil {
-			return nil // the parser proper reports broken XML
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			return nil
-		case xml.Directive:
-			if bytes.Contains(bytes.ToUpper(t), []byte("<!ENTITY")) {
-				return &Error{Kind: KindParse, Message: "The feed declares XML entities, which we refuse for safety."}
-			}
-		}
-	}
-	return nil
-}
-
 // looksHTML reports whether a body is an HTML page.
 func looksHTML(b []byte) bool {
 	head := bytes.ToLower(b[:min(len(b), 1024)])
@@ -159,7 +135,7 @@ func looksHTML(b []byte) bool {
 
 // fillFromFeed maps a parsed feed onto res.
 func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
-	res.Title = PlainText(feed.Title)
+	res.Title = shorten(PlainText(feed.Title), maxTitleRunes)
 	base := final
 	if site := absoluteHTTP(final, feed.Link); site != "" {
 		res.SiteURL = site
@@ -210,7 +186,7 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (
 	if strings.TrimSpace(raw) == "" {
 		raw = it.Description
 	}
-	raw = truncateUTF8(strings.TrimSpace(raw), MaxContentBytes)
+	raw = strings.TrimSpace(raw)
 
 	link := absoluteHTTP(base, it.Link)
 	for _, l := range it.Links {
@@ -222,12 +198,12 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (
 	if link == "" && strings.Contains(permalink, "://") {
 		link = absoluteHTTP(nil, permalink)
 	}
-	item.Title = PlainText(it.Title)
-	if item.Title == "" && link == "" && PlainText(raw) == "" {
-		return item, false
-	}
+	item.Title = shorten(PlainText(it.Title), maxTitleRunes)
 	if item.Title == "" {
-		item.Title = shorten(PlainText(raw), 100)
+		item.Title = shorten(PlainText(truncateUTF8(raw, MaxContentBytes)), 100)
+	}
+	if item.Title == "" && link == "" {
+		return item, false
 	}
 	item.Link = link
 
@@ -235,6 +211,7 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (
 	if item.GUID == "" {
 		item.GUID = link
 	}
+	item.GUID = boundGUID(item.GUID)
 	if item.GUID == "" {
 		date := it.Published
 		if date == "" {
@@ -245,14 +222,14 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (
 	}
 
 	if a := it.Author; a != nil {
-		item.Author = PlainText(firstNonEmpty(a.Name, a.Email))
+		item.Author = shorten(PlainText(firstNonEmpty(a.Name, a.Email)), maxAuthorRunes)
 	}
 	for _, a := range it.Authors {
 		if item.Author != "" {
 			break
 		}
 		if a != nil {
-			item.Author = PlainText(firstNonEmpty(a.Name, a.Email))
+			item.Author = shorten(PlainText(firstNonEmpty(a.Name, a.Email)), maxAuthorRunes)
 		}
 	}
 
@@ -262,29 +239,38 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (
 	}
 	item.PublishedAt = cleanDate(t, now)
 
-	item.RawContent = raw
-	contentBase := base
+	contentBase := ""
 	if link != "" {
-		contentBase, _ = url.Parse(link)
+		contentBase = link
+	} else if base != nil {
+		contentBase = base.String()
 	}
-	if contentBase != nil {
-		item.CleanContent = Sanitize(raw, contentBase.String())
-	} else {
-		item.CleanContent = Sanitize(raw, "")
-	}
+	item.RawContent, item.CleanContent = sanitizeContent(raw, contentBase)
 	return item, true
 }
 
-// cleanDate drops garbage dates and clamps those more than a day ahead to now.
+// cleanDate drops garbage dates (before 1970 or unparseable, which gofeed gives as nil) and
+// clamps future ones to now, the time of the fetch: items rank by coalesce(published_at,
+// created_at), so an item dated ahead would otherwise sit on top of every list until then.
+// An item dated in the future thus ranks like an undated one that arrived in this fetch.
 func cleanDate(t *time.Time, now time.Time) *time.Time {
-	if t == nil || t.IsZero() || t.Year() < 1970 || t.Year() > 9999 {
+	if t == nil || t.IsZero() || t.Year() < 1970 {
 		return nil
 	}
 	d := t.UTC()
-	if d.After(now.Add(24 * time.Hour)) {
+	if d.After(now) {
 		d = now.UTC()
 	}
 	return &d
+}
+
+// boundGUID stores a GUID longer than maxGUIDBytes as its SHA-256: it is a key, not text.
+func boundGUID(g string) string {
+	if len(g) <= maxGUIDBytes {
+		return g
+	}
+	sum := sha256.Sum256([]byte(g))
+	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
 func firstNonEmpty(s ...string) string {

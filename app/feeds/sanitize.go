@@ -96,7 +96,7 @@ func resolveSrcset(base *url.URL, v string) string {
 // absoluteHTTP resolves ref against base and returns it if it is an http(s) URL, else "".
 func absoluteHTTP(base *url.URL, ref string) string {
 	ref = strings.TrimSpace(ref)
-	if ref == "" {
+	if ref == "" || len(ref) > maxURLBytes {
 		return ""
 	}
 	u, err := url.Parse(ref)

@@ -3,6 +3,7 @@ package feeds
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net"
 	"net/url"
 	"path"
@@ -33,6 +34,9 @@ func (f *Fetcher) fetchWeb(ctx context.Context, req Request) (*Result, error) {
 		return nil, &Error{Kind: KindParse, Message: "The content is not a web page we can read."}
 	}
 	page := parsePage(htmlToUTF8(resp.body, cs), resp.finalURL)
+	if page.err != nil {
+		return nil, page.err
+	}
 	res.Title = page.title
 	res.SiteURL = resp.finalURL.String()
 	res.Items = page.items
@@ -44,6 +48,7 @@ type page struct {
 	title string
 	feeds []FeedLink
 	items []app.Item
+	err   error // the page could not be parsed
 }
 
 // feedTypes are the link types of feeds a page may advertise.
@@ -68,12 +73,13 @@ var skippedRoles = map[string]bool{"navigation": true, "banner": true, "contenti
 func parsePage(b []byte, pageURL *url.URL) (p page) {
 	defer func() {
 		if r := recover(); r != nil {
-			p = page{}
+			p = page{err: &Error{Kind: KindParse, Message: "The content is not a web page we can read: the parser failed.", Err: fmt.Errorf("panic: %v", r)}}
 		}
 	}()
 	doc, err := html.Parse(bytes.NewReader(b))
 	if err != nil {
-		return page{}
+		// x/net/html refuses pages nested more than 512 deep; reading from memory, nothing else fails.
+		return page{err: &Error{Kind: KindParse, Message: "The content is not a web page we can read: its elements are nested too deeply.", Err: err}}
 	}
 	base := pageURL
 	if n := find(doc, atom.Base); n != nil {
@@ -82,7 +88,7 @@ func parsePage(b []byte, pageURL *url.URL) (p page) {
 		}
 	}
 	if n := find(doc, atom.Title); n != nil {
-		p.title = collapseSpace(textOf(n))
+		p.title = shorten(collapseSpace(textOf(n)), maxTitleRunes)
 	}
 
 	seenFeed := map[string]bool{}
@@ -166,7 +172,7 @@ func (p *page) addLink(n *html.Node, base, pageURL *url.URL, self string, inArti
 	if !heading && (len(strings.Fields(title)) < 3 || len(title) < 15) {
 		return
 	}
-	title = shorten(title, 300)
+	title = shorten(title, maxTitleRunes)
 	if i, ok := index[link]; ok {
 		// Keep the first; a later, longer text for the same link is usually the better title.
 		if len(strings.Fields(p.items[i].Title)) < 3 && len(title) > len(p.items[i].Title) {
