@@ -11,12 +11,30 @@ run:
 build:
 	$(GO) build -o morningdeck .
 
-# Installs headless Chromium for the browser tests when the machine lacks it (Debian/Ubuntu, as root or with sudo).
+# The goreleaser release builds and their test use (see goreleaser.yaml).
+GORELEASER_VERSION := v2.15.1
+
+# Installs what the tests need when the machine lacks it: headless Chromium for the browser tests
+# and qemu-user-static for the Raspberry Pi (ARM) tests via apt-get (Debian/Ubuntu, as root or with
+# sudo), and goreleaser $(GORELEASER_VERSION) for the release test via go install (a few minutes the first time).
 deps:
-	@if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then \
-		echo "Installing chromium for the browser tests..."; \
+	@pkgs=; \
+	if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then \
+		pkgs="$$pkgs chromium"; \
+	fi; \
+	if ! command -v qemu-aarch64-static >/dev/null 2>&1 || ! command -v qemu-arm-static >/dev/null 2>&1; then \
+		pkgs="$$pkgs qemu-user-static"; \
+	fi; \
+	if [ -n "$$pkgs" ]; then \
+		echo "Installing$$pkgs for the tests..."; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$pkgs >/dev/null; \
+	fi
+	@bindir=$$($(GO) env GOBIN); bindir=$${bindir:-$$($(GO) env GOPATH | cut -d: -f1)/bin}; \
+	gr=$$bindir/goreleaser; [ -x "$$gr" ] || gr=$$(command -v goreleaser || true); \
+	if [ -z "$$gr" ] || [ "$$("$$gr" --version 2>/dev/null | awk '$$1 == "GitVersion:" {print $$2}')" != "$(GORELEASER_VERSION)" ]; then \
+		echo "Installing goreleaser $(GORELEASER_VERSION) into $$bindir for the release test..."; \
+		$(GO) install github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION); \
 	fi
 
 generate:
@@ -35,13 +53,15 @@ lint:
 
 test: deps check-generate lint
 	$(GO) build -o /dev/null .
-	$(GO) test -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 45m ./...
 
 bench:
 	$(GO) test ./queue -run '^$$' -bench . -benchtime 5x
 
+# Builds every release artifact into dist/ (archives for 6 targets, .deb/.rpm, checksums, the
+# Homebrew cask) without publishing anything.
 release-snapshot:
-	$(GO) run github.com/goreleaser/goreleaser/v2@latest release --snapshot --clean
+	$(GO) run github.com/goreleaser/goreleaser/v2@$(GORELEASER_VERSION) release --snapshot --clean --skip=publish
 
 screenshots:
 	$(GO) run ./scripts/screenshots
