@@ -104,6 +104,10 @@ type config struct {
 	BriefingInterval     time.Duration
 	BaseURL              string
 	SMTP                 mail.Options
+
+	RetentionDays int    // items older than this are pruned daily (0: never)
+	BackupDir     string // a daily backup goes here ("" : none)
+	BackupKeep    int    // daily backups kept
 }
 
 func main() {
@@ -170,6 +174,9 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&cfg.SMTP.Password, "smtp-password", "", "SMTP password (never shown or logged)")
 	pf.StringVar(&cfg.SMTP.From, "smtp-from", "", "the From address of report emails")
 	pf.StringVar(&cfg.SMTP.TLS, "smtp-tls", "starttls", "none, starttls or tls")
+	pf.IntVar(&cfg.RetentionDays, "retention-days", 90, "prune items older than this many days, daily, except starred ones and those in reports (0 keeps everything)")
+	pf.StringVar(&cfg.BackupDir, "backup-dir", "", "write a daily backup of the database into this directory")
+	pf.IntVar(&cfg.BackupKeep, "backup-keep", 7, "how many daily backups to keep")
 	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
@@ -187,7 +194,8 @@ func newRoot() *cobra.Command {
 	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run `morningdeck worker` elsewhere")
 
 	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
-		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg))
+		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg),
+		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg))
 	return root
 }
 
@@ -397,6 +405,9 @@ type env struct {
 	llm       *enrich.LLM // from the flags and environment; nil when no model is configured
 
 	prompt string // the LLM prompt template, when --llm-prompt-file replaces the default
+
+	careMu   sync.Mutex
+	lastCare time.Time // the last retention prune and automatic backup
 
 	llmMu sync.Mutex
 	llms  map[llmKey]*enrich.LLM // users' own LLM settings, one client each (it remembers what its server accepts)
@@ -636,9 +647,37 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 					e.log.Warn("queue cleanup failed", "queue", q.Name(), "error", err)
 				}
 			}
+			e.dataCare(ctx, time.Now())
 		})
 	})
 	return &wg
+}
+
+// dataCare runs, at most once a day, the retention prune and the automatic backup.
+// Several processes may run it: the prune is idempotent and the backup skips a day it has.
+func (e *env) dataCare(ctx context.Context, now time.Time) {
+	e.careMu.Lock()
+	defer e.careMu.Unlock()
+	if now.Sub(e.lastCare) < 23*time.Hour {
+		return
+	}
+	e.lastCare = now
+	if days := e.cfg.RetentionDays; days > 0 {
+		res, err := e.db.Prune(ctx, now.Add(-time.Duration(days)*24*time.Hour))
+		if err != nil {
+			e.log.Warn("retention prune failed", "error", err)
+		} else if res.Items > 0 || res.Tombstones > 0 {
+			e.log.Info("old items pruned", "items", res.Items, "kept", res.Kept, "older_than_days", days, "free_bytes", res.FreeBytes, "longest_batch", res.LongestBatch)
+		}
+	}
+	if e.cfg.BackupDir != "" {
+		path, err := e.db.BackupRotate(ctx, e.cfg.BackupDir, e.cfg.BackupKeep, now)
+		if err != nil {
+			e.log.Warn("automatic backup failed", "dir", e.cfg.BackupDir, "error", err)
+		} else if path != "" {
+			e.log.Info("backup written", "path", path, "keep", e.cfg.BackupKeep)
+		}
+	}
 }
 
 // seedStats teaches the embedded enricher the collection's vocabulary from recent items.
@@ -686,7 +725,9 @@ func serve(cmd *cobra.Command, cfg *config) error {
 			return err
 		}
 	}
-	ln, err := listen(cfg.Addr, !cmd.Flags().Changed("addr"))
+	// Only the default address moves to the next free port; one that was chosen (flag,
+	// environment, configuration file) fails clearly, so a reverse proxy never loses the app.
+	ln, err := listen(cfg.Addr, !cmd.Flags().Changed("addr") && cfg.Sources["addr"] == "")
 	if err != nil {
 		return err
 	}
@@ -718,6 +759,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		Queues:       e.admin,
 		Accounts:     e.accounts,
 		RequireLogin: requireLogin,
+		DataCare:     views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.db.Path},
 		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
@@ -1376,14 +1418,9 @@ func queueCmd(cfg *config) *cobra.Command {
 					return err
 				}
 				if asJSON {
-					out := map[string]views.QueueStatsJSON{}
-					for _, q := range qs {
-						out[q.Name] = views.QueueStatsJSON{Pending: q.Ready + q.Delayed, Processing: q.InFlight, Completed: q.DoneLastHour,
-							Failed: q.Dead, Capacity: q.Capacity, Paused: q.Paused}
-					}
 					enc := json.NewEncoder(cmd.OutOrStdout())
 					enc.SetIndent("", "  ")
-					return enc.Encode(out)
+					return enc.Encode(views.QueueStats(qs))
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "QUEUE\tSTATE\tREADY\tDELAYED\tIN FLIGHT\tFAILED\tDONE 1H\tOLDEST WAIT\tCAPACITY")
@@ -1751,3 +1788,86 @@ func userCmd(cfg *config) *cobra.Command {
 // exposed: the app is reachable beyond this machine (or says so), so it requires sign-in and
 // does not fetch private addresses.
 func (c *config) exposed() bool { return c.RequireLogin || !loopback(c.Addr) }
+
+func backupCmd(cfg *config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "backup FILE",
+		Short: "Write a consistent copy of the database to FILE, also while the app runs",
+		Long: "Write a consistent copy of the database to FILE (a new file, mode 0600), also while the app runs.\n" +
+			"To restore: stop Morning Deck, copy the backup over DATA_DIR/morningdeck.db, delete\n" +
+			"morningdeck.db-wal and morningdeck.db-shm next to it, and start Morning Deck again.",
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				start := time.Now()
+				if err := e.db.Backup(ctx, args[0]); err != nil {
+					return err
+				}
+				st, err := os.Stat(args[0])
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Backed up to %s (%.1f MB) in %s.\n", args[0], float64(st.Size())/1e6, time.Since(start).Round(time.Millisecond))
+				return nil
+			})
+		},
+	}
+}
+
+func pruneCmd(cfg *config) *cobra.Command {
+	var vacuum bool
+	c := &cobra.Command{
+		Use:   "prune",
+		Short: "Delete items older than --retention-days now (starred ones and those in reports stay)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cfg.RetentionDays <= 0 {
+				return errors.New("--retention-days is 0: nothing is pruned")
+			}
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				res, err := e.db.Prune(ctx, time.Now().Add(-time.Duration(cfg.RetentionDays)*24*time.Hour))
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Pruned %d %s older than %d days (kept %d starred, in reports or in progress).\n",
+					res.Items, plural(res.Items, "item", "items"), cfg.RetentionDays, res.Kept)
+				if vacuum {
+					before, _ := os.Stat(e.db.Path)
+					if err := e.db.Vacuum(ctx); err != nil {
+						return err
+					}
+					after, _ := os.Stat(e.db.Path)
+					if before != nil && after != nil {
+						fmt.Fprintf(cmd.OutOrStdout(), "Compacted the file from %.1f MB to %.1f MB.\n", float64(before.Size())/1e6, float64(after.Size())/1e6)
+					}
+				} else if res.FreeBytes > 0 {
+					fmt.Fprintf(cmd.OutOrStdout(), "%.1f MB in the file are free for new data (--vacuum gives them back to the disk).\n", float64(res.FreeBytes)/1e6)
+				}
+				return nil
+			})
+		},
+	}
+	c.Flags().BoolVar(&vacuum, "vacuum", false, "then compact the file (the workers wait meanwhile)")
+	return c
+}
+
+func checkCmd(cfg *config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Check the database file's integrity (PRAGMA integrity_check)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				var res string
+				if err := e.db.Read.QueryRowContext(ctx, `pragma integrity_check`).Scan(&res); err != nil {
+					return err
+				}
+				if res != "ok" {
+					return fmt.Errorf("the database file %s is damaged: %s (restore a backup)", e.db.Path, res)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: ok\n", e.db.Path)
+				return nil
+			})
+		},
+	}
+}

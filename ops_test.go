@@ -330,3 +330,81 @@ func TestDatabaseFileProblems(t *testing.T) {
 		mustRun(t, dir, "source", "add", "https://example.com/feed.xml", "--type", "rss")
 	})
 }
+
+func TestDataCareCLI(t *testing.T) {
+	farm := feedtest.NewFarm(2, 5)
+	defer farm.Close()
+	dir := t.TempDir()
+	for i := range 2 {
+		mustRun(t, dir, "source", "add", farm.URL(i), "--type", "rss")
+	}
+	mustRun(t, dir, "fetch")
+
+	backup := filepath.Join(t.TempDir(), "copy.db")
+	if out := mustRun(t, dir, "backup", backup); !strings.Contains(out, "Backed up to "+backup) {
+		t.Fatalf("backup said %q", out)
+	}
+	st, err := os.Stat(backup)
+	if err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("backup file: %v %v", st, err)
+	}
+	if _, errOut, err := run(t, dir, "backup", backup); err == nil || !strings.Contains(errOut, "already exists") {
+		t.Fatalf("a second backup over the first: %v %s", err, errOut)
+	}
+	// Restore: the copy is a whole database.
+	restored := t.TempDir()
+	b, _ := os.ReadFile(backup)
+	if err := os.WriteFile(filepath.Join(restored, "morningdeck.db"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustRun(t, restored, "check"); !strings.Contains(out, ": ok") {
+		t.Fatalf("check said %q", out)
+	}
+	if s := listSources(t, restored); len(s) != 2 || s[0].ItemCount != 5 {
+		t.Fatalf("restored sources: %+v", s)
+	}
+
+	// Retention: the first source's items are 100 days old; one of them is starred.
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-100 * 24 * time.Hour).UTC().Format("2006-01-02T15:04:05.000Z")
+	if _, err := db.Exec(`update items set created_at = ?, published_at = ? where source_id = 1`, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`update items set starred = 1 where id = (select min(id) from items where source_id = 1)`); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	if out := mustRun(t, dir, "prune"); !strings.Contains(out, "Pruned 4 items older than 90 days") {
+		t.Fatalf("prune said %q", out)
+	}
+	if n := countItems(t, dir, "DONE"); n != 6 {
+		t.Fatalf("%d items left, want 6 (5 recent, 1 starred)", n)
+	}
+	// A fetch of the same feed does not bring the pruned entries back.
+	mustRun(t, dir, "source", "refresh", "1")
+	mustRun(t, dir, "fetch")
+	if n := countItems(t, dir, "DONE"); n != 6 {
+		t.Fatalf("after a refetch %d items, want 6: pruned items came back", n)
+	}
+
+	// The daily automatic backup, by a running process.
+	backups := t.TempDir()
+	cmd := exec.Command(binary, "--data-dir", dir, "worker", "--backup-dir", backups, "--backup-keep", "2")
+	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn", "XDG_CONFIG_HOME="+t.TempDir())
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	want := filepath.Join(backups, "morningdeck-"+time.Now().Format("2006-01-02")+".db")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		if st, err := os.Stat(want); err == nil && st.Size() > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no automatic backup %s", want)
+		}
+	}
+}

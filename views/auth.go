@@ -189,11 +189,21 @@ func localPath(p string) string {
 	return ""
 }
 
-// clientIP is the peer's address (a reverse proxy's when there is one).
+// clientIP is the peer's address. When the peer is this machine — a reverse proxy in front of
+// the app — it is the last address the proxy put in X-Forwarded-For (the one it saw; anything
+// before it the client could have written).
 func clientIP(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
+			parts := strings.Split(xff[len(xff)-1], ",")
+			if last := strings.TrimSpace(parts[len(parts)-1]); net.ParseIP(last) != nil {
+				return last
+			}
+		}
 	}
 	return host
 }

@@ -91,12 +91,17 @@ func (s *Server) apiQueueStats(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
+	writeJSON(w, http.StatusOK, QueueStats(qs))
+}
+
+// QueueStats is the /admin/queue-stats answer (and `queue stats --json`).
+func QueueStats(qs []app.QueueInfo) map[string]QueueStatsJSON {
 	out := map[string]QueueStatsJSON{}
 	for _, q := range qs {
 		out[q.Name] = QueueStatsJSON{Pending: q.Ready + q.Delayed, Processing: q.InFlight, Completed: q.DoneLastHour, Failed: q.Dead,
 			Capacity: q.Capacity, Paused: q.Paused}
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out
 }
 
 // QueuesView is the data of the Queues page.

@@ -58,6 +58,16 @@ type Options struct {
 	// mode, on loopback) every request is the default user's.
 	Accounts     *app.Accounts
 	RequireLogin bool
+	// DataCare describes retention and backups for the settings page.
+	DataCare DataCareInfo
+}
+
+// DataCareInfo is how the database is kept: set by flags or the configuration file.
+type DataCareInfo struct {
+	RetentionDays int
+	BackupDir     string
+	BackupKeep    int
+	DBPath        string
 }
 
 // EnricherInfo describes the configured enrichers.
