@@ -335,7 +335,7 @@ func TestPrune(t *testing.T) {
 		if err != nil || writeErr != nil {
 			t.Fatal(err, writeErr)
 		}
-		if res.Items != 1287 || res.Kept != 13 || res.Batches < 2 {
+		if res.Items != 1287 || res.Kept != 13 || res.Batches < 2 || !res.SearchCompacted {
 			t.Fatalf("result %+v", res)
 		}
 		t.Logf("%d fetches stored during the prune", written)
@@ -348,6 +348,58 @@ func TestPrune(t *testing.T) {
 		ftsCheck(t, db)
 		if got, err := db.Items(ctx, app.ItemFilter{UserID: 1, Q: "old", Limit: 500}); err != nil || len(got) != 13 {
 			t.Fatalf("search finds %d, %v", len(got), err)
+		}
+		// Nothing more to delete: the index was compacted already and is not rewritten again.
+		if res, err := db.Prune(ctx, days(3)); err != nil || res.Items != 0 || res.SearchCompacted {
+			t.Fatalf("second prune %+v, %v", res, err)
+		}
+	})
+
+	t.Run("compacts the search index: deleted rows' entries leave it", func(t *testing.T) {
+		clock := &fakeClock{t: day0}
+		db := sqlitetest.NewWithClock(t, clock)
+		src := newSource(t, db, "http://x/feed")
+		blocks := func() int { return count(t, db, `select count(*) from items_fts_data`) }
+		var items []app.Item
+		for i := range 3000 {
+			items = append(items, app.Item{GUID: fmt.Sprint(i), Title: fmt.Sprint("Item ", i), Text: strings.Repeat(fmt.Sprint("w", i, " common "), 100)})
+		}
+		// Indexed in small batches, as the indexer does every few seconds: many segments.
+		if _, err := db.FinishFetch(ctx, src, &app.FetchResult{Items: items[:1500]}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if n, err := db.IndexItems(ctx, 50); err != nil {
+				t.Fatal(err)
+			} else if n == 0 {
+				break
+			}
+		}
+		clock.Set(days(10))
+		if _, err := db.FinishFetch(ctx, src, &app.FetchResult{Items: items[1500:]}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if n, err := db.IndexItems(ctx, 50); err != nil {
+				t.Fatal(err)
+			} else if n == 0 {
+				break
+			}
+		}
+		full := blocks()
+		res, err := db.Prune(ctx, days(3))
+		if err != nil || res.Items != 1500 || !res.SearchCompacted {
+			t.Fatalf("prune %+v, %v", res, err)
+		}
+		if got := blocks(); got > full*6/10 {
+			t.Fatalf("the index has %d blocks after deleting half the items, %d before", got, full)
+		}
+		ftsCheck(t, db)
+		if got, err := db.Items(ctx, app.ItemFilter{UserID: 1, Q: "w10", Limit: 10}); err != nil || len(got) != 0 {
+			t.Fatalf("pruned item found: %d, %v", len(got), err)
+		}
+		if got, err := db.Items(ctx, app.ItemFilter{UserID: 1, Q: "w2999", Limit: 10}); err != nil || len(got) != 1 {
+			t.Fatalf("kept item: %d, %v", len(got), err)
 		}
 	})
 
