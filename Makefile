@@ -3,7 +3,7 @@ SHELL := /bin/bash
 GO ?= go
 export CGO_ENABLED := 0
 
-.PHONY: run build test deps lint generate check-generate bench release-snapshot screenshots
+.PHONY: run build test deps lint generate check-generate bench fuzz drill load release-snapshot screenshots
 
 run:
 	$(GO) run . 
@@ -54,6 +54,20 @@ lint:
 test: deps check-generate lint
 	$(GO) build -o /dev/null .
 	$(GO) test -count=1 -timeout 45m ./...
+	bash scripts/fuzz.sh $(FUZZTIME)
+
+# Every fuzz target (feed parsing, page links, sanitizing, OPML import, the API's JSON, schedules)
+# for FUZZTIME each; `make test` runs them briefly. Longer: make fuzz FUZZTIME=10m.
+FUZZTIME ?= 8s
+fuzz:
+	bash scripts/fuzz.sh $(FUZZTIME)
+
+# The crash drill's long form (make test runs a short one) and the load test (see RELIABILITY.md).
+drill:
+	MORNINGDECK_DRILL_CYCLES=20 $(GO) test -count=1 -run '^TestCrashDrill$$' -timeout 40m -v .
+
+load:
+	MORNINGDECK_LOAD=1 $(GO) test -count=1 -run '^TestLoad$$' -timeout 60m -v .
 
 bench:
 	$(GO) test ./queue -run '^$$' -bench . -benchtime 5x
