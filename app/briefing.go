@@ -75,9 +75,14 @@ func (s Schedule) at(y int, m time.Month, d int) time.Time {
 		}
 		return t
 	}
-	// An overlap: an hour earlier may show the same wall time; the first occurrence wins.
-	if earlier := t.Add(-time.Hour); earlier.Hour() == s.Hour && earlier.Minute() == s.Min {
-		return earlier
+	// An overlap: if the clocks went back (by an hour, or half an hour at Lord Howe) shortly
+	// before t, the same wall time happened that much earlier; the first occurrence wins.
+	if start, _ := t.ZoneBounds(); !start.IsZero() {
+		_, prev := start.Add(-time.Nanosecond).Zone()
+		_, cur := t.Zone()
+		if earlier := t.Add(-time.Duration(prev-cur) * time.Second); prev > cur && earlier.Hour() == s.Hour && earlier.Minute() == s.Min && earlier.Day() == d {
+			return earlier
+		}
 	}
 	return t
 }

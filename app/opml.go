@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/net/html/charset"
 )
 
 type opmlDoc struct {
@@ -24,8 +27,19 @@ type opmlOutline struct {
 	Type     string        `xml:"type,attr,omitempty"`
 	XMLURL   string        `xml:"xmlUrl,attr,omitempty"`
 	HTMLURL  string        `xml:"htmlUrl,attr,omitempty"`
-	Interval int           `xml:"refreshIntervalMinutes,attr,omitempty"`
+	Interval opmlMinutes   `xml:"refreshIntervalMinutes,attr,omitempty"`
 	Children []opmlOutline `xml:"outline"`
+}
+
+// opmlMinutes is an interval attribute: a value that is not a whole number is ignored, so one
+// odd attribute does not refuse the whole file.
+type opmlMinutes int
+
+func (m *opmlMinutes) UnmarshalXMLAttr(a xml.Attr) error {
+	if n, err := strconv.Atoi(strings.TrimSpace(a.Value)); err == nil {
+		*m = opmlMinutes(n)
+	}
+	return nil
 }
 
 // OPMLEntry is one source found in an OPML file.
@@ -45,11 +59,22 @@ func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 	dec := xml.NewDecoder(io.LimitReader(r, MaxOPMLBytes))
 	dec.Strict = false
 	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
-		// OPML is almost always UTF-8; accept the declaration rather than fail on it.
+		// Decode a declared legacy charset (ISO-8859-1, Windows-1252…); read an unknown one as UTF-8 rather than fail on it.
+		if r, err := charset.NewReaderLabel(label, input); err == nil {
+			return r, nil
+		}
 		return input, nil
 	}
 	if err := dec.Decode(&doc); err != nil {
-		return nil, Errorf(EINVALID, "This is not an OPML file we can read: %v.", err)
+		if errors.Is(err, io.EOF) {
+			return nil, Errorf(EINVALID, "This is not an OPML file we can read: it is empty or not XML.")
+		}
+		// The parser's message may quote the file: keep it valid UTF-8 and short.
+		msg := []rune(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+		if len(msg) > 200 {
+			msg = append(msg[:200], '…')
+		}
+		return nil, Errorf(EINVALID, "This is not an OPML file we can read: %s.", string(msg))
 	}
 	var out []OPMLEntry
 	var walk func([]opmlOutline)
@@ -64,7 +89,7 @@ func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 				if t != SourceWeb && t != SourceReddit {
 					t = SourceRSS
 				}
-				out = append(out, OPMLEntry{URL: u, Name: name, Type: t, Interval: o.Interval})
+				out = append(out, OPMLEntry{URL: u, Name: name, Type: t, Interval: int(o.Interval)})
 			}
 			walk(o.Children)
 		}
@@ -124,7 +149,7 @@ func (s *Sources) ExportOPML(ctx context.Context, userID int64, w io.Writer) err
 	}
 	doc := opmlDoc{Version: "2.0", Title: "Morning Deck sources", Created: time.Now().UTC().Format(time.RFC1123Z)}
 	for _, src := range srcs {
-		doc.Body = append(doc.Body, opmlOutline{Text: src.Name, Title: src.Name, Type: string(src.Type), XMLURL: src.URL, Interval: src.RefreshIntervalMinutes})
+		doc.Body = append(doc.Body, opmlOutline{Text: src.Name, Title: src.Name, Type: string(src.Type), XMLURL: src.URL, Interval: opmlMinutes(src.RefreshIntervalMinutes)})
 	}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err

@@ -237,7 +237,7 @@ func RedditURL(raw string) (string, bool) {
 		raw = "https://" + raw
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return "", false
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")

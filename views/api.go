@@ -176,26 +176,60 @@ func decode(w http.ResponseWriter, r *http.Request, v any) error {
 		if typ.Field == "" {
 			return app.Errorf(app.EINVALID, "The request body must be a JSON object.")
 		}
-		return app.Errorf(app.EINVALID, "Field %q must be %s, not %s.", typ.Field, jsonKind(typ.Type.Kind().String()), typ.Value)
+		return app.Errorf(app.EINVALID, "Field %q must be %s, not %s.", typ.Field, jsonKind(typ.Type.Kind().String()), jsonValue(typ.Value))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		fieldName = strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if len(fieldName) > 60 {
+			fieldName = strings.ToValidUTF8(fieldName[:60], "") + "…"
+		}
 		return app.Errorf(app.EINVALID, "Unknown field %s.", fieldName)
+	case errors.As(err, new(*time.ParseError)):
+		return app.Errorf(app.EINVALID, "A date and time must be written like 2026-03-14T07:00:00Z.")
 	}
-	return app.Errorf(app.EINVALID, "The request body could not be read as JSON: %v.", err)
+	// An error of a field's own decoding: its text names Go types, so it is not shown.
+	return app.Errorf(app.EINVALID, "The request body holds a value of the wrong form: check the fields' types.")
 }
 
+// jsonKind says what JSON a Go kind takes.
 func jsonKind(k string) string {
 	switch k {
-	case "int", "int64", "int32", "float64":
+	case "int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32", "uint64":
+		return "a whole number"
+	case "float32", "float64":
 		return "a number"
 	case "string":
 		return "a string"
 	case "bool":
 		return "true or false"
-	case "ptr":
-		return "of another type"
+	case "slice", "array":
+		return "a list"
+	case "map", "struct":
+		return "an object"
 	}
 	return "of another type"
+}
+
+// jsonValue says what an UnmarshalTypeError's Value ("string", "number 1.5", "array"…) was.
+func jsonValue(v string) string {
+	switch v {
+	case "string":
+		return "a string"
+	case "number":
+		return "a number"
+	case "bool":
+		return "true or false"
+	case "array":
+		return "a list"
+	case "object":
+		return "an object"
+	}
+	if n, ok := strings.CutPrefix(v, "number "); ok {
+		if len(n) > 30 {
+			n = n[:30] + "…"
+		}
+		return n
+	}
+	return "a value of another type"
 }
 
 func (s *Server) apiID(w http.ResponseWriter, r *http.Request) (int64, bool) {
