@@ -311,8 +311,9 @@ func (s *Scheduler) Cycle(ctx context.Context) (int, error) {
 }
 
 // Recovery resets entities stuck in a transitional state (a source QUEUED or FETCHING, an item
-// PENDING or PROCESSING) for longer than Threshold: the work was lost, and resetting lets the
-// schedulers pick it up again.
+// PENDING or PROCESSING, a briefing QUEUED or PROCESSING) for longer than Threshold and whose
+// job is no longer in its queue: the work was lost, and resetting lets the schedulers pick it up
+// again. (An entity whose job still waits, in a paused queue or for redelivery, is left alone.)
 type Recovery struct {
 	// Reset resets what has been stuck since before cutoff and returns the ids.
 	Reset     func(ctx context.Context, cutoff time.Time) ([]int64, error)

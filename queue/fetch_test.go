@@ -251,7 +251,7 @@ func TestFetchPipeline(t *testing.T) {
 		}
 	})
 
-	t.Run("sources stuck in QUEUED or FETCHING are reset to IDLE", func(t *testing.T) {
+	t.Run("sources stuck in QUEUED or FETCHING are reset to IDLE once their job is gone", func(t *testing.T) {
 		clock := &testClock{t: time.Now()}
 		p := newPipeline(t, clock, 100)
 		s := p.add(t, "http://127.0.0.1:1/feed.xml", 15)
@@ -260,6 +260,17 @@ func TestFetchPipeline(t *testing.T) {
 			t.Fatalf("reset %d fresh sources", n)
 		}
 		clock.Add(11 * time.Minute)
+		// Its job still waits (the workers are not running: as with a paused queue): not stuck.
+		if n, _ := rec.Cycle(context.Background()); n != 0 {
+			t.Fatalf("reset %d sources whose job still waits", n)
+		}
+		if got := p.source(t, s.ID).FetchStatus; got != app.FetchQueued {
+			t.Fatalf("fetch status %s", got)
+		}
+		// The job lost (here: removed by hand): the source is reset, and the scheduler takes it up again.
+		if _, err := p.db.Write.Exec(`delete from goqite where queue = 'fetch'`); err != nil {
+			t.Fatal(err)
+		}
 		if n, _ := rec.Cycle(context.Background()); n != 1 {
 			t.Fatalf("reset %d, want 1", n)
 		}

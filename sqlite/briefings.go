@@ -265,12 +265,14 @@ func (db *DB) FailBriefing(ctx context.Context, id int64, msg string, then app.T
 	})
 }
 
-// ResetStuckBriefings sets briefings QUEUED or PROCESSING since before cutoff back to ACTIVE.
+// ResetStuckBriefings sets briefings QUEUED or PROCESSING since before cutoff, whose job is gone,
+// back to ACTIVE.
 func (db *DB) ResetStuckBriefings(ctx context.Context, cutoff time.Time) ([]int64, error) {
 	var ids []int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `update briefings set status = 'ACTIVE', status_changed_at = ?
-			where status in ('QUEUED', 'PROCESSING') and status_changed_at < ? returning id`, db.now(), FormatTime(cutoff))
+			where status in ('QUEUED', 'PROCESSING') and status_changed_at < ? and `+noLiveJob("briefing", "briefingId", "id")+`
+			returning id`, db.now(), FormatTime(cutoff))
 		if err != nil {
 			return fmt.Errorf("sqlite: reset stuck briefings: %w", err)
 		}

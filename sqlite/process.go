@@ -216,7 +216,8 @@ func (db *DB) ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, e
 	var ids []int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `update items set status = 'NEW', status_changed_at = ?
-			where status in ('PENDING', 'PROCESSING') and status_changed_at < ? returning id`, db.now(), FormatTime(cutoff))
+			where status in ('PENDING', 'PROCESSING') and status_changed_at < ? and `+noLiveJob("process", "itemId", "id")+`
+			returning id`, db.now(), FormatTime(cutoff))
 		if err != nil {
 			return fmt.Errorf("sqlite: reset stuck items: %w", err)
 		}

@@ -8,6 +8,18 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 )
 
+// noLiveJob is a condition on an entity's id column: no job in the named queue is about it
+// (its data's field equals the id). An entity whose job still waits — the queue paused, the app
+// down — or will be delivered again after its process was killed is not stuck: resetting it
+// would lose what the job stands for (an acknowledged "run now") or queue the work twice.
+// Only when the job is gone (dead-lettered, or lost with a queue emptied by hand) is the entity
+// reset. The subquery is evaluated once per statement, not per row.
+func noLiveJob(queue, field, idColumn string) string {
+	return idColumn + ` not in (select v from (select case when json_valid(cast(body as text))
+		then json_extract(cast(body as text), '$.data.` + field + `') end as v
+		from goqite where queue = '` + queue + `') where v is not null)`
+}
+
 // StuckEntities lists sources, items and briefings in a transitional state since before cutoff
 // (what the recovery jobs will reset), at most limit, oldest first.
 func (db *DB) StuckEntities(ctx context.Context, cutoff time.Time, limit int) ([]app.StuckEntity, error) {
@@ -15,13 +27,14 @@ func (db *DB) StuckEntities(ctx context.Context, cutoff time.Time, limit int) ([
 	rows, err := db.Read.QueryContext(ctx, `
 		select * from (
 			select 'source', id, name, fetch_status, coalesce(case fetch_status when 'QUEUED' then queued_at else fetch_started_at end, '') as since
-			from sources where (fetch_status = 'QUEUED' and queued_at < ?1) or (fetch_status = 'FETCHING' and fetch_started_at < ?1)
+			from sources where ((fetch_status = 'QUEUED' and queued_at < ?1) or (fetch_status = 'FETCHING' and fetch_started_at < ?1))
+			and `+noLiveJob("fetch", "sourceId", "id")+`
 			union all
 			select 'item', id, title, status, status_changed_at from items
-			where status in ('PENDING', 'PROCESSING') and status_changed_at < ?1
+			where status in ('PENDING', 'PROCESSING') and status_changed_at < ?1 and `+noLiveJob("process", "itemId", "id")+`
 			union all
 			select 'briefing', id, name, status, status_changed_at from briefings
-			where status in ('QUEUED', 'PROCESSING') and status_changed_at < ?1
+			where status in ('QUEUED', 'PROCESSING') and status_changed_at < ?1 and `+noLiveJob("briefing", "briefingId", "id")+`
 		) order by since limit ?2`, c, max(limit, 1))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: stuck entities: %w", err)

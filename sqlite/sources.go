@@ -414,13 +414,15 @@ func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame 
 	})
 }
 
-// ResetStuckSources sets sources QUEUED or FETCHING since before cutoff back to IDLE and returns their ids.
+// ResetStuckSources sets sources QUEUED or FETCHING since before cutoff, whose job is gone, back to
+// IDLE and returns their ids.
 func (db *DB) ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error) {
 	var ids []int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		c := FormatTime(cutoff)
 		rows, err := tx.QueryContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null
-			where (fetch_status = 'QUEUED' and queued_at < ?) or (fetch_status = 'FETCHING' and fetch_started_at < ?) returning id`, c, c)
+			where ((fetch_status = 'QUEUED' and queued_at < ?) or (fetch_status = 'FETCHING' and fetch_started_at < ?))
+			and `+noLiveJob("fetch", "sourceId", "id")+` returning id`, c, c)
 		if err != nil {
 			return fmt.Errorf("sqlite: reset stuck sources: %w", err)
 		}
