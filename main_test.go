@@ -178,6 +178,12 @@ func TestCLI(t *testing.T) {
 // startServer starts `morningdeck serve` and returns its base URL and process.
 func startServer(t *testing.T, dataDir string, extra ...string) (string, *exec.Cmd) {
 	t.Helper()
+	return startServerLog(t, dataDir, os.Stderr, extra...)
+}
+
+// startServerLog is startServer with the app's log (its stderr) written to logw.
+func startServerLog(t *testing.T, dataDir string, logw io.Writer, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
 	args := append([]string{"--data-dir", dataDir, "serve", "--no-browser", "--addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn")
@@ -185,7 +191,7 @@ func startServer(t *testing.T, dataDir string, extra ...string) (string, *exec.C
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = os.Stderr
+	cmd.Stderr = logw
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -379,10 +385,19 @@ func TestCrashMidProcessing(t *testing.T) {
 }
 
 func TestLLMConfiguredInSettings(t *testing.T) {
-	t.Run("an LLM set in the settings (not the flags) enriches new items with its key; the key is never shown", func(t *testing.T) {
+	t.Run("an LLM set in the settings (not the flags) enriches new items with its key; the key is never shown nor logged", func(t *testing.T) {
 		var auth atomic.Value
+		var calls atomic.Int32
 		llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			auth.Store(r.Header.Get("Authorization"))
+			if calls.Add(1) == 1 {
+				// The first answer quotes the key it refuses, whole and in part, as some servers do.
+				key := strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(http.StatusUnauthorized)
+				fmt.Fprintf(w, `{"error":{"message":"Incorrect API key provided: %s (%s...)"}}`, key, key[:10])
+				return
+			}
 			content := `{"summary":"Summary by the model.","tags":["farm"],"topics":[],"score":70,"reasoning":"Because."}`
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprintf(w, `{"choices":[{"index":0,"message":{"role":"assistant","content":%q}}],"usage":{"prompt_tokens":1,"completion_tokens":1}}`, content)
@@ -393,7 +408,8 @@ func TestLLMConfiguredInSettings(t *testing.T) {
 		dir := t.TempDir()
 		mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
 		mustRun(t, dir, "fetch")
-		base, _ := startServer(t, dir)
+		var appLog syncBuffer
+		base, _ := startServerLog(t, dir, &appLog, "--log-level", "debug")
 		patch := fmt.Sprintf(`{"enricher": "llm", "llmBaseUrl": %q, "llmModel": "house-model", "llmApiKey": "sk-very-secret"}`, llm.URL)
 		req, _ := http.NewRequest(http.MethodPatch, base+"api/settings", strings.NewReader(patch))
 		res, err := http.DefaultClient.Do(req)
@@ -423,7 +439,37 @@ func TestLLMConfiguredInSettings(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
+		// The first attempt is refused: its error is kept on the item, without the key.
 		deadline := time.Now().Add(20 * time.Second)
+		for {
+			var lastError string
+			_ = db.QueryRow(`select coalesce(max(last_error), '') from items where last_error like '%401%'`).Scan(&lastError)
+			if lastError != "" {
+				if strings.Contains(lastError, "sk-very") || !strings.Contains(lastError, "[key]") {
+					t.Fatalf("the item's error: %q", lastError)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the refused attempt left no error on the item")
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		var itemID int64
+		_ = db.QueryRow(`select id from items where last_error like '%401%'`).Scan(&itemID)
+		for _, path := range []string{fmt.Sprintf("items/%d", itemID), fmt.Sprintf("api/items/%d", itemID), "items", "queues"} {
+			res, err := http.Get(base + path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if strings.Contains(string(b), "sk-very") {
+				t.Fatalf("/%s shows the API key", path)
+			}
+		}
+		// The retry (after the queue's backoff, about 10 s) succeeds.
+		deadline = time.Now().Add(45 * time.Second)
 		for {
 			var n int
 			_ = db.QueryRow(`select count(*) from items where enriched_by = 'llm:house-model' and summary = 'Summary by the model.'`).Scan(&n)
@@ -437,6 +483,9 @@ func TestLLMConfiguredInSettings(t *testing.T) {
 		}
 		if got, _ := auth.Load().(string); got != "Bearer sk-very-secret" {
 			t.Fatalf("Authorization %q", got)
+		}
+		if logged := appLog.String(); strings.Contains(logged, "sk-very") || !strings.Contains(logged, "401") {
+			t.Fatalf("the app's debug log shows the key, or not the refusal:\n%s", logged)
 		}
 	})
 }
@@ -471,4 +520,22 @@ func TestBriefCLI(t *testing.T) {
 			t.Fatalf("bad zone: %v %q", err, errOut)
 		}
 	})
+}
+
+// syncBuffer is a bytes.Buffer safe for a process's output and the test reading it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -266,7 +266,11 @@ func (l *LLM) complete(ctx context.Context, prompt string, mode int32, maxTokens
 		return "", usage{}, &Error{Kind: "invalid_output", Message: "The LLM's answer is larger than 4 MiB."}
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", usage{}, statusError(resp, raw)
+		e := statusError(resp, raw)
+		// A server may quote the key it refused ("Incorrect API key provided: sk-…"): the
+		// message reaches logs and pages, the key must not.
+		e.Message = redactKey(e.Message, l.opts.APIKey)
+		return "", usage{}, e
 	}
 	var out struct {
 		Choices []struct {
@@ -320,6 +324,23 @@ func statusError(resp *http.Response, body []byte) *Error {
 		return &Error{Kind: "server", Message: msg + " (check the base URL and the model name)"}
 	}
 	return &Error{Kind: "server", Message: msg}
+}
+
+// redactKey masks key, and any long part of it, in msg.
+func redactKey(msg, key string) string {
+	if len(key) < 8 {
+		if key != "" {
+			msg = strings.ReplaceAll(msg, key, "[key]")
+		}
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, key, "[key]")
+	// A partial echo (the key's first or last 8 or more characters) is masked too.
+	for n := len(key) - 1; n >= 8; n-- {
+		msg = strings.ReplaceAll(msg, key[:n], "[key]")
+		msg = strings.ReplaceAll(msg, key[len(key)-n:], "[key]")
+	}
+	return msg
 }
 
 func retryAfter(h string) time.Duration {
