@@ -109,7 +109,36 @@ func absoluteHTTP(base *url.URL, ref string) string {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return ""
 	}
+	// url.URL keeps a query as written: spaces, quotes or angle brackets there make a link no
+	// server accepts (a browser escapes them; Go's client sends them as is).
+	u.RawQuery = escapeQuery(u.RawQuery)
 	return u.String()
+}
+
+// escapeQuery percent-encodes the bytes a query may not hold as such (controls, space,
+// non-ASCII and "<>\^`{|}), keeping what is already escaped.
+func escapeQuery(q string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		if c > 0x20 && c < 0x7f && !strings.ContainsRune("\"<>\\^`{|}", rune(c)) {
+			if b.Len() > 0 {
+				b.WriteByte(c)
+			}
+			continue
+		}
+		if b.Len() == 0 {
+			b.WriteString(q[:i])
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	if b.Len() == 0 {
+		return q
+	}
+	return b.String()
 }
 
 // blockElements end a run of text: PlainText puts a space between them.

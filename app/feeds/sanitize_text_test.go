@@ -1,6 +1,7 @@
 package feeds
 
 import (
+	"net/url"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,6 +30,23 @@ func TestSanitizedTextMatchesPlainText(t *testing.T) {
 	for _, s := range []string{"", "plain", "a &amp; b", "<p>one</p><p>two</p>", "x<br/>y", `<a href="u">link</a>: text`, "<p>unclosed"} {
 		if got, want := sanitizedText(Sanitize(s, "")), PlainText(Sanitize(s, "")); got != want {
 			t.Errorf("%q: %q vs %q", s, got, want)
+		}
+	}
+}
+
+// TestAbsoluteHTTPEscapesQueries: a link whose query holds spaces, quotes or angle brackets (as
+// feeds write them) comes out fetchable, escaped as a browser would; escapes already there stay.
+func TestAbsoluteHTTPEscapesQueries(t *testing.T) {
+	base, _ := url.Parse("https://e.test/feed/")
+	for in, want := range map[string]string{
+		`/search?q=solar battery&x="a"<b>`: `https://e.test/search?q=solar%20battery&x=%22a%22%3Cb%3E`,
+		`?q=caf%C3%A9`:                     `https://e.test/feed/?q=caf%C3%A9`,
+		"?q=café|{x}":                      `https://e.test/feed/?q=caf%C3%A9%7C%7Bx%7D`,
+		`https://e.test/a?b=c#frag`:        `https://e.test/a?b=c#frag`,
+		`javascript:alert(1)`:              ``,
+	} {
+		if got := absoluteHTTP(base, in); got != want {
+			t.Errorf("absoluteHTTP(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
