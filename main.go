@@ -641,6 +641,13 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 	}
 	goRun(func() { e.indexLoop(ctx) })
 	goRun(func() {
+		queue.Every(ctx, 30*time.Second, func() {
+			if _, err := e.db.CheckpointWAL(ctx, sqlite.WALLimit); err != nil && ctx.Err() == nil {
+				e.log.Warn("WAL checkpoint failed", "component", "sqlite", "error", err)
+			}
+		})
+	})
+	goRun(func() {
 		queue.Every(ctx, time.Hour, func() {
 			for _, q := range []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue} {
 				if err := q.Cleanup(ctx); err != nil && ctx.Err() == nil {

@@ -16,6 +16,11 @@ type SourceStore interface {
 	CreateSource(ctx context.Context, s *Source, then TxFunc) error
 	Source(ctx context.Context, userID, id int64) (*Source, error)
 	Sources(ctx context.Context, userID int64) ([]*Source, error)
+	// SourceList is a page of the user's sources; SourceSummary counts them; SourceNames lists
+	// their ids and names. (The pages use these: a user may follow thousands of sources.)
+	SourceList(ctx context.Context, f SourceFilter) ([]*Source, error)
+	SourceSummary(ctx context.Context, userID int64) (SourceSummary, error)
+	SourceNames(ctx context.Context, userID int64) ([]SourceName, error)
 	UpdateSource(ctx context.Context, userID, id int64, u SourceUpdate) (*Source, error)
 	DeleteSource(ctx context.Context, userID, id int64) error
 	// QueueSources marks the user's IDLE, non-paused sources among ids (all when ids is nil) QUEUED

@@ -137,12 +137,6 @@ type Item struct {
 	Snippet string // search result snippet: plain text with the matches marked by \x01 … \x02
 }
 
-// SourceFilter selects sources.
-type SourceFilter struct {
-	UserID int64
-	ID     *int64
-}
-
 // SourceUpdate holds the user-editable fields of a source; nil leaves a field as it is.
 type SourceUpdate struct {
 	Name                   *string
@@ -189,6 +183,26 @@ type ItemFilter struct {
 	Sort     string // "date" (default) or "score"; a search sorts by relevance
 	Limit    int
 	Offset   int
+}
+
+// SourceFilter selects a page of a user's sources, ordered by name.
+type SourceFilter struct {
+	UserID int64
+	Q      string // part of the name or the address, any case
+	Show   string // "" all, "errors" (failing or in ERROR), "paused"
+	Limit  int
+	Offset int
+}
+
+// SourceSummary counts a user's sources.
+type SourceSummary struct {
+	Total, Errors, Paused, Busy int
+}
+
+// SourceName is a source's id and name, for pickers.
+type SourceName struct {
+	ID   int64
+	Name string
 }
 
 // ErrQueueFull is returned by a queue that has no room; the work waits for a later cycle.

@@ -93,6 +93,70 @@ func (db *DB) SourceByID(ctx context.Context, id int64) (*app.Source, error) {
 }
 
 // Sources returns the user's sources, by name.
+// SourceList returns a page of the user's sources (with their item counts), ordered by name:
+// what the Sources page shows, without reading every source of a large subscription list.
+func (db *DB) SourceList(ctx context.Context, f app.SourceFilter) ([]*app.Source, error) {
+	q := `select ` + sourceColumns + ` from sources s where s.user_id = ?`
+	args := []any{f.UserID}
+	if t := strings.TrimSpace(f.Q); t != "" {
+		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(t)) + "%"
+		q += ` and (lower(s.name) like ? escape '\' or lower(s.url) like ? escape '\')`
+		args = append(args, like, like)
+	}
+	switch f.Show {
+	case "errors":
+		q += ` and (s.status = 'ERROR' or s.error_count > 0)`
+	case "paused":
+		q += ` and s.status = 'PAUSED'`
+	}
+	q += ` order by lower(s.name), s.id limit ? offset ?`
+	args = append(args, max(f.Limit, 1), max(f.Offset, 0))
+	rows, err := db.Read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: sources: %w", err)
+	}
+	defer rows.Close()
+	var out []*app.Source
+	for rows.Next() {
+		s, err := scanSource(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: sources: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// SourceSummary counts the user's sources: all, failing, paused, being fetched.
+func (db *DB) SourceSummary(ctx context.Context, userID int64) (app.SourceSummary, error) {
+	var s app.SourceSummary
+	err := db.Read.QueryRowContext(ctx, `select count(*), coalesce(sum(status = 'ERROR' or error_count > 0), 0),
+		coalesce(sum(status = 'PAUSED'), 0), coalesce(sum(fetch_status in ('QUEUED', 'FETCHING')), 0)
+		from sources where user_id = ?`, userID).Scan(&s.Total, &s.Errors, &s.Paused, &s.Busy)
+	if err != nil {
+		return s, fmt.Errorf("sqlite: source summary: %w", err)
+	}
+	return s, nil
+}
+
+// SourceNames returns the ids and names of the user's sources, ordered by name.
+func (db *DB) SourceNames(ctx context.Context, userID int64) ([]app.SourceName, error) {
+	rows, err := db.Read.QueryContext(ctx, `select id, name from sources where user_id = ? order by lower(name), id`, userID)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: source names: %w", err)
+	}
+	defer rows.Close()
+	var out []app.SourceName
+	for rows.Next() {
+		var n app.SourceName
+		if err := rows.Scan(&n.ID, &n.Name); err != nil {
+			return nil, fmt.Errorf("sqlite: source names: %w", err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
 func (db *DB) Sources(ctx context.Context, userID int64) ([]*app.Source, error) {
 	rows, err := db.Read.QueryContext(ctx, `select `+sourceColumns+` from sources s where s.user_id = ? order by lower(s.name), s.id`, userID)
 	if err != nil {

@@ -86,6 +86,9 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		"synchronous(NORMAL)",
 		"cache_size(-2000)",
 		"temp_store(MEMORY)",
+		// After a checkpoint resets the WAL, truncate it to this size (SQLite otherwise keeps
+		// the file at its largest).
+		"journal_size_limit(" + strconv.Itoa(WALLimit) + ")",
 	} {
 		pragmas.Add("_pragma", p)
 	}
@@ -119,6 +122,30 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// WALLimit is the size of the write-ahead log above which CheckpointWAL resets it.
+const WALLimit = 64 << 20
+
+// CheckpointWAL resets the write-ahead log when it has grown past limit bytes. SQLite's own
+// checkpoints (every 1,000 pages) copy the log into the database but can only start the log
+// over when no reader is using it; with the web pages, the API and several worker processes
+// reading all the time that moment may never come, and the log grew to gigabytes in the load
+// test. A TRUNCATE checkpoint waits (up to the busy timeout, holding back writers) for the
+// readers of the old log to finish, then empties it. It reports whether it did.
+func (db *DB) CheckpointWAL(ctx context.Context, limit int64) (bool, error) {
+	fi, err := os.Stat(db.Path + "-wal")
+	if err != nil || fi.Size() <= limit {
+		return false, nil
+	}
+	var busy, frames, done int
+	t0 := time.Now()
+	if err := db.Write.QueryRowContext(ctx, `pragma wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
+		return false, describe(fmt.Errorf("sqlite: checkpoint: %w", err))
+	}
+	db.log.Info("WAL checkpoint", "component", "sqlite", "walBytes", fi.Size(), "busy", busy == 1, "frames", frames, "checkpointed", done,
+		"duration", time.Since(t0))
+	return busy == 0, nil
 }
 
 // Close closes both pools.

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -16,7 +16,11 @@ const (
 	todayItems   = 20
 	itemsPerPage = 30
 	sourceItems  = 50
-	maxOPMLBytes = 5 << 20
+	// sourcesPerPage is how many sources the Sources page lists at a time.
+	sourcesPerPage = 100
+	// maxSourceChoices is the most sources the Items page's source picker lists.
+	maxSourceChoices = 300
+	maxOPMLBytes     = 5 << 20
 )
 
 func (s *Server) sourceViews(r *http.Request) ([]SourceView, error) {
@@ -31,30 +35,26 @@ func (s *Server) sourceViews(r *http.Request) ([]SourceView, error) {
 	return views, nil
 }
 
-func (s *Server) itemViews(items []*app.Item, names map[int64]string) []ItemView {
+func (s *Server) itemViews(items []*app.Item) []ItemView {
 	out := make([]ItemView, 0, len(items))
 	for _, it := range items {
-		out = append(out, s.itemView(it, names[it.SourceID]))
+		name := it.SourceName // the source's name, or its address when it has none
+		if strings.Contains(name, "://") {
+			name = hostOf(name)
+		}
+		out = append(out, s.itemView(it, name))
 	}
 	return out
 }
 
-func sourceNames(srcs []SourceView) map[int64]string {
-	m := make(map[int64]string, len(srcs))
-	for _, s := range srcs {
-		m[s.ID] = s.Name
-	}
-	return m
-}
-
 // today is the home page: onboarding on the first start, the newest items afterwards.
 func (s *Server) today(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.sourceViews(r)
+	sum, err := s.opts.Store.SourceSummary(r.Context(), userID(r))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	if len(srcs) == 0 {
+	if sum.Total == 0 {
 		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil))
 		return
 	}
@@ -64,7 +64,8 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: len(srcs), Items: s.itemViews(items, sourceNames(srcs))}
+	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
+		Items: s.itemViews(items)}
 	if s.opts.Briefings != nil {
 		if bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r)); err == nil {
 			for _, b := range bs {
@@ -72,14 +73,6 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 					v.Reports = append(v.Reports, TodayReport{ID: reps[0].ID, Name: b.Name, Overview: reps[0].Overview, When: s.timeView(&reps[0].GeneratedAt)})
 				}
 			}
-		}
-	}
-	for _, src := range srcs {
-		if src.Status == app.SourceError {
-			v.ErrorSources++
-		}
-		if src.Busy() {
-			v.BusySources++
 		}
 	}
 	s.render(w, r, todayPage(s.page(w, r, "today", "Today"), v))
@@ -90,22 +83,120 @@ func (s *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderSources(w http.ResponseWriter, r *http.Request, status int, form AddForm, choice *ChoiceView) {
-	srcs, err := s.sourceViews(r)
+	l, err := s.sourceList(r)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	v := SourcesPageView{Form: form, Choice: choice, Sources: srcs, CanImport: s.opts.ImportOPML != nil, CanExport: s.opts.ExportOPML != nil}
+	v := SourcesPageView{Form: form, Choice: choice, List: l, CanImport: s.opts.ImportOPML != nil, CanExport: s.opts.ExportOPML != nil}
 	s.renderStatus(w, r, status, sourcesPage(s.page(w, r, "sources", "Sources"), v))
 }
 
 func (s *Server) sourcesFragment(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.sourceViews(r)
+	l, err := s.sourceList(r)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, sourcesLive(srcs))
+	s.render(w, r, sourcesLive(l))
+}
+
+// sourceList is the page of sources the URL asks for (q, show, offset): the Sources page lists
+// sourcesPerPage at a time, so that it stays quick with thousands of sources.
+func (s *Server) sourceList(r *http.Request) (SourceListView, error) {
+	q := r.URL.Query()
+	l := SourceListView{Q: strings.TrimSpace(q.Get("q")), Show: q.Get("show")}
+	if l.Show != "errors" && l.Show != "paused" {
+		l.Show = ""
+	}
+	if len(l.Q) > 200 {
+		l.Q = l.Q[:200]
+	}
+	offset, _ := strconv.Atoi(q.Get("offset"))
+	offset = max(offset, 0)
+	var err error
+	if l.Summary, err = s.opts.Store.SourceSummary(r.Context(), userID(r)); err != nil {
+		return l, err
+	}
+	srcs, err := s.opts.Store.SourceList(r.Context(), app.SourceFilter{UserID: userID(r), Q: l.Q, Show: l.Show, Limit: sourcesPerPage + 1, Offset: offset})
+	if err != nil {
+		return l, err
+	}
+	link := func(path string, offset int) string {
+		vals := url.Values{}
+		if l.Q != "" {
+			vals.Set("q", l.Q)
+		}
+		if l.Show != "" {
+			vals.Set("show", l.Show)
+		}
+		if offset > 0 {
+			vals.Set("offset", strconv.Itoa(offset))
+		}
+		if len(vals) == 0 {
+			return path
+		}
+		return path + "?" + vals.Encode()
+	}
+	more := len(srcs) > sourcesPerPage
+	if more {
+		srcs = srcs[:sourcesPerPage]
+		l.NextHref = link("/sources", offset+sourcesPerPage)
+	}
+	if offset > 0 {
+		l.PrevHref = link("/sources", max(offset-sourcesPerPage, 0))
+	}
+	l.Fragment = link("/fragments/sources", offset)
+	for _, src := range srcs {
+		l.Sources = append(l.Sources, s.sourceView(src))
+	}
+	if len(srcs) > 0 {
+		l.From, l.To = offset+1, offset+len(srcs)
+	}
+	switch {
+	case more:
+		l.Matching = -1
+	case l.Show == "" && l.Q == "":
+		l.Matching = l.Summary.Total
+	default:
+		l.Matching = offset + len(srcs)
+	}
+	return l, nil
+}
+
+// sourceCount says which sources a page shows: "1–100 of 10,000", "3 failing sources".
+func sourceCount(l SourceListView) string {
+	what := map[string]string{"": "sources", "errors": "failing sources", "paused": "paused sources"}[l.Show]
+	if l.Q != "" {
+		what += " matching “" + l.Q + "”"
+	}
+	total := l.Matching
+	if l.Q == "" {
+		total = map[string]int{"": l.Summary.Total, "errors": l.Summary.Errors, "paused": l.Summary.Paused}[l.Show]
+	}
+	if l.From == 1 && total == l.To {
+		return thousands(total) + " " + what
+	}
+	if total < 0 {
+		return fmt.Sprintf("%s–%s of the %s", thousands(l.From), thousands(l.To), what)
+	}
+	return fmt.Sprintf("%s–%s of %s %s", thousands(l.From), thousands(l.To), thousands(total), what)
+}
+
+// thousands writes n with thousands separators: 10,000.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 func (s *Server) loadSource(w http.ResponseWriter, r *http.Request) (*app.Source, bool) {
@@ -127,7 +218,7 @@ func (s *Server) sourceItems(r *http.Request, src *app.Source) ([]ItemView, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.itemViews(items, map[int64]string{src.ID: s.sourceView(src).Name}), nil
+	return s.itemViews(items), nil
 }
 
 func (s *Server) sourcePage(w http.ResponseWriter, r *http.Request) {

@@ -32,12 +32,8 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 		p.Account = currentUser(r).Name
 	}
 	if s.opts.Store != nil {
-		if srcs, err := s.opts.Store.Sources(r.Context(), userID(r)); err == nil {
-			for _, src := range srcs {
-				if src.Status == app.SourceError {
-					p.ErrorSources++
-				}
-			}
+		if sum, err := s.opts.Store.SourceSummary(r.Context(), userID(r)); err == nil {
+			p.ErrorSources = sum.Errors
 		}
 	}
 	if s.opts.Reading != nil && s.opts.Reading.Items != nil {

@@ -52,7 +52,7 @@ func keyFor(action string) string {
 
 // items is the river: filters, search and paging kept in the URL so a view can be bookmarked.
 func (s *Server) items(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.sourceViews(r)
+	srcs, err := s.opts.Store.SourceNames(r.Context(), userID(r))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -67,7 +67,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 		f = app.ItemFilter{UserID: userID(r)} // a hand-edited URL: show the defaults
 	}
 	f.Limit = itemsPerPage + 1 // one more tells whether there is a next page
-	v := ItemsPageView{Sources: srcs, Filter: f, Show: q.Get("show"), Searching: f.Q != ""}
+	v := ItemsPageView{Sources: srcs, AllSources: len(srcs), Filter: f, Show: q.Get("show"), Searching: f.Q != ""}
 	if v.Show == "" {
 		v.Show = "unread"
 		if v.Searching || f.Tag != "" || f.Topic != "" {
@@ -91,6 +91,16 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 			v.SourceName = src.Name
 		}
 	}
+	// A picker of thousands of sources is neither quick to send nor to use: past
+	// maxSourceChoices it offers the current source only and points to the Sources page.
+	if len(srcs) > maxSourceChoices {
+		v.Sources = nil
+		for _, src := range srcs {
+			if src.ID == f.SourceID {
+				v.Sources = append(v.Sources, src)
+			}
+		}
+	}
 	if s.opts.Reading != nil {
 		if st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r)); err == nil {
 			for _, t := range st.Topics {
@@ -99,7 +109,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var items []*app.Item
-	if len(srcs) > 0 {
+	if v.AllSources > 0 {
 		if items, err = s.opts.Store.Items(r.Context(), f); err != nil {
 			s.serverError(w, r, err)
 			return
@@ -128,7 +138,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	if f.Offset > 0 {
 		v.PrevHref = link(max(f.Offset-itemsPerPage, 0))
 	}
-	v.Items = s.itemViews(items, sourceNames(srcs))
+	v.Items = s.itemViews(items)
 	s.render(w, r, itemsPage(s.page(w, r, "items", "Items"), v))
 }
 

@@ -566,7 +566,8 @@ func mustContain(t *testing.T, res *http.Response, body string, status int, want
 // panicky is the real store, except that listing sources panics.
 type panicky struct{ *sqlite.DB }
 
-func (panicky) Sources(context.Context, int64) ([]*app.Source, error) { panic("boom") }
+func (panicky) Sources(context.Context, int64) ([]*app.Source, error)        { panic("boom") }
+func (panicky) SourceNames(context.Context, int64) ([]app.SourceName, error) { panic("boom") }
 
 func TestPanicIsA500AndTheServerGoesOn(t *testing.T) {
 	db := sqlitetest.New(t)
