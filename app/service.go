@@ -17,7 +17,8 @@ type SourceStore interface {
 	Source(ctx context.Context, userID, id int64) (*Source, error)
 	Sources(ctx context.Context, userID int64) ([]*Source, error)
 	// SourceList is a page of the user's sources; SourceSummary counts them; SourceNames lists
-	// their ids and names. (The pages use these: a user may follow thousands of sources.)
+	// their ids and names, the address standing in for a missing name. (The pages use these: a
+	// user may follow thousands of sources.)
 	SourceList(ctx context.Context, f SourceFilter) ([]*Source, error)
 	SourceSummary(ctx context.Context, userID int64) (SourceSummary, error)
 	SourceNames(ctx context.Context, userID int64) ([]SourceName, error)

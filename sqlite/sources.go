@@ -139,9 +139,11 @@ func (db *DB) SourceSummary(ctx context.Context, userID int64) (app.SourceSummar
 	return s, nil
 }
 
-// SourceNames returns the ids and names of the user's sources, ordered by name.
+// SourceNames returns the ids and names (the address when a source has none) of the user's
+// sources, ordered by name.
 func (db *DB) SourceNames(ctx context.Context, userID int64) ([]app.SourceName, error) {
-	rows, err := db.Read.QueryContext(ctx, `select id, name from sources where user_id = ? order by lower(name), id`, userID)
+	rows, err := db.Read.QueryContext(ctx, `select id, case when name = '' then url else name end from sources
+		where user_id = ? order by lower(name), id`, userID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: source names: %w", err)
 	}

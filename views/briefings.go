@@ -291,7 +291,7 @@ func humanIn(d time.Duration) string {
 type BriefingsPageView struct {
 	Briefings []BriefingView
 	Form      BriefingForm
-	Sources   []SourceView
+	Sources   []app.SourceName
 }
 
 // BriefingForm is the create form, kept on a validation error.
@@ -333,7 +333,7 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 	}
 	v := BriefingsPageView{Form: form}
 	v.Form.TopicChoices = s.topicNames(r)
-	if v.Sources, err = s.sourceViews(r); err != nil {
+	if v.Sources, err = s.sourceNames(r); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
@@ -434,7 +434,7 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 		v.Form = *form
 	}
 	v.Form.TopicChoices = s.topicNames(r)
-	if v.Sources, err = s.sourceViews(r); err != nil {
+	if v.Sources, err = s.sourceNames(r); err != nil {
 		s.serverError(w, r, err)
 		return
 	}

@@ -931,7 +931,7 @@ func reportPage(p Page, v ReportView) templ.Component {
 	})
 }
 
-func briefingForm(f BriefingForm, sources []SourceView, action, button string) templ.Component {
+func briefingForm(f BriefingForm, sources []app.SourceName, action, button string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1303,7 +1303,7 @@ func briefingForm(f BriefingForm, sources []SourceView, action, button string) t
 type BriefingEditView struct {
 	ID      int64
 	Form    BriefingForm
-	Sources []SourceView
+	Sources []app.SourceName
 	Preview *app.Report
 	PrevErr string
 	Reports []*app.Report

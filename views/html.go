@@ -23,16 +23,16 @@ const (
 	maxOPMLBytes     = 5 << 20
 )
 
-func (s *Server) sourceViews(r *http.Request) ([]SourceView, error) {
-	srcs, err := s.opts.Store.Sources(r.Context(), userID(r))
-	if err != nil {
-		return nil, err
+// sourceNames lists the user's sources for a picker: ids and names (the host of its address
+// for a source without a name), in name order.
+func (s *Server) sourceNames(r *http.Request) ([]app.SourceName, error) {
+	names, err := s.opts.Store.SourceNames(r.Context(), userID(r))
+	for i := range names {
+		if strings.Contains(names[i].Name, "://") {
+			names[i].Name = hostOf(names[i].Name)
+		}
 	}
-	views := make([]SourceView, 0, len(srcs))
-	for _, src := range srcs {
-		views = append(views, s.sourceView(src))
-	}
-	return views, nil
+	return names, err
 }
 
 func (s *Server) itemViews(items []*app.Item) []ItemView {

@@ -52,7 +52,7 @@ func keyFor(action string) string {
 
 // items is the river: filters, search and paging kept in the URL so a view can be bookmarked.
 func (s *Server) items(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.opts.Store.SourceNames(r.Context(), userID(r))
+	srcs, err := s.sourceNames(r)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -275,7 +275,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 		s.serverError(w, r, err)
 		return
 	}
-	if v.Sources, err = s.sourceViews(r); err != nil {
+	if v.Sources, err = s.sourceNames(r); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
@@ -422,7 +422,7 @@ func (s *Server) deleteFilter(w http.ResponseWriter, r *http.Request) {
 }
 
 // ruleText says a rule in words.
-func ruleText(f *app.Filter, srcs []SourceView) string {
+func ruleText(f *app.Filter, srcs []app.SourceName) string {
 	field := map[string]string{"any": "anything", "title": "the title", "content": "the text", "author": "the author", "link": "the link", "tags": "the tags", "topics": "the topics"}[f.Field]
 	how := "mentions any of “" + f.Pattern + "”"
 	if f.Match == "regex" {

@@ -37,7 +37,7 @@ type SettingsView struct {
 	SMTPFrom     string
 	SMTPTLS      string
 	Filters      []*app.Filter
-	Sources      []SourceView
+	Sources      []app.SourceName
 	FilterForm   FilterForm
 	DataCare     DataCareInfo
 	Admin        bool
