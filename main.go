@@ -145,7 +145,7 @@ func newRoot() *cobra.Command {
 	pf.IntVar(&cfg.FetchWorkers, "fetch-workers", 4, "number of fetch workers")
 	pf.IntVar(&cfg.FetchQueueCapacity, "fetch-queue-capacity", 1000, "most fetch jobs waiting before the scheduler holds back")
 	pf.DurationVar(&cfg.FetchInterval, "fetch-scheduler-interval", time.Minute, "how often the fetch scheduler looks for due sources")
-	pf.IntVar(&cfg.FetchBatchSize, "fetch-batch-size", 100, "most sources the scheduler enqueues per cycle")
+	pf.IntVar(&cfg.FetchBatchSize, "fetch-batch-size", 100, "sources the scheduler enqueues per transaction (a cycle queues every due source the fetch queue has room for)")
 	pf.DurationVar(&cfg.StuckThreshold, "stuck-threshold", 10*time.Minute, "a source QUEUED or FETCHING longer than this is reset")
 	pf.DurationVar(&cfg.RecoveryInterval, "recovery-interval", 5*time.Minute, "how often stuck sources are looked for")
 	pf.DurationVar(&cfg.FetchJobTimeout, "fetch-job-timeout", time.Minute, "a fetch job of a dead process becomes visible again after this")

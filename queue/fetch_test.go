@@ -215,6 +215,36 @@ func TestFetchPipeline(t *testing.T) {
 		_ = slow
 	})
 
+	t.Run("a cycle queues every due source, a batch per transaction, up to the queue's room", func(t *testing.T) {
+		p := newPipeline(t, nil, 300)
+		p.sched.BatchSize = 40
+		ctx := context.Background()
+		for i := range 250 {
+			src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: fmt.Sprintf("http://127.0.0.1:1/%d.xml", i), RefreshIntervalMinutes: 60}
+			if err := p.db.CreateSource(ctx, src, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := p.sched.Cycle(ctx); err != nil || n != 250 {
+			t.Fatalf("cycle queued %d of 250 due sources (batches of 40), %v", n, err)
+		}
+		if size, _ := p.q.Size(ctx); size != 250 {
+			t.Fatalf("queue holds %d jobs", size)
+		}
+		if n, err := p.sched.Cycle(ctx); err != nil || n != 0 {
+			t.Fatalf("second cycle queued %d, %v", n, err)
+		}
+		for i := range 100 {
+			src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: fmt.Sprintf("http://127.0.0.1:1/more-%d.xml", i), RefreshIntervalMinutes: 60}
+			if err := p.db.CreateSource(ctx, src, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := p.sched.Cycle(ctx); err != nil || n != 50 {
+			t.Fatalf("cycle with room for 50 queued %d, %v", n, err)
+		}
+	})
+
 	t.Run("backpressure: a full queue skips the cycle and nothing is lost", func(t *testing.T) {
 		farm := feedtest.NewFarm(5, 3)
 		defer farm.Close()
