@@ -31,7 +31,7 @@ func Sanitize(s, base string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
-	if b, err := url.Parse(base); err == nil && b.IsAbs() {
+	if b, err := url.Parse(base); err == nil && b.IsAbs() && b.Host != "" {
 		s = absolutize(s, b)
 	}
 	return strings.TrimSpace(policy().Sanitize(s))
@@ -74,7 +74,25 @@ func absolutize(s string, base *url.URL) string {
 func resolveRef(base *url.URL, ref string) string {
 	ref = strings.TrimSpace(ref)
 	u, err := url.Parse(ref)
-	if err != nil || u.Scheme != "" {
+	if err != nil {
+		return ref
+	}
+	if u.Scheme != "" {
+		if (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
+			// "http:page" or "http:": browsers read it relative to a base of the same scheme;
+			// against another base it leads nowhere.
+			if u.Scheme != base.Scheme {
+				return ""
+			}
+			rel, err := url.Parse(ref[len(u.Scheme)+1:])
+			if err != nil {
+				return ""
+			}
+			if r := base.ResolveReference(rel); r.Host != "" {
+				return r.String()
+			}
+			return ""
+		}
 		return ref
 	}
 	return base.ResolveReference(u).String()
