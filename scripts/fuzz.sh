@@ -34,9 +34,18 @@ for dir in "${dirs[@]}"; do
 	for target in "${targets[@]}"; do
 		echo "=== fuzz $dir $target for $time"
 		ran=$((ran + 1))
-		if ! "$GO" test "$dir" -run '^$' -fuzz "^${target}\$" -fuzztime "$time"; then
-			failed+=("$dir $target")
+		out=$(mktemp)
+		if ! "$GO" test "$dir" -run '^$' -fuzz "^${target}\$" -fuzztime "$time" 2>&1 | tee "$out"; then
+			# Go's fuzzer sometimes ends a short run with "context deadline exceeded" while it is
+			# still gathering its baseline or minimizing on a busy machine: that is its own
+			# timeout, not a finding (no failing input is written). Only a failing input fails.
+			if grep -q 'Failing input written\|panic\|--- FAIL: .*/' "$out" || ! grep -q 'context deadline exceeded' "$out"; then
+				failed+=("$dir $target")
+			else
+				echo "=== $target: the fuzzer ran out of time before fuzzing (no finding); not a failure"
+			fi
 		fi
+		rm -f "$out"
 	done
 done
 
