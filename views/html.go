@@ -123,20 +123,7 @@ func (s *Server) sourceList(r *http.Request) (SourceListView, error) {
 		return l, err
 	}
 	link := func(path string, offset int) string {
-		vals := url.Values{}
-		if l.Q != "" {
-			vals.Set("q", l.Q)
-		}
-		if l.Show != "" {
-			vals.Set("show", l.Show)
-		}
-		if offset > 0 {
-			vals.Set("offset", strconv.Itoa(offset))
-		}
-		if len(vals) == 0 {
-			return path
-		}
-		return path + "?" + vals.Encode()
+		return pageLink(path, url.Values{"q": {l.Q}, "show": {l.Show}}, offset)
 	}
 	more := len(srcs) > sourcesPerPage
 	if more {
@@ -162,6 +149,24 @@ func (s *Server) sourceList(r *http.Request) (SourceListView, error) {
 		l.Matching = offset + len(srcs)
 	}
 	return l, nil
+}
+
+// pageLink is path with the non-empty values of vals and, past the first page, the offset: the
+// address of one page of a filtered list.
+func pageLink(path string, vals url.Values, offset int) string {
+	q := url.Values{}
+	for k, v := range vals {
+		if len(v) > 0 && v[0] != "" {
+			q.Set(k, v[0])
+		}
+	}
+	if offset > 0 {
+		q.Set("offset", strconv.Itoa(offset))
+	}
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
 }
 
 // sourceCount says which sources a page shows: "1–100 of 10,000", "3 failing sources".

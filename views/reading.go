@@ -118,17 +118,9 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	link := func(offset int) string {
 		vals := url.Values{}
 		for _, k := range []string{"q", "show", "source", "topic", "tag", "minScore", "sort"} {
-			if x := r.URL.Query().Get(k); x != "" {
-				vals.Set(k, x)
-			}
+			vals.Set(k, r.URL.Query().Get(k))
 		}
-		if offset > 0 {
-			vals.Set("offset", strconv.Itoa(offset))
-		}
-		if len(vals) == 0 {
-			return "/items"
-		}
-		return "/items?" + vals.Encode()
+		return pageLink("/items", vals, offset)
 	}
 	v.Here = link(f.Offset)
 	if len(items) > itemsPerPage {
