@@ -36,13 +36,13 @@ for dir in "${dirs[@]}"; do
 		ran=$((ran + 1))
 		out=$(mktemp)
 		if ! "$GO" test "$dir" -run '^$' -fuzz "^${target}\$" -fuzztime "$time" 2>&1 | tee "$out"; then
-			# Go's fuzzer sometimes ends a short run with "context deadline exceeded" while it is
-			# still gathering its baseline or minimizing on a busy machine: that is its own
-			# timeout, not a finding (no failing input is written). Only a failing input fails.
+			# Go's fuzzer sometimes ends a short run with "context deadline exceeded" (while it
+			# gathers its baseline on a busy machine, or a worker is still on an input when time
+			# is up): that is its own timeout, not a finding. Only a failing input fails.
 			if grep -q 'Failing input written\|panic\|--- FAIL: .*/' "$out" || ! grep -q 'context deadline exceeded' "$out"; then
 				failed+=("$dir $target")
 			else
-				echo "=== $target: the fuzzer ran out of time before fuzzing (no finding); not a failure"
+				echo "=== $target: the run ended on the fuzzer's own deadline with no failing input written; not a failure (if its execs stalled, look for a slow input with a longer run)"
 			fi
 		fi
 		rm -f "$out"
