@@ -47,15 +47,18 @@ func browser(t *testing.T) context.Context {
 		chromedp.UserDataDir(profile), chromedp.WindowSize(1280, 900),
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("no-first-run", true), chromedp.Flag("disable-quic", true),
+		chromedp.WSURLReadTimeout(3*time.Minute),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	// chromedp logs CDP events it does not know (newer Chromium) as errors; they are noise here.
-	ctx, cancelCtx := chromedp.NewContext(allocCtx, chromedp.WithErrorf(func(string, ...any) {}))
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
+	var ctx context.Context
+	var cancels []context.CancelFunc
 	t.Cleanup(func() {
-		_ = chromedp.Cancel(ctx) // closes the browser gracefully and waits for it
-		cancelTimeout()
-		cancelCtx()
+		if ctx != nil {
+			_ = chromedp.Cancel(ctx) // closes the browser gracefully and waits for it
+		}
+		for i := len(cancels) - 1; i >= 0; i-- {
+			cancels[i]()
+		}
 		cancelAlloc()
 		for i := 0; ; i++ {
 			err := os.RemoveAll(profile)
@@ -69,11 +72,28 @@ func browser(t *testing.T) context.Context {
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
-	if err := chromedp.Run(ctx); err != nil {
-		t.Fatalf("start chromium: %v", err)
+	// Start-up on a busy machine can exceed chromedp's default wait for the DevTools address:
+	// the allocator waits longer (WSURLReadTimeout) and a failed start is retried. There is no
+	// short overall deadline: waits poll for conditions up to patience, and go test's -timeout
+	// bounds the whole run.
+	for attempt := 1; attempt <= 3; attempt++ {
+		// chromedp logs CDP events it does not know (newer Chromium) as errors; they are noise here.
+		c, cancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(func(string, ...any) {}))
+		cancels = append(cancels, cancel)
+		if err = chromedp.Run(c); err == nil {
+			ctx = c
+			return ctx
+		}
+		t.Logf("start chromium (attempt %d): %v", attempt, err)
+		cancel()
 	}
-	return ctx
+	t.Fatalf("start chromium: %v", err)
+	return nil
 }
+
+// patience is how long a browser test waits for a condition before it fails: generous, because
+// waits poll and return as soon as the condition holds, so only a real failure waits this long.
+const patience = 3 * time.Minute
 
 // waitFor polls a JavaScript expression until it is true.
 func waitFor(t *testing.T, ctx context.Context, what, expr string, within time.Duration) {
@@ -124,14 +144,14 @@ func TestBrowser(t *testing.T) {
 		}
 		// Mark this page; a reload would lose the mark.
 		_ = chromedp.Run(ctx, chromedp.Evaluate(`window.__notReloaded = true`, nil))
-		waitFor(t, ctx, "the fetch badge to leave IDLE", `document.querySelector('[data-testid=fetch-badge]').dataset.status != 'IDLE'`, 5*time.Second)
-		waitFor(t, ctx, "the fetch badge to come back to IDLE", `document.querySelector('[data-testid=fetch-badge]').dataset.status == 'IDLE'`, 20*time.Second)
+		waitFor(t, ctx, "the fetch badge to leave IDLE", `document.querySelector('[data-testid=fetch-badge]').dataset.status != 'IDLE'`, patience)
+		waitFor(t, ctx, "the fetch badge to come back to IDLE", `document.querySelector('[data-testid=fetch-badge]').dataset.status == 'IDLE'`, patience)
 		var notReloaded bool
 		_ = chromedp.Run(ctx, chromedp.Evaluate(`window.__notReloaded === true`, &notReloaded))
 		if !notReloaded {
 			t.Fatal("the page was reloaded; the status should update in place")
 		}
-		waitFor(t, ctx, "the item count", `document.querySelector('[data-testid=source-row]').innerText.includes('12')`, 5*time.Second)
+		waitFor(t, ctx, "the item count", `document.querySelector('[data-testid=source-row]').innerText.includes('12')`, patience)
 		var items int
 		if err := chromedp.Run(ctx,
 			chromedp.Click(`[data-testid=source-name]`, chromedp.ByQuery),
@@ -276,7 +296,7 @@ func TestBrowserReading(t *testing.T) {
 		ctx := browser(t)
 
 		// The new items get enriched within a couple of seconds: their score badges appear.
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(patience)
 		for {
 			var scored int
 			if err := chromedp.Run(ctx,
@@ -312,7 +332,7 @@ func TestBrowserReading(t *testing.T) {
 		}
 
 		// Search: the snippet marks the match. The search index is built every 2 s.
-		deadline = time.Now().Add(15 * time.Second)
+		deadline = time.Now().Add(patience)
 		for {
 			var marks int
 			if err := chromedp.Run(ctx,
@@ -354,13 +374,13 @@ func TestBrowserReading(t *testing.T) {
 		); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, ctx, "the star to show pressed", `document.querySelector('[data-testid=toggle-star]').getAttribute('aria-pressed') == 'true'`, 5*time.Second)
+		waitFor(t, ctx, "the star to show pressed", `document.querySelector('[data-testid=toggle-star]').getAttribute('aria-pressed') == 'true'`, patience)
 
 		// By keyboard: j moves to the second card, s stars it.
 		if err := chromedp.Run(ctx, chromedp.KeyEvent("j"), chromedp.KeyEvent("j"), chromedp.KeyEvent("s")); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, ctx, "the second card to be starred", `document.querySelectorAll('[data-testid=item]')[1].querySelector('[data-testid=toggle-star]').getAttribute('aria-pressed') == 'true'`, 5*time.Second)
+		waitFor(t, ctx, "the second card to be starred", `document.querySelectorAll('[data-testid=item]')[1].querySelector('[data-testid=toggle-star]').getAttribute('aria-pressed') == 'true'`, patience)
 		var starred int
 		if err := chromedp.Run(ctx,
 			chromedp.Navigate(base+"items?show=starred"),
@@ -403,7 +423,7 @@ func TestBrowserBriefing(t *testing.T) {
 			t.Fatalf("next run %q", next)
 		}
 		// Wait for the two new items to be enriched, then run the briefing.
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(patience)
 		for {
 			var scored int
 			_ = chromedp.Run(ctx, chromedp.Navigate(base+"items?show=all"), chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
@@ -424,7 +444,7 @@ func TestBrowserBriefing(t *testing.T) {
 		); err != nil {
 			t.Fatal(err)
 		}
-		deadline = time.Now().Add(20 * time.Second)
+		deadline = time.Now().Add(patience)
 		for {
 			var has bool
 			_ = chromedp.Run(ctx, chromedp.Navigate(base+"briefings"), chromedp.WaitVisible(`[data-testid=briefing]`, chromedp.ByQuery),
@@ -486,7 +506,7 @@ func TestBrowserQueues(t *testing.T) {
 		if !strings.Contains(row, "fetch_source source 1") || !strings.Contains(row, "503 Service Unavailable") {
 			t.Fatalf("failed job row %q", row)
 		}
-		waitFor(t, ctx, "the failed count in the sidebar", `document.querySelector('[data-testid=failed-count]').innerText.startsWith('1')`, 5*time.Second)
+		waitFor(t, ctx, "the failed count in the sidebar", `document.querySelector('[data-testid=failed-count]').innerText.startsWith('1')`, patience)
 		var flash string
 		if err := chromedp.Run(ctx,
 			chromedp.Click(`[data-testid=job-retry]`, chromedp.ByQuery),
@@ -499,8 +519,8 @@ func TestBrowserQueues(t *testing.T) {
 			t.Fatalf("flash %q", flash)
 		}
 		_ = chromedp.Run(ctx, chromedp.Evaluate(`window.__notReloaded = true`, nil))
-		waitFor(t, ctx, "no failed job", `document.querySelector('[data-testid=no-failed]') !== null`, 10*time.Second)
-		waitFor(t, ctx, "the fetch counted as done, live", `document.querySelector('[data-queue=fetch] [data-testid=q-done]').innerText == '1'`, 20*time.Second)
+		waitFor(t, ctx, "no failed job", `document.querySelector('[data-testid=no-failed]') !== null`, patience)
+		waitFor(t, ctx, "the fetch counted as done, live", `document.querySelector('[data-queue=fetch] [data-testid=q-done]').innerText == '1'`, patience)
 		var notReloaded bool
 		_ = chromedp.Run(ctx, chromedp.Evaluate(`window.__notReloaded === true`, &notReloaded))
 		if !notReloaded {

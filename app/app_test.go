@@ -88,6 +88,19 @@ func TestParseOPML(t *testing.T) {
 			t.Fatalf("entries: %+v", got)
 		}
 	})
+	t.Run("reads an XML 1.1 file as 1.0", func(t *testing.T) {
+		doc := `<?xml version="1.1" encoding="UTF-8"?><opml version="2.0"><body><outline text="A" xmlUrl="https://example.com/feed"/></body></opml>`
+		got, err := app.ParseOPML(strings.NewReader(doc))
+		if err != nil || len(got) != 1 || got[0].URL != "https://example.com/feed" {
+			t.Fatalf("entries %+v, err %v", got, err)
+		}
+	})
+	t.Run("an unsupported XML version is refused in words, without the parser's prefix", func(t *testing.T) {
+		_, err := app.ParseOPML(strings.NewReader(`<?xml version="0"?>0`))
+		if err == nil || strings.Contains(err.Error(), "xml:") {
+			t.Fatalf("err %v", err)
+		}
+	})
 	t.Run("rejects what is not OPML with a readable error", func(t *testing.T) {
 		for _, doc := range []string{"", "not xml at all", "<html><body>hi</body></html>"} {
 			got, err := app.ParseOPML(strings.NewReader(doc))

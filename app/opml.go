@@ -1,11 +1,13 @@
 package app
 
 import (
+	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -53,10 +55,29 @@ type OPMLEntry struct {
 // MaxOPMLBytes bounds an uploaded OPML file.
 const MaxOPMLBytes = 5 << 20
 
+// xmlDeclVersion matches the version of an XML declaration at the start of a document.
+var xmlDeclVersion = regexp.MustCompile(`^(\xEF\xBB\xBF)?\s*<\?xml[^>]*?version\s*=\s*["']1\.[1-9]["']`)
+
+// xml11To10 reads an XML 1.1 document as 1.0: encoding/xml refuses any version but 1.0, and
+// what 1.1 adds (more name characters, NEL line ends) does not matter to the files we read.
+func xml11To10(b []byte) []byte {
+	loc := xmlDeclVersion.FindIndex(b)
+	if loc == nil {
+		return b
+	}
+	out := append([]byte(nil), b...)
+	out[loc[1]-2] = '0' // the minor digit before the closing quote
+	return out
+}
+
 // ParseOPML reads the sources of an OPML file, nested folders included.
 func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 	var doc opmlDoc
-	dec := xml.NewDecoder(io.LimitReader(r, MaxOPMLBytes))
+	body, err := io.ReadAll(io.LimitReader(r, MaxOPMLBytes))
+	if err != nil {
+		return nil, Errorf(EINVALID, "The OPML file could not be read.")
+	}
+	dec := xml.NewDecoder(bytes.NewReader(xml11To10(body)))
 	dec.Strict = false
 	dec.CharsetReader = func(label string, input io.Reader) (io.Reader, error) {
 		// Decode a declared legacy charset (ISO-8859-1, Windows-1252…); read an unknown one as UTF-8 rather than fail on it.
@@ -69,8 +90,9 @@ func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 		if errors.Is(err, io.EOF) {
 			return nil, Errorf(EINVALID, "This is not an OPML file we can read: it is empty or not XML.")
 		}
-		// The parser's message may quote the file: keep it valid UTF-8 and short.
-		msg := []rune(strings.ToValidUTF8(err.Error(), "\uFFFD"))
+		// The parser's message may quote the file: keep it valid UTF-8 and short, and without
+		// the package's "xml: " prefix.
+		msg := []rune(strings.ToValidUTF8(strings.TrimPrefix(err.Error(), "xml: "), "\uFFFD"))
 		if len(msg) > 200 {
 			msg = append(msg[:200], '…')
 		}

@@ -2,7 +2,7 @@
 # Runs every fuzz target of the module (func FuzzXxx(f *testing.F) in a *_test.go file) for a
 # while, one target at a time: `go test -fuzz` takes one target per run.
 #
-#   scripts/fuzz.sh                 # 8s per target
+#   scripts/fuzz.sh                 # 60s per target
 #   scripts/fuzz.sh 2m              # a longer run; any -fuzztime value works (e.g. 10000x)
 #   scripts/fuzz.sh 30s ./app/feeds # only the targets of some packages
 #   FUZZ='^FuzzSanitize$' scripts/fuzz.sh 10m   # only the targets matching a regexp
@@ -14,7 +14,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 GO=${GO:-go}
-time=${1:-8s}
+time=${1:-60s}
 shift || true
 filter=${FUZZ:-.}
 
