@@ -1,0 +1,313 @@
+// Command ingestbench measures the shipped binary with its default settings, as a person runs it:
+// a farm of generated RSS feeds spread over many loopback hosts (127.0.0.1–127.0.0.N all route to
+// loopback on Linux), the sources imported from an OPML file, then `morningdeck serve` started
+// and timed from process start until every item is stored and every source is idle; then an
+// all-304 refresh (POST /api/sources/refresh, the Sources page's "Refresh all") timed until every feed answered 304 and every source
+// is idle again. It reads the database read-only to watch completion, and /proc for the
+// server's CPU time and peak RSS. Each round uses a fresh data directory.
+//
+//	go run ./scripts/ingestbench                      # 1,000 feeds × 20 items, 100 hosts, 3 rounds
+//	go run ./scripts/ingestbench -feeds 200 -rounds 1 # a quick look
+//
+// It prints one line per round and the medians; BENCHMARKS.md records them with the machine.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "modernc.org/sqlite"
+
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+)
+
+func main() {
+	feeds := flag.Int("feeds", 1000, "feeds in the farm")
+	items := flag.Int("items", 20, "items per feed")
+	hosts := flag.Int("hosts", 100, "loopback hosts the feeds are spread over (127.0.0.1 …)")
+	rounds := flag.Int("rounds", 3, "rounds, each on a fresh data directory")
+	bin := flag.String("bin", "", "the morningdeck binary (default: build it from this checkout)")
+	limit := flag.Duration("limit", 10*time.Minute, "give up on a phase after this long")
+	flag.Parse()
+	if err := run(*feeds, *items, *hosts, *rounds, *bin, *limit); err != nil {
+		fmt.Fprintln(os.Stderr, "ingestbench:", err)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	first, cycle         time.Duration
+	cpuFirst, cpuCycle   time.Duration
+	peakRSS              int64 // bytes
+	stored, want, notMod int
+}
+
+func run(feeds, items, hosts, rounds int, bin string, limit time.Duration) error {
+	work, err := os.MkdirTemp("", "ingestbench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(work)
+	if bin == "" {
+		bin = filepath.Join(work, "morningdeck")
+		build := exec.Command("go", "build", "-o", bin, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			return fmt.Errorf("build: %w", err)
+		}
+	}
+	fmt.Printf("ingestbench: %d feeds × %d items over %d loopback hosts, %d rounds, %s, %d CPUs, binary %s\n",
+		feeds, items, hosts, rounds, runtime.GOOS+"/"+runtime.GOARCH, runtime.NumCPU(), bin)
+
+	var results []result
+	for r := 1; r <= rounds; r++ {
+		res, err := round(work, bin, feeds, items, hosts, r, limit)
+		if err != nil {
+			return fmt.Errorf("round %d: %w", r, err)
+		}
+		results = append(results, res)
+		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s), peak RSS %.1f MB, items %d/%d, 304s %d\n",
+			r, res.first.Seconds(), res.cpuFirst.Seconds(), res.cpuFirst.Seconds()*1000/float64(feeds), res.cycle.Seconds(), res.cpuCycle.Seconds(),
+			float64(res.peakRSS)/1e6, res.stored, res.want, res.notMod)
+	}
+	med := func(f func(result) float64) float64 {
+		v := make([]float64, len(results))
+		for i, r := range results {
+			v[i] = f(r)
+		}
+		slices.Sort(v)
+		return v[len(v)/2]
+	}
+	fmt.Printf("median: first ingestion %.2f s, CPU %.2f s (%.2f ms/feed); all-304 cycle %.3f s, CPU %.2f s; peak RSS %.1f MB\n",
+		med(func(r result) float64 { return r.first.Seconds() }), med(func(r result) float64 { return r.cpuFirst.Seconds() }),
+		med(func(r result) float64 { return r.cpuFirst.Seconds() * 1000 / float64(feeds) }),
+		med(func(r result) float64 { return r.cycle.Seconds() }), med(func(r result) float64 { return r.cpuCycle.Seconds() }),
+		med(func(r result) float64 { return float64(r.peakRSS) / 1e6 }))
+	return nil
+}
+
+func round(work, bin string, feeds, items, hosts, n int, limit time.Duration) (result, error) {
+	var res result
+	res.want = feeds * items
+	dir := filepath.Join(work, "round"+strconv.Itoa(n))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return res, err
+	}
+	farm := feedtest.NewFarm(feeds, items)
+	defer farm.Close()
+	urls, closeHosts, err := serveHosts(farm, feeds, hosts)
+	if err != nil {
+		return res, err
+	}
+	defer closeHosts()
+
+	opml := filepath.Join(dir, "sources.opml")
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n<opml version=\"2.0\"><head><title>bench</title></head><body>\n")
+	for i, u := range urls {
+		fmt.Fprintf(&b, "<outline type=\"rss\" text=\"Feed %d\" xmlUrl=\"%s\"/>\n", i, u)
+	}
+	b.WriteString("</body></opml>\n")
+	if err := os.WriteFile(opml, []byte(b.String()), 0o644); err != nil {
+		return res, err
+	}
+	env := append(os.Environ(), "XDG_DATA_HOME="+filepath.Join(dir, "data"), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"),
+		"XDG_STATE_HOME="+filepath.Join(dir, "state"), "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+	cli := func(args ...string) error {
+		c := exec.Command(bin, args...)
+		c.Env = env
+		if out, err := c.CombinedOutput(); err != nil {
+			return fmt.Errorf("%s: %w: %s", strings.Join(args, " "), err, out)
+		}
+		return nil
+	}
+	if err := cli("import", "opml", opml); err != nil {
+		return res, err
+	}
+	dbPath := filepath.Join(dir, "data", "morningdeck", "morningdeck.db")
+	if _, err := os.Stat(dbPath); err != nil {
+		return res, fmt.Errorf("the database is not where expected: %w", err)
+	}
+
+	port, err := freePort()
+	if err != nil {
+		return res, err
+	}
+	logf, err := os.Create(filepath.Join(dir, "serve.log"))
+	if err != nil {
+		return res, err
+	}
+	defer logf.Close()
+	srv := exec.Command(bin, "serve", "--no-browser", "--addr", "127.0.0.1:"+strconv.Itoa(port))
+	srv.Env = env
+	srv.Stdout, srv.Stderr = logf, logf
+	start := time.Now()
+	if err := srv.Start(); err != nil {
+		return res, err
+	}
+	defer func() {
+		_ = srv.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- srv.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			_ = srv.Process.Kill()
+			<-done
+		}
+	}()
+
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return res, err
+	}
+	defer db.Close()
+	ctx := context.Background()
+	// Phase 1: every item stored, every source fetched and idle.
+	err = poll(limit, func() (bool, error) {
+		var stored, busy int
+		if err := db.QueryRowContext(ctx, `select count(*) from items`).Scan(&stored); err != nil {
+			return false, err
+		}
+		if err := db.QueryRowContext(ctx, `select count(*) from sources where fetch_status != 'IDLE' or last_fetched_at is null`).Scan(&busy); err != nil {
+			return false, err
+		}
+		res.stored = stored
+		return stored >= res.want && busy == 0, nil
+	})
+	res.first = time.Since(start)
+	if err != nil {
+		return res, fmt.Errorf("first ingestion: %w (items %d of %d; log in %s)", err, res.stored, res.want, logf.Name())
+	}
+	if res.cpuFirst, err = cpuTime(srv.Process.Pid); err != nil {
+		return res, err
+	}
+
+	// Phase 2: an all-304 cycle, asked for as the Sources page's "Refresh all" does.
+	before := farm.NotMod.Load()
+	t1 := time.Now()
+	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/api/sources/refresh", port), "application/json", nil)
+	if err != nil {
+		return res, err
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return res, fmt.Errorf("refresh all: %s", resp.Status)
+	}
+	err = poll(limit, func() (bool, error) {
+		var busy int
+		if err := db.QueryRowContext(ctx, `select count(*) from sources where fetch_status != 'IDLE'`).Scan(&busy); err != nil {
+			return false, err
+		}
+		res.notMod = int(farm.NotMod.Load() - before)
+		return res.notMod >= feeds && busy == 0, nil
+	})
+	res.cycle = time.Since(t1)
+	if err != nil {
+		return res, fmt.Errorf("304 cycle: %w (%d of %d answered 304)", err, res.notMod, feeds)
+	}
+	cpu, err := cpuTime(srv.Process.Pid)
+	if err != nil {
+		return res, err
+	}
+	res.cpuCycle = cpu - res.cpuFirst
+	res.peakRSS, err = peakRSS(srv.Process.Pid)
+	return res, err
+}
+
+// serveHosts serves the farm on hosts loopback addresses and returns each feed's URL, feed i
+// on host i%hosts.
+func serveHosts(farm *feedtest.Farm, feeds, hosts int) ([]string, func(), error) {
+	var servers []*http.Server
+	closeAll := func() {
+		for _, s := range servers {
+			_ = s.Close()
+		}
+	}
+	base := make([]string, hosts)
+	for h := 0; h < hosts; h++ {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.%d:0", h+1))
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("listen on 127.0.0.%d (Linux routes all of 127/8 to loopback): %w", h+1, err)
+		}
+		s := &http.Server{Handler: farm.Config.Handler, ReadHeaderTimeout: 10 * time.Second}
+		servers = append(servers, s)
+		go func() { _ = s.Serve(ln) }()
+		base[h] = "http://" + ln.Addr().String()
+	}
+	urls := make([]string, feeds)
+	for i := range urls {
+		urls[i] = base[i%hosts] + "/feed/" + strconv.Itoa(i) + ".xml"
+	}
+	return urls, closeAll, nil
+}
+
+func poll(limit time.Duration, done func() (bool, error)) error {
+	deadline := time.Now().Add(limit)
+	for {
+		ok, err := done()
+		if err != nil && !strings.Contains(err.Error(), "no such table") {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return errors.New("gave up after " + limit.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func freePort() (int, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port, nil
+}
+
+// cpuTime is the user + system CPU time of a process (Linux /proc; clock ticks of 1/100 s).
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	utime, _ := strconv.ParseInt(fields[11], 10, 64)
+	stime, _ := strconv.ParseInt(fields[12], 10, 64)
+	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// peakRSS is a process's high-water mark of resident memory (VmHWM).
+func peakRSS(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc status")
+}
