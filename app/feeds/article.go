@@ -3,8 +3,11 @@ package feeds
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"net/url"
 	"strings"
+	"time"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
@@ -34,9 +37,12 @@ func (f *Fetcher) Article(ctx context.Context, pageURL string) (a *Article, err 
 		return nil, &Error{Kind: KindParse, Message: "The link does not lead to a web page."}
 	}
 	_, cs := resp.contentType()
-	parser := readability.NewParser()
-	art, err := parser.Parse(bytes.NewReader(trimPage(htmlToUTF8(resp.body, cs))), resp.finalURL)
+	art, err := readWithin(ctx, trimPage(htmlToUTF8(resp.body, cs)), resp.finalURL)
 	if err != nil {
+		var fe *Error
+		if errors.As(err, &fe) || ctx.Err() != nil {
+			return nil, err
+		}
 		return nil, &Error{Kind: KindParse, Message: "The page's article could not be extracted.", Err: err}
 	}
 	var h, t strings.Builder
@@ -48,6 +54,39 @@ func (f *Fetcher) Article(ctx context.Context, pageURL string) (a *Article, err 
 	}
 	_, clean := sanitizeContent(h.String(), resp.finalURL.String())
 	return &Article{Title: shorten(PlainText(art.Title()), maxTitleRunes), HTML: clean, Text: truncateUTF8(collapseSpace(t.String()), MaxContentBytes)}, nil
+}
+
+// readWithin runs readability on a page under the parse budget. Readability reads the whole
+// page before it works on it, so the budget cannot stop it at a read: it runs on its own
+// goroutine and, past the deadline, the caller gets the error while it finishes in the
+// background; trimPage keeps that work bounded (maxArticleBytes of input).
+func readWithin(ctx context.Context, page []byte, pageURL *url.URL) (readability.Article, error) {
+	bud := newBudget(ctx)
+	type result struct {
+		art readability.Article
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("panic: %v", r)}
+			}
+		}()
+		parser := readability.NewParser()
+		art, err := parser.Parse(bytes.NewReader(page), pageURL)
+		done <- result{art, err}
+	}()
+	timer := time.NewTimer(time.Until(bud.deadline))
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.art, r.err
+	case <-ctx.Done():
+		return readability.Article{}, bud.err("page")
+	case <-timer.C:
+		return readability.Article{}, bud.err("page")
+	}
 }
 
 // maxArticleBytes caps the markup readability reads, which takes some twenty times its input

@@ -56,7 +56,7 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 	}
 	final := resp.finalURL.String()
 	_, cs := resp.contentType()
-	if feed, _, perr := parseFeed(resp.body, cs); perr == nil {
+	if feed, _, perr := parseFeed(ctx, resp.body, cs); perr == nil {
 		return &Detection{Type: app.SourceRSS, URL: final, Title: shorten(PlainText(feed.Title), maxTitleRunes)}, nil
 	} else if !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		if errors.Is(perr, errRefused) {
@@ -64,7 +64,7 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 		}
 		return nil, &Error{Kind: KindParse, Message: "The address is neither a feed nor a web page we can read.", Err: perr}
 	}
-	page := parsePage(htmlToUTF8(resp.body, cs), resp.finalURL)
+	page := parsePage(ctx, htmlToUTF8(resp.body, cs), resp.finalURL)
 	if page.err != nil {
 		return nil, page.err
 	}

@@ -73,15 +73,40 @@ func TestGuard(t *testing.T) {
 		blocked(t, err)
 	})
 
+	t.Run("the exported dialer refuses what the guard refuses", func(t *testing.T) {
+		srv := serveOn(t, "127.0.0.1:0", feed)
+		_, err := feeds.Guard{}.Dialer(0).DialContext(ctx, "tcp", srv.Listener.Addr().String())
+		blocked(t, err)
+		conn, err := feeds.Guard{Allow: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}.Dialer(0).DialContext(ctx, "tcp", srv.Listener.Addr().String())
+		if err != nil {
+			t.Fatalf("allowed: %v", err)
+		}
+		conn.Close()
+		if err := (feeds.Guard{}).Check("not an address"); err == nil {
+			t.Fatal("Check let a non-address through")
+		}
+	})
+
 	t.Run("what counts as private", func(t *testing.T) {
 		g := feeds.Guard{}
 		for addr, want := range map[string]bool{
 			"93.184.216.34": true, "2606:2800:220:1::": true,
 			"127.0.0.1": false, "10.1.2.3": false, "172.16.0.1": false, "192.168.1.10": false, "169.254.169.254": false,
 			"100.64.0.1": false, "0.0.0.0": false, "::1": false, "fe80::1": false, "fd00::1": false, "::ffff:127.0.0.1": false, "224.0.0.1": false,
+			// IPv6 forms of IPv4 addresses: judged by the IPv4 address they carry.
+			"64:ff9b::7f00:1": false, "64:ff9b::a00:1": false, "64:ff9b::c0a8:101": false, "64:ff9b::a9fe:a9fe": false,
+			"64:ff9b::5db8:d822":   true,  // NAT64 of 93.184.216.34, a public address
+			"64:ff9b:1::5db8:d822": false, // local-use NAT64: a private network's translator
+			"2002:7f00:1::":        false, "2002:a00:1::1": false, "2002:c0a8:101::": false, "2002:5db8:d822::1": true,
+			"::127.0.0.1": false, "::10.0.0.1": false, "::ffff:10.0.0.1": false, "::ffff:169.254.169.254": false,
+			"2001:0:4136:e378:8000:63bf:80ff:fffe": false, // Teredo, client 127.0.0.1
 		} {
 			if got := g.Allowed(netip.MustParseAddr(addr)); got != want {
 				t.Errorf("%s allowed = %v", addr, got)
+			}
+			err := g.Check(net.JoinHostPort(addr, "443"))
+			if ok := err == nil; ok != want {
+				t.Errorf("Check(%s) = %v", addr, err)
 			}
 		}
 	})

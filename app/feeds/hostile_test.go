@@ -365,6 +365,30 @@ func upTo(size int, head, tail string, unit func(i int) string) []byte {
 	return b.Bytes()
 }
 
+// namespaceBomb is a feed of about size bytes whose channel declares 1,000 namespaces and
+// whose items fill the rest (the parser under gofeed copies them for every element).
+func namespaceBomb(size int) []byte {
+	var head strings.Builder
+	head.WriteString(xmlDecl + `<rss version="2.0"><channel`)
+	for i := range 1000 {
+		fmt.Fprintf(&head, ` xmlns:n%d="http://n%d.example/"`, i, i)
+	}
+	head.WriteString(`><title>NS</title>`)
+	return upTo(size, head.String(), `</channel></rss>`, func(i int) string {
+		return fmt.Sprintf(`<item><title>t%d</title><link>https://example.com/%d</link></item>`, i, i)
+	})
+}
+
+// attachmentBomb is 10 MB of JSON Feed items with 3,000 empty attachments each (gofeed
+// built a struct for every one: 1.06 GB for one such feed).
+func attachmentBomb() []byte {
+	empties := strings.Repeat("{},", 2999) + "{}"
+	return upTo(10<<20-16<<10, `{"version":"https://jsonfeed.org/version/1.1","title":"Attachments","items":[{"id":"0","title":"t0","attachments":[`+empties+`]}`, "]}",
+		func(i int) string {
+			return fmt.Sprintf(`,{"id":"%d","title":"t%d","attachments":[%s]}`, i+1, i+1, empties)
+		})
+}
+
 var (
 	billionLaughs = func() string {
 		var b strings.Builder
@@ -513,6 +537,21 @@ func hostileCases() []hostileCase {
 			serve: serve(rssType, upTo(10<<20, xmlDecl+`<rss version="2.0"><channel><title>T</title><wrap>`, `</wrap></channel></rss>`,
 				func(i int) string { return fmt.Sprintf("<item><title>t%d</title></item>", i) })),
 			kind: feeds.KindTooLarge, message: "more than 200,000 XML elements"},
+
+		{name: "a namespace bomb (357 KB, a thousand prefixes every element sees) is cut to what parses in linear time",
+			serve: serve(rssType, namespaceBomb(357<<10)),
+			check: func(t *testing.T, r hostileResult, base string) {
+				if n := len(r.res.Items); n == 0 || n > 1000 || r.res.Items[0].Title != "t0" {
+					t.Fatalf("%d items", n)
+				}
+			}},
+		{name: "a JSON Feed of 10 MB of items with thousands of empty attachments each is read in bounded memory",
+			serve: serve("application/feed+json", attachmentBomb()),
+			check: func(t *testing.T, r hostileResult, base string) {
+				if n := len(r.res.Items); n == 0 || r.res.Items[0].Title != "t0" {
+					t.Fatalf("%d items", n)
+				}
+			}},
 
 		// Transport: compression, size, time, redirects.
 		{name: "a gzip bomb (Content-Encoding: gzip, 4 GiB of zeros) stops at the decoded limit",
@@ -973,6 +1012,8 @@ type hostileJob struct {
 	Name, Entry, Base, Path string
 	Type                    app.SourceType
 	Timeout                 time.Duration
+	// Copies is how many fetches of the case run at once (0 is 1).
+	Copies int
 }
 
 type hostilePeak struct {
@@ -1030,6 +1071,58 @@ func TestHostilePeakMemory(t *testing.T) {
 	t.Logf("peak RSS per case (the fetcher's process, 10 MiB body limit):\n%s\nworst: %d MB (%s)", report.String(), worst.Peak>>20, worst.Name)
 }
 
+// TestHostileConcurrentPeak fetches four hostile feeds at once, as the four fetch workers may,
+// in a child process, and bounds its peak RSS: each of the JSON attachment bomb (1.06 GB for
+// one, 2.59 GB for four before) and the namespace bomb, four copies in flight.
+func TestHostileConcurrentPeak(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fetches in a child process")
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	cases := map[string]http.HandlerFunc{
+		"four JSON attachment bombs": serve("application/feed+json", attachmentBomb()),
+		"four namespace bombs":       serve("application/rss+xml", namespaceBomb(357<<10)),
+		"four 10 MB tiny-item feeds": func(w http.ResponseWriter, r *http.Request) { serve("application/rss+xml", tinyItems())(w, r) },
+	}
+	var jobs []hostileJob
+	for name, h := range cases {
+		srv := httptest.NewServer(h)
+		defer srv.Close()
+		jobs = append(jobs, hostileJob{Name: name, Base: srv.URL, Copies: 4})
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "jobs.json")
+	b, _ := json.Marshal(jobs)
+	if err := os.WriteFile(in, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHostilePeakMemoryChild$", "-test.count=1", "-test.timeout=10m")
+	cmd.Env = append(os.Environ(), hostileChildEnv+"="+in)
+	if output, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child: %v\n%s", err, output)
+	}
+	b, err := os.ReadFile(in + ".out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var peaks []hostilePeak
+	if err := json.Unmarshal(b, &peaks); err != nil || len(peaks) != len(jobs) {
+		t.Fatalf("%d results of %d jobs: %v", len(peaks), len(jobs), err)
+	}
+	for _, p := range peaks {
+		t.Logf("%s: peak RSS %d MB (heap %d MB), %.2f s → %s", p.Name, p.Peak>>20, p.HeapPeak>>20, p.Seconds, p.Outcome)
+		if p.Peak > hostileConcurrentLimit {
+			t.Errorf("%s: peak RSS %d MB, more than %d MB", p.Name, p.Peak>>20, hostileConcurrentLimit>>20)
+		}
+	}
+}
+
+// hostileConcurrentLimit bounds the peak RSS of four hostile fetches in flight at once: for
+// RELIABILITY.md, 4 × 10 MiB bodies within 512 MB, about 12 times the body limit per fetch.
+const hostileConcurrentLimit = 512 << 20
+
 // hostilePeakLimit bounds the peak RSS of the fetching process in any one case: generous,
 // for a 10 MiB body limit, against the 400–600 MB that unbounded parsing took.
 const hostilePeakLimit = 256 << 20
@@ -1058,7 +1151,20 @@ func TestHostilePeakMemoryChild(t *testing.T) {
 		stop := sampleHeap(&p.HeapPeak)
 		start := time.Now()
 		c := hostileCase{entry: j.Entry, typ: j.Type, path: j.Path, timeout: j.Timeout}
-		r, err := c.run(context.Background(), j.Base)
+		var (
+			wg  sync.WaitGroup
+			r   hostileResult
+			err error
+		)
+		for i := range max(j.Copies, 1) {
+			wg.Go(func() {
+				ri, erri := c.run(context.Background(), j.Base)
+				if i == 0 {
+					r, err = ri, erri
+				}
+			})
+		}
+		wg.Wait()
 		p.Seconds = time.Since(start).Seconds()
 		stop()
 		p.Peak = procStatus(t, "VmHWM")

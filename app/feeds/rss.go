@@ -32,10 +32,10 @@ func (f *Fetcher) fetchFeed(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 	_, cs := resp.contentType()
-	feed, ttl, err := parseFeed(resp.body, cs)
+	feed, ttl, err := parseFeed(ctx, resp.body, cs)
 	if err != nil {
 		if looksHTML(resp.body) {
-			page := parsePage(htmlToUTF8(resp.body, cs), resp.finalURL)
+			page := parsePage(ctx, htmlToUTF8(resp.body, cs), resp.finalURL)
 			if len(page.feeds) > 0 {
 				return nil, parseError("this is a web page; it advertises a feed at %s.", page.feeds[0].URL)
 			}
@@ -68,7 +68,8 @@ func (f *Fetcher) newResult(resp *response, req Request) *Result {
 }
 
 // parseFeed parses RSS, RDF, Atom or JSON Feed bytes in any charset. ttl is the RSS <ttl>.
-func parseFeed(body []byte, httpCharset string) (feed *gofeed.Feed, ttl time.Duration, err error) {
+// The parse runs under a budget (deadline.go): past it, the error says the feed took too long.
+func parseFeed(ctx context.Context, body []byte, httpCharset string) (feed *gofeed.Feed, ttl time.Duration, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			feed, err = nil, &Error{Kind: KindParse, Message: "The content is not a feed we can read: the parser failed.", Err: fmt.Errorf("panic: %v", r)}
@@ -84,16 +85,28 @@ func parseFeed(body []byte, httpCharset string) (feed *gofeed.Feed, ttl time.Dur
 		if body, err = boundXML(body); err != nil {
 			return nil, 0, err
 		}
-	} else {
-		body = boundJSON(dropControlChars(toUTF8(body)))
 	}
-	feed, err = parseGofeed(body)
+	bud := newBudget(ctx)
+	if isJSON {
+		feed, err = parseJSONFeed(bud, dropControlChars(toUTF8(body)))
+		if err != nil {
+			return nil, 0, err
+		}
+		return feed, 0, nil
+	}
+	feed, err = parseGofeedWithin(bud, body)
+	if err != nil && bud.spent() {
+		return nil, 0, bud.err("feed")
+	}
 	if !isJSON && (err != nil || len(feed.Items) == 0 && hasItems(body)) {
 		if fixed, ok := repairXML(body); ok {
-			if again, err2 := parseGofeed(fixed); err2 == nil && (err != nil || len(again.Items) > len(feed.Items)) {
+			if again, err2 := parseGofeedWithin(bud, fixed); err2 == nil && (err != nil || len(again.Items) > len(feed.Items)) {
 				feed, err = again, nil
 			}
 		}
+	}
+	if err != nil && bud.spent() {
+		return nil, 0, bud.err("feed")
 	}
 	if err != nil {
 		if errors.Is(err, gofeed.ErrFeedTypeNotDetected) {
@@ -110,9 +123,13 @@ func parseFeed(body []byte, httpCharset string) (feed *gofeed.Feed, ttl time.Dur
 }
 
 func parseGofeed(b []byte) (*gofeed.Feed, error) {
+	return parseGofeedWithin(newBudget(context.Background()), b)
+}
+
+func parseGofeedWithin(bud *budget, b []byte) (*gofeed.Feed, error) {
 	p := gofeed.NewParser()
 	p.KeepOriginalFeed = true
-	return p.Parse(bytes.NewReader(b))
+	return p.Parse(bud.reader(bytes.NewReader(b)))
 }
 
 func describeParseError(err error) string {

@@ -130,13 +130,25 @@ func absoluteHTTP(base *url.URL, ref string) string {
 	if base != nil {
 		u = base.ResolveReference(u)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || badHost(u.Host) {
 		return ""
 	}
 	// url.URL keeps a query as written: spaces, quotes or angle brackets there make a link no
 	// server accepts (a browser escapes them; Go's client sends them as is).
 	u.RawQuery = escapeQuery(u.RawQuery)
 	return u.String()
+}
+
+// badHost reports whether a URL's host holds characters no host name has and that would
+// break out of an HTML attribute or a Markdown link where the URL is written: quotes, angle
+// brackets, white space, backslashes and the like (url.Parse lets some of them through).
+func badHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; c <= ' ' || c == 0x7f || strings.IndexByte("\"'<>\\`{}|^", c) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // escapeQuery percent-encodes the bytes a query may not hold as such (controls, space,
@@ -210,18 +222,35 @@ func PlainText(s string) string {
 	}
 }
 
-// collapseSpace trims s and turns every run of white space into one space.
+// maxMarks is the most combining marks kept on one base character: enough for any script
+// (Vietnamese stacks two, some Indic and Hebrew text three), too few for "zalgo" text,
+// where hundreds draw over the lines above and below.
+const maxMarks = 3
+
+// collapseSpace trims s and turns every run of white space into one space. It also drops
+// control characters, the bidirectional overrides, embeddings and isolates (U+202A-202E,
+// U+2066-2069: "Invoice \u202Efdp.exe" would show as "Invoice exe.pdf"), and combining marks
+// past maxMarks on one character.
 func collapseSpace(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	space := false
+	marks := 0
 	for _, r := range s {
 		if unicode.IsSpace(r) || r == '\u200b' || r == '\ufeff' {
 			space = b.Len() > 0
+			marks = 0
 			continue
 		}
-		if unicode.IsControl(r) {
+		if unicode.IsControl(r) || bidiControl(r) {
 			continue
+		}
+		if unicode.In(r, unicode.Mn, unicode.Me) {
+			if marks++; marks > maxMarks {
+				continue
+			}
+		} else {
+			marks = 0
 		}
 		if space {
 			b.WriteByte(' ')
@@ -230,6 +259,11 @@ func collapseSpace(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// bidiControl reports whether r is a bidirectional embedding, override or isolate.
+func bidiControl(r rune) bool {
+	return r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
 }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a character.

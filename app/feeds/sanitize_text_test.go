@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -47,6 +48,43 @@ func TestAbsoluteHTTPEscapesQueries(t *testing.T) {
 	} {
 		if got := absoluteHTTP(base, in); got != want {
 			t.Errorf("absoluteHTTP(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestLinksNeverKeepMarkupInTheHost: quotes, angle brackets and the like in a host (a fuzzing
+// finding) drop the link, wherever it is read.
+func TestLinksNeverKeepMarkupInTheHost(t *testing.T) {
+	base, _ := url.Parse("https://e.test/feed/")
+	for _, in := range []string{`https://a"b.example/x`, `https://a<b>.example/`, `http://x.example"onmouseover=alert(1)/`,
+		"https://a b.example/", `https://a'b.example/`, "https://a`b.example/", `//evil"<script>/x`} {
+		if got := absoluteHTTP(base, in); got != "" {
+			t.Errorf("absoluteHTTP(%q) = %q, want it dropped", in, got)
+		}
+	}
+	for _, in := range []string{"https://xn--caf-dma.example/", "https://[2001:db8::1]:8443/a", "https://example.com:8080/p?q=1"} {
+		if got := absoluteHTTP(base, in); got == "" {
+			t.Errorf("absoluteHTTP(%q) dropped a good link", in)
+		}
+	}
+}
+
+// TestPlainTextDropsBidiControlsAndCapsCombiningMarks: "Invoice \u202efdp.exe\u202c" cannot
+// pose as a PDF, and zalgo cannot draw over the page; real accents and scripts stay.
+func TestPlainTextDropsBidiControlsAndCapsCombiningMarks(t *testing.T) {
+	zalgo := "Z" + strings.Repeat("\u0336\u0353\u0489", 100) + "algo"
+	for in, want := range map[string]string{
+		"Invoice \u202efdp.exe\u202c":                      "Invoice fdp.exe",
+		"a\u2066b\u2067c\u2068d\u2069e\u202a\u202b\u202df": "abcdef",
+		zalgo: "Z\u0336\u0353\u0489algo",
+		"Tiếng Việt, ḍ̣̄, שָׁלוֹם, नमस्ते": "Tiếng Việt, ḍ̣̄, שָׁלוֹם, नमस्ते",
+		"<b>Inv\u202eoice</b>": "Invoice",
+	} {
+		if got := PlainText(in); got != want {
+			t.Errorf("PlainText(%q) = %q, want %q", in, got, want)
+		}
+		if got := sanitizedText(Sanitize(in, "")); got != want {
+			t.Errorf("sanitizedText(%q) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -33,7 +33,7 @@ func (f *Fetcher) fetchWeb(ctx context.Context, req Request) (*Result, error) {
 	if !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		return nil, &Error{Kind: KindParse, Message: "The content is not a web page we can read."}
 	}
-	page := parsePage(htmlToUTF8(resp.body, cs), resp.finalURL)
+	page := parsePage(ctx, htmlToUTF8(resp.body, cs), resp.finalURL)
 	if page.err != nil {
 		return nil, page.err
 	}
@@ -70,13 +70,18 @@ var skippedElements = map[atom.Atom]bool{
 var skippedRoles = map[string]bool{"navigation": true, "banner": true, "contentinfo": true, "search": true, "menu": true, "menubar": true, "complementary": true}
 
 // parsePage reads the title, advertised feeds and article links of a page in UTF-8.
-func parsePage(b []byte, pageURL *url.URL) (p page) {
+// It runs under a parse budget (deadline.go).
+func parsePage(ctx context.Context, b []byte, pageURL *url.URL) (p page) {
 	defer func() {
 		if r := recover(); r != nil {
 			p = page{err: &Error{Kind: KindParse, Message: "The content is not a web page we can read: the parser failed.", Err: fmt.Errorf("panic: %v", r)}}
 		}
 	}()
-	doc, err := html.Parse(bytes.NewReader(b))
+	bud := newBudget(ctx)
+	doc, err := html.Parse(bud.reader(bytes.NewReader(b)))
+	if err != nil && bud.spent() {
+		return page{err: bud.err("page")}
+	}
 	if err != nil {
 		// x/net/html refuses pages nested more than 512 deep; reading from memory, nothing else fails.
 		return page{err: &Error{Kind: KindParse, Message: "The content is not a web page we can read: its elements are nested too deeply.", Err: err}}
