@@ -25,6 +25,12 @@ deps:
 	if ! command -v qemu-aarch64-static >/dev/null 2>&1 || ! command -v qemu-arm-static >/dev/null 2>&1; then \
 		pkgs="$$pkgs qemu-user-static"; \
 	fi; \
+	if ! command -v newsboat >/dev/null 2>&1; then \
+		pkgs="$$pkgs newsboat"; \
+	fi; \
+	if ! command -v tmux >/dev/null 2>&1; then \
+		pkgs="$$pkgs tmux"; \
+	fi; \
 	if [ -n "$$pkgs" ]; then \
 		echo "Installing$$pkgs for the tests..."; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
