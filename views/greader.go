@@ -40,7 +40,7 @@ const (
 	greaderTopLabel  = "Top stories"
 	greaderMaxN      = 10000 // stream/items/ids
 	greaderMaxItems  = 1000  // stream/contents, stream/items/contents
-	greaderMaxEdit   = 10000 // item ids in one edit-tag
+	greaderMaxEdit   = 1000  // item ids in one edit-tag
 	greaderMaxFormSz = 4 << 20
 	stateReadingList = "user/-/state/com.google/reading-list"
 	stateRead        = "user/-/state/com.google/read"
@@ -118,7 +118,7 @@ func (s *Server) greader(w http.ResponseWriter, r *http.Request, prefix string) 
 			greaderText(w, http.StatusRequestEntityTooLarge, "The request body is too large: at most 4 MiB.")
 			return
 		}
-		greaderText(w, http.StatusBadRequest, "The request's parameters are not valid form encoding.")
+		greaderText(w, http.StatusBadRequest, "The request's parameters are not valid form encoding (or there are more than 10,000 of them).")
 		return
 	}
 	req := &greaderRequest{r: r, store: store, params: r.Form, path: escaped, base: prefix}
