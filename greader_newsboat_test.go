@@ -192,7 +192,11 @@ feedhq-min-items 50
 		return string(out)
 	}
 	t.Cleanup(func() { tm("kill-server") })
-	shell := newsboat + " " + strings.Join(nbArgs, " ")
+	quoted := []string{shellQuote(newsboat)}
+	for _, a := range nbArgs {
+		quoted = append(quoted, shellQuote(a))
+	}
+	shell := strings.Join(quoted, " ")
 	if out := tm("new-session", "-d", "-s", "nb", "-x", "160", "-y", "40", shell); out != "" {
 		t.Fatalf("tmux new-session: %s", out)
 	}
@@ -268,3 +272,6 @@ feedhq-min-items 50
 		t.Errorf("starred in Morning Deck, newsboat has %+v", c)
 	}
 }
+
+// shellQuote quotes s for sh, which tmux runs the command with.
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
