@@ -347,15 +347,21 @@ func (s *Server) greaderUserInfo(w http.ResponseWriter, req *greaderRequest) err
 	return nil
 }
 
+// greaderCategory is a folder of a subscription (TODO(folders): none yet).
+type greaderCategory struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
 type greaderSubscription struct {
-	ID         string   `json:"id"`
-	Title      string   `json:"title"`
-	Categories []string `json:"categories"`
-	URL        string   `json:"url"`
-	HTMLURL    string   `json:"htmlUrl"`
-	IconURL    string   `json:"iconUrl"`
-	SortID     string   `json:"sortid"`
-	FirstItem  string   `json:"firstitemmsec"`
+	ID         string            `json:"id"`
+	Title      string            `json:"title"`
+	Categories []greaderCategory `json:"categories"` // an array of objects, even when empty (NetNewsWire requires it)
+	URL        string            `json:"url"`
+	HTMLURL    string            `json:"htmlUrl"`
+	IconURL    string            `json:"iconUrl"`
+	SortID     string            `json:"sortid"`
+	FirstItem  string            `json:"firstitemmsec"`
 }
 
 func sourceTitle(src *app.Source) string {
@@ -372,13 +378,13 @@ func (s *Server) greaderSubscriptions(w http.ResponseWriter, req *greaderRequest
 	}
 	out := make([]greaderSubscription, 0, len(srcs))
 	for _, src := range srcs {
-		out = append(out, greaderSubscription{ID: "feed/" + src.URL, Title: sourceTitle(src), Categories: []string{},
+		out = append(out, greaderSubscription{ID: "feed/" + src.URL, Title: sourceTitle(src), Categories: []greaderCategory{},
 			URL: src.URL, HTMLURL: siteOf(src.URL), SortID: fmt.Sprintf("%08X", src.ID), FirstItem: strconv.FormatInt(src.CreatedAt.UnixMilli(), 10)})
 	}
 	if req.streamsAsFeeds {
 		out = append(out,
-			greaderSubscription{ID: stateStarred, Title: "Starred", Categories: []string{}, SortID: "FFFFFFFE"},
-			greaderSubscription{ID: "user/-/label/" + greaderTopLabel, Title: greaderTopLabel, Categories: []string{}, SortID: "FFFFFFFF"})
+			greaderSubscription{ID: stateStarred, Title: "Starred", Categories: []greaderCategory{}, SortID: "FFFFFFFE"},
+			greaderSubscription{ID: "user/-/label/" + greaderTopLabel, Title: greaderTopLabel, Categories: []greaderCategory{}, SortID: "FFFFFFFF"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"subscriptions": out})
 	return nil

@@ -365,6 +365,10 @@ func TestGReaderStreams(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("ann's subscriptions = %q, want %q", got, want)
 		}
+		// NetNewsWire requires categories to be an array, even an empty one.
+		if body := ann.ok(http.MethodGet, api+"subscription/list", nil); strings.Count(body, `"categories":[]`) != 2 {
+			t.Errorf("categories are not empty arrays: %s", body)
+		}
 		if body := bob.ok(http.MethodGet, api+"subscription/list", nil); strings.Contains(body, paul.URL) || !strings.Contains(body, bobs.URL) {
 			t.Fatalf("bob's subscriptions: %s", body)
 		}
@@ -450,6 +454,10 @@ func TestGReaderStreams(t *testing.T) {
 	t.Run("stream/items/contents and stream/contents answer whole items with sanitized HTML", func(t *testing.T) {
 		body := ann.ok(http.MethodPost, api+"stream/items/contents", url.Values{"i": {longID(paulIDs[1]), strconv.FormatInt(paulIDs[4], 10)}})
 		s := decodeJSON[grStream](t, body)
+		// NetNewsWire requires "updated" as a JSON integer; the ids in itemRefs are strings (grRefs decodes them so).
+		if shape := decodeJSON[map[string]any](t, body); fmt.Sprintf("%T", shape["updated"]) != "float64" {
+			t.Errorf("updated = %#v", shape["updated"])
+		}
 		if len(s.Items) != 2 || s.Items[0].ID != longID(paulIDs[1]) || s.Items[1].ID != longID(paulIDs[4]) {
 			t.Fatalf("items = %+v", s.Items)
 		}
