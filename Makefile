@@ -14,9 +14,9 @@ build:
 # The goreleaser release builds and their test use (see goreleaser.yaml).
 GORELEASER_VERSION := v2.15.1
 
-# Installs what the tests need when the machine lacks it: headless Chromium for the browser tests
-# and qemu-user-static for the Raspberry Pi (ARM) tests via apt-get (Debian/Ubuntu, as root or with
-# sudo), and goreleaser $(GORELEASER_VERSION) for the release test via go install (a few minutes the first time).
+# Installs what the tests need when the machine lacks it: headless Chromium for the browser tests,
+# qemu-user-static for the Raspberry Pi (ARM) tests, and newsboat with tmux for the Reader API test
+# via apt-get (Debian/Ubuntu, as root or with sudo), and goreleaser $(GORELEASER_VERSION) for the release test via go install (a few minutes the first time).
 deps:
 	@pkgs=; \
 	if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then \
@@ -24,6 +24,12 @@ deps:
 	fi; \
 	if ! command -v qemu-aarch64-static >/dev/null 2>&1 || ! command -v qemu-arm-static >/dev/null 2>&1; then \
 		pkgs="$$pkgs qemu-user-static"; \
+	fi; \
+	if ! command -v newsboat >/dev/null 2>&1; then \
+		pkgs="$$pkgs newsboat"; \
+	fi; \
+	if ! command -v tmux >/dev/null 2>&1; then \
+		pkgs="$$pkgs tmux"; \
 	fi; \
 	if [ -n "$$pkgs" ]; then \
 		echo "Installing$$pkgs for the tests..."; \

@@ -104,7 +104,8 @@ func New(opts Options) *Server {
 		loginLimit: newLimiter(5.0/60, 10), apiLimit: newLimiter(20, 100)}
 	mux := http.NewServeMux()
 	s.routes(mux)
-	s.handler = s.secure(s.recoverer(s.authenticate(mux)))
+	// The Google Reader API (greader.go) signs its requests in itself, ahead of authenticate.
+	s.handler = s.secure(s.recoverer(s.greaderRoute(s.authenticate(mux))))
 	return s
 }
 
