@@ -30,7 +30,7 @@ func (f *Fetcher) fetchWeb(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 	_, cs := resp.contentType()
-	if !looksHTML(resp.body) && !hasMarkup(resp.body) {
+	if looksJSON(resp.body) || !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		return nil, &Error{Kind: KindParse, Message: "The content is not a web page we can read."}
 	}
 	page := parsePage(ctx, htmlToUTF8(resp.body, cs), resp.finalURL)
