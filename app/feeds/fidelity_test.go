@@ -174,3 +174,38 @@ func TestLinksFromExtensionsAndUndatedItems(t *testing.T) {
 		t.Errorf("unread date %v", res.Items[1].Extra)
 	}
 }
+
+// TestInternalEntities: entities declared in the document are expanded; anything that could
+// nest, reach outside or blow up is still refused.
+func TestInternalEntities(t *testing.T) {
+	res := fetchBody(t, "application/rss+xml", `<?xml version="1.0"?>
+<!DOCTYPE rss [
+  <!-- HTML's names -->
+  <!ENTITY nbsp "&#160;">
+  <!ENTITY eacute '&#233;'>
+  <!ENTITY site "Example News">
+]>
+<rss version="2.0"><channel><title>&site;</title><item><title>Caf&eacute;&nbsp;time &amp; &unknown; more</title><link>https://e.example/1</link></item></channel></rss>`)
+	if res.Title != "Example News" || len(res.Items) != 1 || res.Items[0].Title != "Café time & &unknown; more" {
+		t.Errorf("title %q, items %+v", res.Title, res.Items)
+	}
+	for name, doctype := range map[string]string{
+		"nested":    `<!DOCTYPE rss [<!ENTITY a "x"><!ENTITY b "&a;&a;">]>`,
+		"external":  `<!DOCTYPE rss [<!ENTITY x SYSTEM "file:///etc/passwd">]>`,
+		"parameter": `<!DOCTYPE rss [<!ENTITY % p "x"> %p;]>`,
+		"too long":  `<!DOCTYPE rss [<!ENTITY a "` + strings.Repeat("x", 2000) + `">]>`,
+	} {
+		srv := serveBytes(t, "application/rss+xml", []byte(`<?xml version="1.0"?>`+doctype+`<rss version="2.0"><channel><title>&a;</title></channel></rss>`))
+		_, err := feeds.New(feeds.Options{}).Fetch(context.Background(), feeds.Request{URL: srv.URL})
+		if fe, ok := err.(*feeds.Error); !ok || !strings.Contains(fe.Message, "declares XML entities") {
+			t.Errorf("%s: got %v", name, err)
+		}
+	}
+	// Expansion is bounded: a 4 MB document of references to a 1 KB entity grows by at most 1 MiB, else is refused.
+	big := `<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY k "` + strings.Repeat("k", 1000) + `">]><rss version="2.0"><channel><title>B</title><item><title>` +
+		strings.Repeat("&k;", 4<<20/3) + `</title></item></channel></rss>`
+	srv := serveBytes(t, "application/rss+xml", []byte(big))
+	if _, err := feeds.New(feeds.Options{}).Fetch(context.Background(), feeds.Request{URL: srv.URL}); err == nil {
+		t.Error("an expansion past the limit was accepted")
+	}
+}

@@ -81,7 +81,7 @@ func parseFeed(ctx context.Context, body []byte, httpCharset string) (feed *gofe
 	}
 	isJSON := trimmed[0] == '{'
 	if !isJSON {
-		body = dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset)))
+		body = expandInternalEntities(dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset))))
 		if body, err = boundXML(body); err != nil {
 			return nil, 0, err
 		}
