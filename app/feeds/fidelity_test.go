@@ -209,3 +209,28 @@ func TestInternalEntities(t *testing.T) {
 		t.Error("an expansion past the limit was accepted")
 	}
 }
+
+// TestDiscoveryPrefersThePagesOwnFeed: a Wikipedia article advertises the site's recent
+// changes first and its own history second; the article's feed comes first, and a link
+// titled "RSS" names no source.
+func TestDiscoveryPrefersThePagesOwnFeed(t *testing.T) {
+	page := `<!DOCTYPE html><html><head><title>Go (programming language) - Wikipedia</title>
+<link rel="alternate" type="application/atom+xml" title="Wikipedia (en)" href="/w/index.php?title=Special:RecentChanges&amp;feed=atom">
+<link rel="alternate" type="application/atom+xml" title="Go (programming language) - Revision history" href="/w/index.php?title=Go_(programming_language)&amp;action=history&amp;feed=atom">
+</head><body><p>Go is a language.</p></body></html>`
+	srv := serveBytes(t, "text/html", []byte(page))
+	det, err := feeds.New(feeds.Options{}).Detect(context.Background(), srv.URL+"/wiki/Go_(programming_language)")
+	if err != nil || len(det.Feeds) != 2 {
+		t.Fatalf("%+v %v", det, err)
+	}
+	if !strings.Contains(det.Feeds[0].URL, "action=history") {
+		t.Errorf("first feed %s, want the article's own", det.Feeds[0].URL)
+	}
+	blog := `<html><head><title>My Blog</title><link rel="alternate" type="application/rss+xml" title="RSS" href="/feed.xml">
+<link rel="alternate" type="application/rss+xml" title="Comments Feed" href="/comments/feed"></head><body>x</body></html>`
+	srv = serveBytes(t, "text/html", []byte(blog))
+	det, err = feeds.New(feeds.Options{}).Detect(context.Background(), srv.URL+"/")
+	if err != nil || len(det.Feeds) != 2 || det.Feeds[0].Title != "" || !strings.HasSuffix(det.Feeds[0].URL, "/feed.xml") || det.Feeds[1].Title != "Comments Feed" {
+		t.Errorf("%+v %v", det, err)
+	}
+}
