@@ -5,9 +5,6 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
-	"time"
-
-	"github.com/mmcdole/gofeed"
 )
 
 // The byte limit of a response does not bound what parsing it costs: gofeed keeps a struct
@@ -255,15 +252,9 @@ func chronological(doc []byte) (yes bool) {
 	if err != nil || len(feed.Items) != 2 || feed.Items[0] == nil || feed.Items[1] == nil {
 		return false
 	}
-	first, last := itemDate(feed.Items[0]), itemDate(feed.Items[1])
+	first, _ := itemDate(feed.Items[0])
+	last, _ := itemDate(feed.Items[1])
 	return first != nil && last != nil && last.After(*first)
-}
-
-func itemDate(it *gofeed.Item) *time.Time {
-	if it.PublishedParsed != nil {
-		return it.PublishedParsed
-	}
-	return it.UpdatedParsed
 }
 
 func concat(parts ...[]byte) []byte {

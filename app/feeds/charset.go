@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/encoding"
 	"golang.org/x/text/encoding/charmap"
 	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/unicode/utf32"
 	"golang.org/x/text/transform"
 )
 
@@ -23,12 +24,17 @@ var (
 	// xmlDecl matches the XML declaration and captures its encoding value.
 	xmlDecl         = regexp.MustCompile(`^\s*<\?xml[^>]*?\?>`)
 	xmlDeclEncoding = regexp.MustCompile(`(?i)\sencoding\s*=\s*["']([^"']*)["']`)
+	xmlDeclVersion  = regexp.MustCompile(`\sversion\s*=\s*["']1\.[1-9]["']`)
 )
 
-// decodeUTF16 handles a BOM-marked or recognisably UTF-16 body; ok is false otherwise.
+// decodeUTF16 handles a BOM-marked or recognisably UTF-16 or UTF-32 body; ok is false otherwise.
 func decodeUTF16(b []byte) (out []byte, ok bool) {
 	var enc encoding.Encoding
 	switch {
+	case bytes.HasPrefix(b, []byte{0, 0, 0xFE, 0xFF}), bytes.HasPrefix(b, []byte{0, 0, 0, '<'}):
+		enc = utf32.UTF32(utf32.BigEndian, utf32.UseBOM)
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE, 0, 0}), bytes.HasPrefix(b, []byte{'<', 0, 0, 0}):
+		enc = utf32.UTF32(utf32.LittleEndian, utf32.UseBOM)
 	case bytes.HasPrefix(b, utf16LEBOM), bytes.HasPrefix(b, []byte{'<', 0, '?', 0}):
 		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
 	case bytes.HasPrefix(b, utf16BEBOM), bytes.HasPrefix(b, []byte{0, '<', 0, '?'}):
@@ -63,15 +69,17 @@ func isUTF8Name(name string) bool {
 // Declarations are often wrong, so the bytes have the last word: bytes that are valid UTF-8
 // are UTF-8 whatever the declaration says (valid multi-byte UTF-8 almost never happens by
 // chance in legacy single-byte text); bytes that are not are decoded with the first declared
-// non-UTF-8 charset or, when none is declared or only UTF-8 is, as UTF-8 mixed with
-// Windows-1252 (the web's default, a superset of ISO-8859-1): see mixedToUTF8.
+// non-UTF-8 charset or, when none is declared or only UTF-8 is, with the legacy charset
+// sniffLegacy finds when they are mostly not UTF-8 (see there), else as UTF-8 mixed with Windows-1252
+// (the web's default, a superset of ISO-8859-1): see mixedToUTF8. C1 control characters in
+// the result are read as the Windows-1252 characters they were meant to be.
 func toUTF8(b []byte, declared ...string) []byte {
 	if out, ok := decodeUTF16(b); ok {
 		return bytes.TrimPrefix(out, utf8BOM)
 	}
 	b = bytes.TrimPrefix(b, utf8BOM)
 	if utf8.Valid(b) {
-		return b
+		return c1ToWindows1252(b)
 	}
 	for _, label := range declared {
 		enc, name := lookupEncoding(label)
@@ -79,7 +87,16 @@ func toUTF8(b []byte, declared ...string) []byte {
 			continue
 		}
 		if out, _, err := transform.Bytes(enc.NewDecoder(), b); err == nil {
-			return bytes.ToValidUTF8(out, []byte("\uFFFD"))
+			return c1ToWindows1252(bytes.ToValidUTF8(out, []byte("\uFFFD")))
+		}
+	}
+	// Not UTF-8, and nothing (or only UTF-8) declared: a legacy charset, sniffed, when the bytes
+	// are mostly not UTF-8.
+	if valid, invalid := utf8Counts(b); valid == 0 || invalid > 2*valid {
+		if enc := sniffLegacy(b, valid == 0); enc != nil {
+			if out, _, err := transform.Bytes(enc.NewDecoder(), b); err == nil {
+				return bytes.ToValidUTF8(out, []byte("\uFFFD"))
+			}
 		}
 	}
 	return mixedToUTF8(b)
@@ -118,6 +135,9 @@ func xmlToUTF8(b []byte, httpCharset string) []byte {
 	out := toUTF8(b, prolog, httpCharset)
 	if loc := xmlDecl.FindIndex(out[:min(len(out), 1024)]); loc != nil {
 		decl := xmlDeclEncoding.ReplaceAll(out[loc[0]:loc[1]], []byte(` encoding="UTF-8"`))
+		// XML 1.1 (which feeds declare without using anything of it) is read as 1.0:
+		// encoding/xml refuses any other version.
+		decl = xmlDeclVersion.ReplaceAll(decl, []byte(` version="1.0"`))
 		out = append(append(append([]byte{}, out[:loc[0]]...), decl...), out[loc[1]:]...)
 	}
 	return out
@@ -132,8 +152,11 @@ func htmlToUTF8(b []byte, httpCharset string) []byte {
 	}
 	meta := metaCharset(b)
 	if httpCharset == "" && meta == "" && !utf8.Valid(bytes.TrimPrefix(b, utf8BOM)) {
-		_, name, _ := charset.DetermineEncoding(b, "text/html")
-		meta = name
+		// Only a certain answer (a BOM, a meta past our scan): its default guess is
+		// Windows-1252, where toUTF8's sniffing does better.
+		if _, name, certain := charset.DetermineEncoding(b, "text/html"); certain {
+			meta = name
+		}
 	}
 	return toUTF8(b, httpCharset, meta)
 }

@@ -67,7 +67,7 @@ var monthNames = strings.NewReplacer(
 // abbreviated, zones as numeric offsets, white space single.
 func normalizeDate(s string) string {
 	s = spaces.ReplaceAllString(s, " ")
-	if !strings.HasPrefix(s, "T") && weekdayPrefix.MatchString(s) && !startsWithMonth(s) {
+	if weekdayPrefix.MatchString(s) && !startsWithMonth(s) {
 		s = weekdayPrefix.ReplaceAllString(s, "")
 	}
 	s = monthNames.Replace(s)

@@ -58,7 +58,8 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 	_, cs := resp.contentType()
 	if feed, _, perr := parseFeed(ctx, resp.body, cs); perr == nil {
 		return &Detection{Type: app.SourceRSS, URL: final, Title: shorten(PlainText(feed.Title), maxTitleRunes)}, nil
-	} else if !looksHTML(resp.body) && !hasMarkup(resp.body) {
+	} else if looksJSON(resp.body) || !looksHTML(resp.body) && !hasMarkup(resp.body) {
+		// JSON is never a web page, whatever markup its strings hold.
 		if errors.Is(perr, errRefused) {
 			return nil, perr
 		}
@@ -75,6 +76,12 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 // (a fragment served without <html>, say) rather than something we cannot read.
 var markupTags = [][]byte{[]byte("<body"), []byte("<div"), []byte("<p>"), []byte("<p "), []byte("<a "), []byte("<img "),
 	[]byte("<article"), []byte("<section"), []byte("<h1"), []byte("<h2"), []byte("<ul"), []byte("<table")}
+
+// looksJSON reports whether a body is a JSON object or array.
+func looksJSON(b []byte) bool {
+	t := bytes.TrimLeft(bytes.TrimPrefix(b, utf8BOM), " \t\r\n")
+	return len(t) > 0 && (t[0] == '{' || t[0] == '[')
+}
 
 func hasMarkup(b []byte) bool {
 	head := bytes.ToLower(b[:min(len(b), 8192)])

@@ -1,9 +1,21 @@
 package feeds_test
 
 import (
+	"bytes"
+	"context"
+	"io/fs"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/unicode/utf32"
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds"
@@ -131,4 +143,150 @@ func utf16le(s string) string {
 		b.WriteByte(byte(r >> 8))
 	}
 	return b.String()
+}
+
+// stripDeclarations removes every charset declaration of a document: the XML prolog's
+// encoding and the HTML meta charset.
+func stripDeclarations(b []byte) []byte {
+	b = regexp.MustCompile(`(?i)\sencoding\s*=\s*["'][^"']*["']`).ReplaceAll(b, nil)
+	b = regexp.MustCompile(`(?i)<meta[^>]*charset[^>]*>`).ReplaceAll(b, nil)
+	return b
+}
+
+// TestUndeclaredLegacyCharsets: every legacy-charset file of the encodings corpus, stripped of
+// its declarations and served without a charset, still reads right (issue 15: 0/8 before).
+func TestUndeclaredLegacyCharsets(t *testing.T) {
+	dir := corpusDir(t, "encodings")
+	f := feeds.New(feeds.Options{})
+	legacy, right := 0, 0
+	for _, c := range corpusEncodings {
+		body := readFile(t, filepath.Join(dir, c.file))
+		if utf8.Valid(body) {
+			continue
+		}
+		legacy++
+		ct := "application/xml"
+		typ := app.SourceRSS
+		if strings.HasSuffix(c.file, ".html") {
+			ct, typ = "text/html", app.SourceWeb
+		}
+		srv := serveBytes(t, ct, stripDeclarations(body))
+		res := fetch(t, f, srv.URL+"/"+c.file, typ)
+		ok := res.Title == c.title
+		for _, it := range res.Items {
+			for _, m := range mojibake {
+				if strings.Contains(it.Title, m) {
+					ok = false
+				}
+			}
+		}
+		if !ok {
+			t.Errorf("%s undeclared: title %q, want %q", c.file, res.Title, c.title)
+			continue
+		}
+		right++
+	}
+	if legacy < 8 {
+		t.Fatalf("only %d legacy-charset files in the corpus", legacy)
+	}
+	t.Logf("%d of %d undeclared legacy-charset files read right", right, legacy)
+
+	// East Asian charsets, which the corpus lacks: encoded here.
+	for _, c := range []struct {
+		name  string
+		enc   encoding.Encoding
+		title string
+	}{
+		{"Shift_JIS", japanese.ShiftJIS, "東京の天気予報、今日は晴れのち曇りでしょう"},
+		{"EUC-JP", japanese.EUCJP, "東京の天気予報、今日は晴れのち曇りでしょう"},
+		{"EUC-KR", korean.EUCKR, "서울의 오늘 날씨는 맑고 따뜻하겠습니다"},
+		{"GBK", simplifiedchinese.GBK, "北京今天天气晴朗，气温适宜，适合出行"},
+		{"KOI8-R", charmap.KOI8R, "Погода в Москве сегодня солнечная"},
+		{"Windows-1251", charmap.Windows1251, "Погода в Москве сегодня солнечная"},
+		{"Windows-1252", charmap.Windows1252, "Crème brûlée à la française – “déjà vu”"},
+	} {
+		doc := `<?xml version="1.0"?><rss version="2.0"><channel><title>` + c.title + `</title><item><title>` + c.title + `</title><link>https://e.example/1</link></item></channel></rss>`
+		enc, err := c.enc.NewEncoder().String(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := serveBytes(t, "application/rss+xml", []byte(enc))
+		if res := fetch(t, f, srv.URL, app.SourceRSS); res.Title != c.title {
+			t.Errorf("%s undeclared: title %q, want %q", c.name, res.Title, c.title)
+		}
+	}
+}
+
+// TestUTF8NeverSniffed: no UTF-8 document of the corpora changes in decoding (it never reaches
+// the sniffer, which is only asked about bytes with no UTF-8 in them).
+func TestUTF8NeverSniffed(t *testing.T) {
+	var files []string
+	for _, sub := range []string{"feeds", "encodings", "feedparser"} {
+		d := corpusDir(t, sub)
+		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				files = append(files, p)
+			}
+			return nil
+		})
+	}
+	utf8Files, changed := 0, 0
+	for _, p := range files {
+		b := readFile(t, p)
+		if !utf8.Valid(b) || !hasNonASCII(b) || bytes.Contains(b, []byte{0xC2, 0x80}) {
+			continue
+		}
+		utf8Files++
+		doc := `<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><item><title><![CDATA[` + strings.ReplaceAll(string(b), "]]>", "") + `]]></title><link>https://e.example/1</link></item></channel></rss>`
+		srv := serveBytes(t, "application/rss+xml", []byte(doc))
+		res, err := feeds.New(feeds.Options{}).Fetch(context.Background(), feeds.Request{URL: srv.URL})
+		if err != nil || len(res.Items) == 0 {
+			continue
+		}
+		for _, m := range mojibake[1:] {
+			if strings.Contains(res.Items[0].Title, m) && !strings.Contains(string(b), m) {
+				changed++
+				t.Errorf("%s: mojibake %q after decoding", p, m)
+				break
+			}
+		}
+	}
+	t.Logf("%d UTF-8 files with non-ASCII text, %d mis-decoded", utf8Files, changed)
+	if utf8Files < 30 {
+		t.Fatalf("only %d UTF-8 files found", utf8Files)
+	}
+}
+
+func hasNonASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return true
+		}
+	}
+	return false
+}
+
+func TestUTF32XML11AndC1(t *testing.T) {
+	f := feeds.New(feeds.Options{})
+	doc := `<?xml version="1.0" encoding="UTF-32"?><rss version="2.0"><channel><title>Grüße 東京</title></channel></rss>`
+	for name, enc := range map[string]encoding.Encoding{
+		"UTF-32LE": utf32.UTF32(utf32.LittleEndian, utf32.ExpectBOM), "UTF-32BE": utf32.UTF32(utf32.BigEndian, utf32.ExpectBOM),
+	} {
+		b, _ := enc.NewEncoder().String(doc)
+		srv := serveBytes(t, "application/xml", []byte(b))
+		if res := fetch(t, f, srv.URL, app.SourceRSS); res.Title != "Grüße 東京" {
+			t.Errorf("%s: title %q", name, res.Title)
+		}
+	}
+	srv := serveBytes(t, "application/xml", []byte(`<?xml version="1.1" encoding="utf-8"?><rss version="2.0"><channel><title>Eleven</title><item><title>One</title><link>https://e.example/1</link></item></channel></rss>`))
+	if res := fetch(t, f, srv.URL, app.SourceRSS); res.Title != "Eleven" || len(res.Items) != 1 {
+		t.Errorf("XML 1.1: %+v", res)
+	}
+	if det, err := f.Detect(context.Background(), srv.URL); err != nil || det.Type != app.SourceRSS {
+		t.Errorf("XML 1.1 detected as %+v, %v", det, err)
+	}
+	srv = serveBytes(t, "application/xml", []byte("<rss version=\"2.0\"><channel><title>C1</title><item><title>don\u0092t \u0093quote\u0094 \u0080 5 \u0096 dash</title><link>https://e.example/1</link></item></channel></rss>"))
+	if res := fetch(t, f, srv.URL, app.SourceRSS); res.Items[0].Title != "don’t “quote” € 5 – dash" {
+		t.Errorf("C1 controls: %q", res.Items[0].Title)
+	}
 }

@@ -862,13 +862,31 @@ func hostileCases() []hostileCase {
 			check: dates("2026-02-01T08:00:00Z", now, "nil")},
 
 		// Duplicates.
-		{name: "duplicate guids in one feed are one item, the first",
+		{name: "duplicate guids with the same link in one feed are one item, the first",
+			serve: serveString(rssType, rssDoc("",
+				rssItem("First", "https://example.com/1", "<guid>same</guid>"),
+				rssItem("Second", "https://example.com/1", "<guid>same</guid>"),
+				rssItem("Third", "https://example.com/1", "<guid>  same  </guid>"),
+				rssItem("Other", "https://example.com/4", "<guid>other</guid>"))),
+			check: func(t *testing.T, r hostileResult, base string) {
+				titles("First", "Other")(t, r, base)
+				if r.res.RepeatedGUIDs || r.res.Items[0].GUID != "same" {
+					t.Errorf("GUID %q, repeated %v", r.res.Items[0].GUID, r.res.RepeatedGUIDs)
+				}
+			}},
+		{name: "one guid given to posts with different links keys them by guid and link (issue 15)",
 			serve: serveString(rssType, rssDoc("",
 				rssItem("First", "https://example.com/1", "<guid>same</guid>"),
 				rssItem("Second", "https://example.com/2", "<guid>same</guid>"),
-				rssItem("Third", "https://example.com/3", "<guid>  same  </guid>"),
+				rssItem("Second again", "https://example.com/2", "<guid>same</guid>"),
 				rssItem("Other", "https://example.com/4", "<guid>other</guid>"))),
-			check: titles("First", "Other")},
+			check: func(t *testing.T, r hostileResult, base string) {
+				titles("First", "Second", "Other")(t, r, base)
+				if !r.res.RepeatedGUIDs || r.res.Items[0].GUID != feeds.IdentityKey("same", "https://example.com/1") ||
+					r.res.Items[1].GUID != feeds.IdentityKey("same", "https://example.com/2") || r.res.Items[2].GUID != "other" {
+					t.Errorf("repeated %v, GUIDs %q %q %q", r.res.RepeatedGUIDs, r.res.Items[0].GUID, r.res.Items[1].GUID, r.res.Items[2].GUID)
+				}
+			}},
 		{name: "items without guids sharing a link are one item",
 			serve: serveString(rssType, rssDoc("",
 				rssItem("A", "https://example.com/same", ""), rssItem("B", "https://example.com/same", ""), rssItem("C", "https://example.com/c", ""))),

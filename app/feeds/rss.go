@@ -81,7 +81,7 @@ func parseFeed(ctx context.Context, body []byte, httpCharset string) (feed *gofe
 	}
 	isJSON := trimmed[0] == '{'
 	if !isJSON {
-		body = dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset)))
+		body = expandInternalEntities(dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset))))
 		if body, err = boundXML(body); err != nil {
 			return nil, 0, err
 		}
@@ -98,12 +98,16 @@ func parseFeed(ctx context.Context, body []byte, httpCharset string) (feed *gofe
 	if err != nil && bud.spent() {
 		return nil, 0, bud.err("feed")
 	}
+	parsed := body
 	if !isJSON && (err != nil || len(feed.Items) == 0 && hasItems(body)) {
 		if fixed, ok := repairXML(body); ok {
 			if again, err2 := parseGofeedWithin(bud, fixed); err2 == nil && (err != nil || len(again.Items) > len(feed.Items)) {
-				feed, err = again, nil
+				feed, err, parsed = again, nil, fixed
 			}
 		}
+	}
+	if err == nil {
+		noteAtomTitleTypes(feed, parsed)
 	}
 	if err != nil && bud.spent() {
 		return nil, 0, bud.err("feed")
@@ -152,7 +156,7 @@ func looksHTML(b []byte) bool {
 
 // fillFromFeed maps a parsed feed onto res.
 func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
-	res.Title = shorten(PlainText(feed.Title), maxTitleRunes)
+	res.Title = shorten(titleText(feed.Title, literalTitle(feed, feed.Custom)), maxTitleRunes)
 	base := final
 	if site := absoluteHTTP(final, feed.Link); site != "" {
 		res.SiteURL = site
@@ -169,15 +173,19 @@ func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
 	if res.SiteURL == "" {
 		res.SiteURL = (&url.URL{Scheme: final.Scheme, Host: final.Host, Path: "/"}).String()
 	}
+	res.Author = shorten(PlainText(personName(feed.Author, feed.Authors)), maxAuthorRunes)
+	if res.Author == "" && feed.DublinCoreExt != nil {
+		res.Author = shorten(PlainText(firstNonEmpty(feed.DublinCoreExt.Creator...)), maxAuthorRunes)
+	}
 	now := f.clock.Now()
-	seen := map[string]bool{}
 	// An RSS guid is the item's permalink unless it says isPermaLink="false".
 	var rssItems []*rss.Item
 	if o, ok := feed.OriginalFeed().(*rss.Feed); ok && len(o.Items) == len(feed.Items) {
 		rssItems = o.Items
 	}
+	var items []app.Item
 	for i, it := range feed.Items {
-		if len(res.Items) >= MaxItems {
+		if len(items) >= MaxItems {
 			break
 		}
 		if it == nil {
@@ -187,37 +195,96 @@ func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
 		if rssItems != nil && rssItems[i] != nil && rssItems[i].GUID != nil && !strings.EqualFold(strings.TrimSpace(rssItems[i].GUID.IsPermalink), "false") {
 			permalink = rssItems[i].GUID.Value
 		}
-		item, ok := feedItem(it, permalink, base, now)
-		if !ok || seen[item.GUID] {
+		item, ok := feedItem(it, permalink, base, now, literalTitle(feed, it.Custom))
+		if !ok {
 			continue
 		}
-		seen[item.GUID] = true
-		res.Items = append(res.Items, item)
+		if item.Author == "" {
+			item.Author = res.Author // the feed's author is its items' unless they name another
+		}
+		items = append(items, item)
 	}
+	res.Items, res.RepeatedGUIDs = dedupe(items)
 }
 
-// feedItem maps one entry; ok is false for an entry with nothing in it.
-func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (app.Item, bool) {
+// dedupe keeps the first item of each GUID. A feed that gives one GUID to posts with
+// different links (it happens: a constant, a date, a counter reset) would otherwise lose all
+// but one of them, for good: the items of such a GUID are keyed by IdentityKey instead.
+func dedupe(items []app.Item) (out []app.Item, repeated bool) {
+	links := map[string]string{}
+	split := map[string]bool{}
+	for _, it := range items {
+		if l, ok := links[it.GUID]; ok && l != it.Link && it.Link != "" && l != "" {
+			split[it.GUID] = true
+		} else if !ok {
+			links[it.GUID] = it.Link
+		}
+	}
+	seen := map[string]bool{}
+	for _, it := range items {
+		if split[it.GUID] {
+			it.GUID = IdentityKey(it.GUID, it.Link)
+		}
+		if seen[it.GUID] {
+			continue
+		}
+		seen[it.GUID] = true
+		out = append(out, it)
+	}
+	return out, len(split) > 0
+}
+
+// personName is the name (or else the e-mail address) of the first person given.
+func personName(p *gofeed.Person, more []*gofeed.Person) string {
+	for _, q := range append([]*gofeed.Person{p}, more...) {
+		if q != nil {
+			if n := firstNonEmpty(q.Name, q.Email); n != "" {
+				return n
+			}
+		}
+	}
+	return ""
+}
+
+// feedItem maps one entry; ok is false for an entry with nothing in it. literal says its
+// title is plain text by its format.
+func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, literal bool) (app.Item, bool) {
 	var item app.Item
 	raw := it.Content
 	if strings.TrimSpace(raw) == "" {
 		raw = it.Description
 	}
+	encs, thumb, mediaDesc := mediaOf(it, base)
+	if strings.TrimSpace(raw) == "" {
+		raw = mediaDesc
+	}
 	raw = strings.TrimSpace(raw)
 
-	link := absoluteHTTP(base, it.Link)
+	link := absoluteHTTP(base, origLink(it))
+	if link == "" {
+		link = absoluteHTTP(base, it.Link)
+	}
 	for _, l := range it.Links {
 		if link != "" {
 			break
 		}
 		link = absoluteHTTP(base, l)
 	}
+	if link == "" {
+		link = absoluteHTTP(base, atomLink(it))
+	}
 	if link == "" && strings.Contains(permalink, "://") {
 		link = absoluteHTTP(nil, permalink)
 	}
-	item.Title = shorten(PlainText(it.Title), maxTitleRunes)
+	item.Title = shorten(titleText(it.Title, literal), maxTitleRunes)
 	if item.Title == "" {
 		item.Title = shorten(PlainText(truncateUTF8(raw, MaxContentBytes)), 100)
+	}
+	if item.Title == "" {
+		item.Title = shorten(collapseSpace(enclosureTitle(encs)), 100)
+	}
+	if link == "" && len(encs) > 0 {
+		link = encs[0].URL // an audio-only or image-only entry: its file is its link
 	}
 	if item.Title == "" && link == "" {
 		return item, false
@@ -238,23 +305,29 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (
 		item.GUID = hex.EncodeToString(sum[:])
 	}
 
-	if a := it.Author; a != nil {
-		item.Author = shorten(PlainText(firstNonEmpty(a.Name, a.Email)), maxAuthorRunes)
-	}
-	for _, a := range it.Authors {
-		if item.Author != "" {
-			break
-		}
-		if a != nil {
-			item.Author = shorten(PlainText(firstNonEmpty(a.Name, a.Email)), maxAuthorRunes)
-		}
+	item.Author = shorten(PlainText(personName(it.Author, it.Authors)), maxAuthorRunes)
+	if item.Author == "" && it.DublinCoreExt != nil {
+		item.Author = shorten(PlainText(firstNonEmpty(it.DublinCoreExt.Creator...)), maxAuthorRunes)
 	}
 
-	t := it.PublishedParsed
-	if t == nil {
-		t = it.UpdatedParsed
-	}
+	t, written := itemDate(it)
 	item.PublishedAt = cleanDate(t, now)
+	extra := map[string]any{}
+	if item.PublishedAt == nil {
+		extra[ExtraDateMissing] = true
+		if written != "" {
+			extra[ExtraDateUnread] = shorten(collapseSpace(written), 100)
+		}
+	}
+	if len(encs) > 0 {
+		extra[ExtraEnclosures] = encs
+	}
+	if thumb != "" {
+		extra[ExtraThumbnail] = thumb
+	}
+	if len(extra) > 0 {
+		item.Extra = extra
+	}
 
 	contentBase := ""
 	if link != "" {
@@ -264,6 +337,19 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time) (
 	}
 	item.RawContent, item.CleanContent = sanitizeContent(raw, contentBase)
 	return item, true
+}
+
+// itemDate is an item's date: published, else updated, read by parseDate, which knows more
+// forms and zones than gofeed (MET and MEST are not UTC) and never guesses; gofeed's reading
+// is not used (on the corpora it read no date parseDate does not). written is the date as the
+// feed wrote it, for an item whose date could not be read.
+func itemDate(it *gofeed.Item) (t *time.Time, written string) {
+	for _, s := range []string{it.Published, it.Updated} {
+		if d, ok := parseDate(s); ok {
+			return &d, s
+		}
+	}
+	return nil, firstNonEmpty(it.Published, it.Updated)
 }
 
 // cleanDate drops garbage dates (before 1970 or unparseable, which gofeed gives as nil) and

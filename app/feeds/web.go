@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"sort"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -30,7 +31,7 @@ func (f *Fetcher) fetchWeb(ctx context.Context, req Request) (*Result, error) {
 		return res, nil
 	}
 	_, cs := resp.contentType()
-	if !looksHTML(resp.body) && !hasMarkup(resp.body) {
+	if looksJSON(resp.body) || !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		return nil, &Error{Kind: KindParse, Message: "The content is not a web page we can read."}
 	}
 	page := parsePage(ctx, htmlToUTF8(resp.body, cs), resp.finalURL)
@@ -103,7 +104,7 @@ func parsePage(ctx context.Context, b []byte, pageURL *url.URL) (p page) {
 			typ := strings.ToLower(strings.TrimSpace(strings.Split(attr(n, "type"), ";")[0]))
 			if u := absoluteHTTP(base, attr(n, "href")); feedTypes[typ] && u != "" && !seenFeed[u] {
 				seenFeed[u] = true
-				p.feeds = append(p.feeds, FeedLink{URL: u, Title: collapseSpace(attr(n, "title")), Type: typ})
+				p.feeds = append(p.feeds, FeedLink{URL: u, Title: feedLinkTitle(attr(n, "title")), Type: typ})
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -111,6 +112,7 @@ func parsePage(ctx context.Context, b []byte, pageURL *url.URL) (p page) {
 		}
 	}
 	walkLinks(doc)
+	rankFeeds(p.feeds, pageURL)
 
 	body := find(doc, atom.Body)
 	if body == nil {
@@ -304,4 +306,48 @@ func textOf(n *html.Node) string {
 	}
 	walk(n)
 	return b.String()
+}
+
+// genericFeedTitle matches the titles of <link rel="alternate"> that name a format, not a
+// feed ("RSS", "Atom 1.0", "RSS Feed"): no name for a source.
+var genericFeedTitle = regexp.MustCompile(`(?i)^(?:(?:rss|atom|json|rdf|xml)\s*(?:\d(?:\.\d+)?)?\s*(?:feed)?|feed|subscribe|syndication)$`)
+
+// feedLinkTitle is the title a page gives a feed it advertises, "" when it only names a format.
+func feedLinkTitle(s string) string {
+	s = collapseSpace(s)
+	if genericFeedTitle.MatchString(s) {
+		return ""
+	}
+	return shorten(s, maxTitleRunes)
+}
+
+// rankFeeds puts the page's own feeds first: the ones whose address names the page (its last
+// path segment or title, e.g. a Wikipedia article's history feed) or lies under its path, then
+// the rest in page order, and last the site-wide ones (recent changes, all comments).
+func rankFeeds(feeds []FeedLink, pageURL *url.URL) {
+	seg := strings.ToLower(path.Base(strings.TrimSuffix(pageURL.Path, "/")))
+	if i := strings.LastIndexByte(seg, '.'); i > 0 {
+		seg = seg[:i]
+	}
+	if q := pageURL.Query().Get("title"); q != "" {
+		seg = strings.ToLower(q)
+	}
+	dir := strings.ToLower(strings.TrimSuffix(pageURL.Path, "/"))
+	score := func(f FeedLink) int {
+		u := strings.ToLower(f.URL)
+		t := strings.ToLower(f.Title)
+		fu, err := url.Parse(f.URL)
+		switch {
+		case strings.Contains(u, "recentchanges") || strings.Contains(u, "recent_changes") || strings.Contains(t, "recent changes"):
+			return -2
+		case len(seg) >= 3 && (strings.Contains(u, "title="+url.QueryEscape(seg)) || strings.Contains(u, "/"+seg+"/") || strings.Contains(u, "="+seg+"&") || strings.HasSuffix(u, "="+seg)):
+			return 2
+		case err == nil && len(dir) > 1 && strings.HasPrefix(strings.ToLower(fu.Path), dir+"/"):
+			return 1
+		case strings.Contains(u, "comments") || strings.Contains(t, "comments"):
+			return -1
+		}
+		return 0
+	}
+	sort.SliceStable(feeds, func(i, j int) bool { return score(feeds[i]) > score(feeds[j]) })
 }

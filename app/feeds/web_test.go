@@ -125,10 +125,11 @@ func TestDetect(t *testing.T) {
 		if d.Type != app.SourceWeb || d.URL != srv.URL+"/news/" || d.Title != "The Daily Example" {
 			t.Errorf("%+v", d)
 		}
+		// The section's own feed (under /news/) first, then the site's in page order.
 		want := []feeds.FeedLink{
+			{URL: srv.URL + "/news/feed.json", Type: "application/feed+json"},
 			{URL: srv.URL + "/feed.xml", Title: "Daily RSS", Type: "application/rss+xml"},
 			{URL: "https://www.example.test/atom.xml", Title: "Daily Atom", Type: "application/atom+xml"},
-			{URL: srv.URL + "/news/feed.json", Type: "application/feed+json"},
 		}
 		if len(d.Feeds) != len(want) {
 			t.Fatalf("feeds %+v", d.Feeds)

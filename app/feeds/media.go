@@ -1,0 +1,222 @@
+package feeds
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"net/url"
+	"path"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/mmcdole/gofeed"
+	ext "github.com/mmcdole/gofeed/extensions"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// What a feed item carries besides its text is kept in app.Item.Extra, under these keys (the
+// store keeps Extra as JSON, so they come back as JSON values; read them with EnclosuresOf,
+// ThumbnailOf and DateMissing):
+const (
+	// ExtraEnclosures: []Enclosure, the audio, video and images attached to the item
+	// (RSS enclosures, Atom rel="enclosure" links, Media RSS content, JSON Feed attachments).
+	ExtraEnclosures = "enclosures"
+	// ExtraThumbnail: string, the URL of the item's picture (media:thumbnail, itunes:image,
+	// a JSON Feed image, an image enclosure).
+	ExtraThumbnail = "thumbnail"
+	// ExtraDateMissing: true when the feed gave the item no date we could read. PublishedAt is
+	// then nil and the pipeline should date the item when it first saw it.
+	ExtraDateMissing = "date_missing"
+	// ExtraDateUnread: string, the date as the feed wrote it when we could not read it.
+	ExtraDateUnread = "date_unread"
+)
+
+// Enclosure is a media file attached to an item: a podcast episode, a video, an image.
+type Enclosure struct {
+	URL    string `json:"url"`
+	Type   string `json:"type,omitempty"`   // MIME type, e.g. audio/mpeg
+	Length int64  `json:"length,omitempty"` // bytes, 0 if unknown
+	Medium string `json:"medium,omitempty"` // audio, video or image (from the type or Media RSS)
+}
+
+// maxEnclosures caps the enclosures kept per item.
+const maxEnclosures = 8
+
+// EnclosuresOf returns the enclosures of an item, as Fetch gave them or as the store read
+// them back from JSON.
+func EnclosuresOf(it app.Item) []Enclosure {
+	switch v := it.Extra[ExtraEnclosures].(type) {
+	case []Enclosure:
+		return v
+	case []any:
+		var out []Enclosure
+		for _, e := range v {
+			m, _ := e.(map[string]any)
+			u, _ := m["url"].(string)
+			if u == "" {
+				continue
+			}
+			enc := Enclosure{URL: u}
+			enc.Type, _ = m["type"].(string)
+			enc.Medium, _ = m["medium"].(string)
+			if n, ok := m["length"].(float64); ok {
+				enc.Length = int64(n)
+			}
+			out = append(out, enc)
+		}
+		return out
+	}
+	return nil
+}
+
+// ThumbnailOf returns the URL of an item's picture, "" if none.
+func ThumbnailOf(it app.Item) string {
+	s, _ := it.Extra[ExtraThumbnail].(string)
+	return s
+}
+
+// DateMissing reports whether the feed gave the item no date we could read.
+func DateMissing(it app.Item) bool {
+	b, _ := it.Extra[ExtraDateMissing].(bool)
+	return b
+}
+
+// IdentityKey is the key of an item in a feed that gives one GUID to different posts: its
+// GUID and link together. fillFromFeed uses it as the GUID of every item of a fetch in which a
+// GUID repeats with different links (and says so in Result.RepeatedGUIDs); a pipeline that
+// remembers such a source may key its later items the same way.
+func IdentityKey(guid, link string) string {
+	sum := sha256.Sum256([]byte(guid + "\n" + link))
+	return "guid+link:" + hex.EncodeToString(sum[:16])
+}
+
+// mediaOf reads what an item carries besides text: enclosures, a thumbnail and, from Media
+// RSS, a description (YouTube puts a video's whole description there).
+func mediaOf(it *gofeed.Item, base *url.URL) (encs []Enclosure, thumb, description string) {
+	add := func(rawURL, typ, length, medium string) {
+		u := absoluteHTTP(base, rawURL)
+		if u == "" || len(encs) >= maxEnclosures {
+			return
+		}
+		for _, e := range encs {
+			if e.URL == u {
+				return
+			}
+		}
+		e := Enclosure{URL: u, Type: strings.ToLower(strings.TrimSpace(typ)), Medium: strings.ToLower(strings.TrimSpace(medium))}
+		if n, err := strconv.ParseInt(strings.TrimSpace(length), 10, 64); err == nil && n > 0 {
+			e.Length = n
+		}
+		if e.Medium == "" {
+			e.Medium = mediumOf(e.Type, u)
+		}
+		encs = append(encs, e)
+	}
+	for _, e := range it.Enclosures {
+		if e != nil {
+			add(e.URL, e.Type, e.Length, "")
+		}
+	}
+	if media, ok := it.Extensions["media"]; ok {
+		groups := append([]ext.Extension{{Children: media}}, media["group"]...)
+		for _, g := range groups {
+			for _, c := range g.Children["content"] {
+				add(c.Attrs["url"], c.Attrs["type"], c.Attrs["fileSize"], c.Attrs["medium"])
+			}
+			for _, t := range g.Children["thumbnail"] {
+				if thumb == "" {
+					thumb = absoluteHTTP(base, t.Attrs["url"])
+				}
+			}
+			for _, d := range g.Children["description"] {
+				if description == "" {
+					description = strings.TrimSpace(d.Value)
+					if typ := d.Attrs["type"]; !strings.EqualFold(typ, "html") {
+						description = plainToHTML(description)
+					}
+				}
+			}
+		}
+	}
+	if thumb == "" && it.ITunesExt != nil {
+		thumb = absoluteHTTP(base, it.ITunesExt.Image)
+	}
+	if thumb == "" && it.Image != nil {
+		thumb = absoluteHTTP(base, it.Image.URL)
+	}
+	if thumb == "" {
+		for _, e := range encs {
+			if e.Medium == "image" {
+				thumb = e.URL
+				break
+			}
+		}
+	}
+	return encs, thumb, description
+}
+
+var (
+	audioExt = regexp.MustCompile(`(?i)\.(mp3|m4a|aac|ogg|oga|opus|wav|flac)$`)
+	videoExt = regexp.MustCompile(`(?i)\.(mp4|m4v|mov|webm|ogv|mkv)$`)
+	imageExt = regexp.MustCompile(`(?i)\.(jpe?g|png|gif|webp|avif)$`)
+)
+
+// mediumOf says whether a file is audio, video or an image, from its type or else its name.
+func mediumOf(typ, u string) string {
+	if m, _, ok := strings.Cut(typ, "/"); ok && (m == "audio" || m == "video" || m == "image") {
+		return m
+	}
+	p := u
+	if pu, err := url.Parse(u); err == nil {
+		p = pu.Path
+	}
+	switch {
+	case audioExt.MatchString(p):
+		return "audio"
+	case videoExt.MatchString(p):
+		return "video"
+	case imageExt.MatchString(p):
+		return "image"
+	}
+	return ""
+}
+
+// extraLink returns the item's link from extensions when gofeed found none in <link>:
+// feedburner:origLink (the publisher's own address, preferred over a FeedBurner redirect) and
+// atom:link in an RSS item.
+func origLink(it *gofeed.Item) string {
+	if fb, ok := it.Extensions["feedburner"]; ok {
+		for _, l := range fb["origLink"] {
+			if v := strings.TrimSpace(l.Value); v != "" {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+func atomLink(it *gofeed.Item) string {
+	if a, ok := it.Extensions["atom"]; ok {
+		for _, l := range a["link"] {
+			if rel := l.Attrs["rel"]; rel == "" || rel == "alternate" {
+				if h := strings.TrimSpace(l.Attrs["href"]); h != "" {
+					return h
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// enclosureTitle names an item that has nothing but a file: the file's name.
+func enclosureTitle(encs []Enclosure) string {
+	for _, e := range encs {
+		if u, err := url.Parse(e.URL); err == nil {
+			if name, err := url.PathUnescape(path.Base(u.Path)); err == nil && name != "/" && name != "." {
+				return name
+			}
+		}
+	}
+	return ""
+}
