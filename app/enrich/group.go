@@ -2,89 +2,411 @@ package enrich
 
 import (
 	"math"
+	"sort"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
-// Story is what story grouping compares: a title, the opening of the text, and when it was published.
+// Story is what story grouping compares: a title, the opening of the text, when it was
+// published, and the outlet that published it.
 type Story struct {
-	Title string
-	Lead  string
-	At    time.Time
+	Title  string
+	Lead   string // the text or its summary; only its opening sentences are read
+	At     time.Time
+	Source string // the outlet's name, for AlsoCovered
 }
 
-// GroupStories groups reworded coverage of one event: items whose title and lead are close by
-// TF-IDF cosine (at least threshold, e.g. 0.25) and published within window of each other. Items
-// come in rank order; each group lists its members' indexes, the best ranked first, and groups
-// are in the order of their best member. Word overlap of reworded headlines is small, so the
-// lead (the first ~60 words) carries most of the signal; near-verbatim copies score close to 1.
-func (s *Stats) GroupStories(stories []Story, threshold float64, window time.Duration) [][]int {
-	vecs := make([]map[string]float64, len(stories))
-	for i, st := range stories {
-		vecs[i] = s.vector(st.Title, cutWords(st.Lead, 60))
+// GroupOptions tune Group. The zero value is what a briefing wants.
+type GroupOptions struct {
+	// Window: two stories published further apart than this are never linked. 0: 72 hours;
+	// negative: no limit. A story without a time is within any window.
+	Window time.Duration
+	// Threshold is the least similarity (a cosine of weighted terms, 0–1) that links two
+	// stories. 0: DefaultGroupThreshold.
+	Threshold float64
+	// LeadWords: how many words of the lead's opening sentences count. 0: 40; negative: none.
+	LeadWords int
+	// Earlier are stories of past periods (say, the leads of the last days' reports). When
+	// given, Grouping.Continues says which earlier story each group continues.
+	Earlier []Story
+}
+
+// DefaultGroupThreshold is the least similarity that links two stories when
+// GroupOptions.Threshold is 0.
+const DefaultGroupThreshold = 0.35
+
+// Grouping is the result of Group.
+type Grouping struct {
+	// Groups lists each group's members by index into the stories, in rank (input) order, so
+	// the first is the group's lead; groups are in the order of their leads.
+	Groups [][]int
+	// LinkedTo is, per story, the story it was linked to (its best match among the stories
+	// ranked before it), or -1 when it starts a group; Similarity is that link's similarity.
+	LinkedTo   []int
+	Similarity []float64
+	// Links are the pairs of similar stories that joined groups: each pair shares at least
+	// two words.
+	Links [][2]int
+	// Continues is, per group, the index into GroupOptions.Earlier of the earlier story it
+	// continues, or -1; nil when no earlier stories were given.
+	Continues []int
+}
+
+// Group groups reworded coverage of one event. Stories come in rank order (best first). Each
+// story is compared, by its title and the opening sentences of its lead, with the stories
+// ranked before it, and joins the group of its best match when the two are similar enough,
+// published within the window, and share at least two informative words — one rare word in
+// common ("rally", "unchanged") never merges two headlines; a shared multi-word name always
+// counts as two. Names (capitalised words, multi-word names) and numbers weigh more than other
+// words; how rare a word is comes from the stories themselves, so Group needs no collection
+// statistics. Candidates come from an inverted index over the words, so a day of tens of
+// thousands of stories groups in well under a second. The result is deterministic.
+func Group(stories []Story, o GroupOptions) Grouping {
+	if o.Window == 0 {
+		o.Window = 72 * time.Hour
 	}
-	var groups [][]int
-	for i := range stories {
-		placed := false
-		for g, members := range groups {
-			head := members[0]
-			if window > 0 && absDuration(stories[i].At.Sub(stories[head].At)) > window {
+	if o.Threshold <= 0 {
+		o.Threshold = DefaultGroupThreshold
+	}
+	if o.LeadWords == 0 {
+		o.LeadWords = 40
+	}
+	all := stories
+	if len(o.Earlier) > 0 {
+		all = append(append(make([]Story, 0, len(stories)+len(o.Earlier)), stories...), o.Earlier...)
+	}
+	ix := newGroupIndex(all, o.LeadWords)
+	n := len(stories)
+	g := Grouping{LinkedTo: make([]int, n), Similarity: make([]float64, n)}
+	parent := make([]int32, n)
+	var find func(int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	union := func(a, b int32) {
+		ra, rb := find(a), find(b)
+		if ra == rb {
+			return
+		}
+		if ra < rb { // the root is the best-ranked member
+			parent[rb] = ra
+		} else {
+			parent[ra] = rb
+		}
+	}
+	seen := make([]int32, n) // seen[j] == i+1: j is already a candidate for i
+	var cands []int32
+	for i := 0; i < n; i++ {
+		parent[i] = int32(i)
+		cands = cands[:0]
+		for _, e := range ix.vecs[i] {
+			if !ix.postable(e.id) {
 				continue
 			}
-			if cosine(vecs[i], vecs[head]) >= threshold {
-				groups[g] = append(groups[g], i)
-				placed = true
-				break
+			for _, j := range ix.postings[e.id] {
+				if seen[j] != int32(i+1) {
+					seen[j] = int32(i + 1)
+					cands = append(cands, j)
+				}
 			}
 		}
-		if !placed {
-			groups = append(groups, []int{i})
+		best, bestSim := -1, 0.0
+		for _, j := range cands {
+			if !groupWithin(stories[i].At, stories[j].At, o.Window) {
+				continue
+			}
+			sim, shared := groupSimilarity(ix.vecs[i], ix.vecs[j])
+			if shared < 2 || sim < o.Threshold {
+				continue
+			}
+			if sim > bestSim || sim == bestSim && int(j) < best {
+				best, bestSim = int(j), sim
+			}
+			if groupMergeAll || sim >= o.Threshold*groupMergeFactor {
+				union(int32(i), j)
+				g.Links = append(g.Links, [2]int{i, int(j)})
+			}
+		}
+		g.LinkedTo[i], g.Similarity[i] = best, bestSim
+		if best >= 0 {
+			union(int32(i), int32(best))
+			g.Links = append(g.Links, [2]int{i, best})
+		}
+		for _, e := range ix.vecs[i] {
+			if ix.postable(e.id) {
+				ix.postings[e.id] = append(ix.postings[e.id], int32(i))
+			}
 		}
 	}
-	return groups
+	groupOf := make([]int, n)
+	rootGroup := map[int32]int{}
+	for i := 0; i < n; i++ {
+		r := find(int32(i))
+		k, ok := rootGroup[r]
+		if !ok {
+			k = len(g.Groups)
+			rootGroup[r] = k
+			g.Groups = append(g.Groups, nil)
+		}
+		groupOf[i] = k
+		g.Groups[k] = append(g.Groups[k], i)
+	}
+	if len(o.Earlier) > 0 {
+		g.Continues = make([]int, len(g.Groups))
+		bestSim := make([]float64, len(g.Groups))
+		for k := range g.Continues {
+			g.Continues[k] = -1
+		}
+		for e := range o.Earlier {
+			v := ix.vecs[n+e]
+			for _, en := range v {
+				if !ix.postable(en.id) {
+					continue
+				}
+				for _, j := range ix.postings[en.id] {
+					sim, shared := groupSimilarity(v, ix.vecs[j])
+					k := groupOf[j]
+					if shared >= 2 && sim >= o.Threshold && sim > bestSim[k] {
+						g.Continues[k], bestSim[k] = e, sim
+					}
+				}
+			}
+		}
+	}
+	return g
 }
 
-// vector is the TF-IDF vector of a title (weighing double) and a lead, normalized to length 1.
-func (s *Stats) vector(title, lead string) map[string]float64 {
-	v := map[string]float64{}
-	for _, t := range tokenize(title) {
-		if !t.stop {
-			v[t.key] += 2
+// AlsoCovered picks, from a group's members (as Group returns them, the lead first), the
+// other outlets' stories to show under the lead: the best-ranked story of each source other
+// than the lead's, in rank order, at most limit of them (limit ≤ 0: all). Stories without a
+// source each count as their own.
+func AlsoCovered(stories []Story, members []int, limit int) []int {
+	if len(members) < 2 {
+		return nil
+	}
+	seen := map[string]bool{groupSourceKey(stories[members[0]].Source): true}
+	var out []int
+	for _, m := range members[1:] {
+		if limit > 0 && len(out) == limit {
+			break
 		}
-	}
-	for _, t := range tokenize(lead) {
-		if !t.stop {
-			v[t.key]++
+		src := groupSourceKey(stories[m].Source)
+		if src != "" {
+			if seen[src] {
+				continue
+			}
+			seen[src] = true
 		}
+		out = append(out, m)
 	}
-	var norm float64
-	for k, tf := range v {
-		w := (1 + math.Log(tf)) * s.idf(k)
-		v[k] = w
-		norm += w * w
-	}
-	norm = math.Sqrt(norm)
-	if norm > 0 {
-		for k := range v {
-			v[k] /= norm
-		}
-	}
-	return v
+	return out
 }
 
-func cosine(a, b map[string]float64) float64 {
-	if len(a) > len(b) {
-		a, b = b, a
-	}
-	var dot float64
-	for k, x := range a {
-		dot += x * b[k]
-	}
-	return dot
+func groupSourceKey(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// GroupStories groups stories with Group (its threshold is Group's own now: the old cosine's
+// threshold is ignored, and the statistics are not used — Group takes document frequencies
+// from the stories themselves).
+//
+// Deprecated: use Group, which also says which story each was linked to.
+func (s *Stats) GroupStories(stories []Story, threshold float64, window time.Duration) [][]int {
+	return Group(stories, GroupOptions{Window: window}).Groups
 }
 
-func absDuration(d time.Duration) time.Duration {
+func groupWithin(a, b time.Time, window time.Duration) bool {
+	if window < 0 || a.IsZero() || b.IsZero() {
+		return true
+	}
+	d := a.Sub(b)
 	if d < 0 {
-		return -d
+		d = -d
 	}
-	return d
+	return d <= window
+}
+
+// groupEntry is a term of a story's vector: its id and weight; word says it is a single word
+// (not a multi-word name), for counting shared words.
+type groupEntry struct {
+	id   int32
+	word bool
+	w    float32
+}
+
+// groupSimilarity is the cosine of two normalized vectors sorted by id, and how many single
+// words they share.
+func groupSimilarity(a, b []groupEntry) (float64, int) {
+	var dot float64
+	shared := 0
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].id < b[j].id:
+			i++
+		case a[i].id > b[j].id:
+			j++
+		default:
+			dot += float64(a[i].w) * float64(b[j].w)
+			if a[i].word {
+				shared++
+			}
+			i++
+			j++
+		}
+	}
+	return dot, shared
+}
+
+// Weights of a term's kind, and of a lead's words against the title's.
+var (
+	groupMergeAll    = false
+	groupMergeFactor = 1.25
+
+	groupNameWeight   = 2.0
+	groupNumberWeight = 1.3
+	groupPhraseWeight = 1.5
+	groupLeadWeight   = 0.5
+)
+
+// groupIndex holds the stories' weighted term vectors and the inverted index over them.
+type groupIndex struct {
+	vecs     [][]groupEntry
+	df       []int32
+	postings [][]int32
+	maxDF    int32 // terms in more stories than this are too common to find candidates by
+}
+
+func (ix *groupIndex) postable(id int32) bool { return ix.df[id] <= ix.maxDF }
+
+type groupTerm struct {
+	key    string
+	weight float64 // title 1, lead groupLeadWeight, summed over occurrences
+	name   bool
+	number bool
+	phrase bool
+}
+
+func newGroupIndex(stories []Story, leadWords int) *groupIndex {
+	n := len(stories)
+	words := make([][][]groupWord, n) // per story: title words, lead words
+	nameVotes := map[string]int{}     // capitalised mid-sentence (+) or written in lower case (−)
+	for i, st := range stories {
+		title := groupWords(st.Title)
+		var lead []groupWord
+		if leadWords > 0 {
+			lead = groupWords(groupOpening(st.Lead, leadWords))
+		}
+		words[i] = [][]groupWord{title, lead}
+		for _, part := range words[i] {
+			for _, w := range part {
+				switch {
+				case w.stop || w.number:
+				case w.local:
+					nameVotes[w.key]++
+				case !w.capital:
+					nameVotes[w.key]--
+				}
+			}
+		}
+	}
+	isName := func(w groupWord) bool {
+		return !w.stop && !w.number && (strings.HasPrefix(w.key, "#") || w.capital && nameVotes[w.key] > 0)
+	}
+	ids := map[string]int32{}
+	var df []int32
+	terms := make([][]groupTerm, n)
+	for i := range stories {
+		var ts []groupTerm
+		at := map[string]int{}
+		add := func(t groupTerm) {
+			if k, ok := at[t.key]; ok {
+				ts[k].weight += t.weight
+				ts[k].name = ts[k].name || t.name
+				return
+			}
+			at[t.key] = len(ts)
+			ts = append(ts, t)
+		}
+		for p, part := range words[i] {
+			weight := 1.0
+			if p == 1 {
+				weight = groupLeadWeight
+			}
+			for k, w := range part {
+				if w.stop {
+					continue
+				}
+				name := isName(w)
+				add(groupTerm{key: w.key, weight: weight, name: name, number: w.number})
+				if name && k > 0 && !w.brk && isName(part[k-1]) {
+					add(groupTerm{key: part[k-1].key + " " + w.key, weight: weight, phrase: true})
+				}
+			}
+		}
+		for _, t := range ts {
+			id, ok := ids[t.key]
+			if !ok {
+				id = int32(len(df))
+				ids[t.key] = id
+				df = append(df, 0)
+			}
+			df[id]++
+		}
+		terms[i] = ts
+	}
+	ix := &groupIndex{vecs: make([][]groupEntry, n), df: df, postings: make([][]int32, len(df))}
+	ix.maxDF = int32(max(200, n/20))
+	for i, ts := range terms {
+		v := make([]groupEntry, 0, len(ts))
+		var norm float64
+		for _, t := range ts {
+			id := ids[t.key]
+			idf := math.Log(1 + float64(n)/float64(df[id]))
+			// a word in the title counts 1, its repetition in the lead adds less
+			w := math.Min(t.weight, 2) * idf
+			switch {
+			case t.phrase:
+				w *= groupPhraseWeight
+			case t.name:
+				w *= groupNameWeight
+			case t.number:
+				w *= groupNumberWeight
+			}
+			norm += w * w
+			v = append(v, groupEntry{id: id, word: !t.phrase, w: float32(w)})
+		}
+		norm = math.Sqrt(norm)
+		for k := range v {
+			v[k].w = float32(float64(v[k].w) / norm)
+		}
+		sort.Slice(v, func(a, b int) bool { return v[a].id < v[b].id })
+		ix.vecs[i] = v
+	}
+	return ix
+}
+
+// groupOpening is the opening of a lead: its first two sentences, at most maxWords words.
+func groupOpening(lead string, maxWords int) string {
+	f := strings.Fields(lead)
+	if len(f) > maxWords {
+		f = f[:maxWords]
+	}
+	sentencesSeen := 0
+	for k, w := range f {
+		if k+1 < len(f) && strings.ContainsAny(w[len(w)-1:], ".!?") && len(w) > 3 {
+			next, _ := utf8.DecodeRuneInString(f[k+1])
+			if unicode.IsUpper(next) || unicode.IsDigit(next) {
+				sentencesSeen++
+				if sentencesSeen == 2 {
+					return strings.Join(f[:k+1], " ")
+				}
+			}
+		}
+	}
+	return strings.Join(f, " ")
 }
