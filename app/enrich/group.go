@@ -35,7 +35,7 @@ type GroupOptions struct {
 
 // DefaultGroupThreshold is the least similarity that links two stories when
 // GroupOptions.Threshold is 0.
-const DefaultGroupThreshold = 0.35
+const DefaultGroupThreshold = 0.18
 
 // Grouping is the result of Group.
 type Grouping struct {
@@ -128,10 +128,6 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			if sim > bestSim || sim == bestSim && int(j) < best {
 				best, bestSim = int(j), sim
 			}
-			if groupMergeAll || sim >= o.Threshold*groupMergeFactor {
-				union(int32(i), j)
-				g.Links = append(g.Links, [2]int{i, int(j)})
-			}
 		}
 		g.LinkedTo[i], g.Similarity[i] = best, bestSim
 		if best >= 0 {
@@ -143,6 +139,9 @@ func Group(stories []Story, o GroupOptions) Grouping {
 				ix.postings[e.id] = append(ix.postings[e.id], int32(i))
 			}
 		}
+	}
+	if groupCentroidThreshold > 0 {
+		g.Links = append(g.Links, groupMergeByCentroid(ix, stories, o, find, union)...)
 	}
 	groupOf := make([]int, n)
 	rootGroup := map[int32]int{}
@@ -264,10 +263,11 @@ func groupSimilarity(a, b []groupEntry) (float64, int) {
 
 // Weights of a term's kind, and of a lead's words against the title's.
 var (
-	groupMergeAll    = false
-	groupMergeFactor = 1.25
+	// groupCentroidThreshold: the least similarity of two groups' centroids that merges them;
+	// 0 turns the merging off.
+	groupCentroidThreshold = 0.40
 
-	groupNameWeight   = 2.0
+	groupNameWeight   = 1.5
 	groupNumberWeight = 1.3
 	groupPhraseWeight = 1.5
 	groupLeadWeight   = 0.5
@@ -409,4 +409,96 @@ func groupOpening(lead string, maxWords int) string {
 		}
 	}
 	return strings.Join(f, " ")
+}
+
+// groupMergeByCentroid merges groups that tell one story: a group's centroid (the sum of its
+// members' vectors) holds the words its headlines keep repeating, so two groups of the same
+// event resemble each other more than any two of their headlines do. Groups are taken in
+// rank order; each joins the earlier group most like it when their centroids are similar
+// enough, at least one of them has two members or more, and a member of each, published within
+// the window, share at least two words. It returns the pairs of members that justified each
+// merge.
+func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find func(int32) int32, union func(a, b int32)) [][2]int {
+	n := len(stories)
+	members := map[int32][]int{}
+	var roots []int32
+	for i := 0; i < n; i++ {
+		r := find(int32(i))
+		if _, ok := members[r]; !ok {
+			roots = append(roots, r)
+		}
+		members[r] = append(members[r], i)
+	}
+	centroid := make(map[int32][]groupEntry, len(roots))
+	for _, r := range roots {
+		acc := map[int32]float64{}
+		word := map[int32]bool{}
+		for _, m := range members[r] {
+			for _, e := range ix.vecs[m] {
+				acc[e.id] += float64(e.w)
+				word[e.id] = e.word
+			}
+		}
+		v := make([]groupEntry, 0, len(acc))
+		var norm float64
+		for id, w := range acc {
+			v = append(v, groupEntry{id: id, word: word[id], w: float32(w)})
+			norm += w * w
+		}
+		norm = math.Sqrt(norm)
+		for k := range v {
+			v[k].w = float32(float64(v[k].w) / norm)
+		}
+		sort.Slice(v, func(a, b int) bool { return v[a].id < v[b].id })
+		centroid[r] = v
+	}
+	const maxPairs = 32 // members of each group tried when looking for two headlines sharing two words
+	postings := map[int32][]int32{}
+	seen := map[int32]int32{}
+	var links [][2]int
+	for k, r := range roots {
+		var cands []int32
+		for _, e := range centroid[r] {
+			if !ix.postable(e.id) {
+				continue
+			}
+			for _, s := range postings[e.id] {
+				if seen[s] != int32(k+1) {
+					seen[s] = int32(k + 1)
+					cands = append(cands, s)
+				}
+			}
+			postings[e.id] = append(postings[e.id], r)
+		}
+		sort.Slice(cands, func(a, b int) bool { return cands[a] < cands[b] })
+		best, bestSim, bestPair := int32(-1), 0.0, [2]int{}
+		for _, s := range cands {
+			if len(members[r]) < 2 && len(members[s]) < 2 {
+				continue
+			}
+			sim, shared := groupSimilarity(centroid[r], centroid[s])
+			if shared < 2 || sim < groupCentroidThreshold || sim <= bestSim {
+				continue
+			}
+			pair, pairSim := [2]int{-1, -1}, -1.0
+			for _, a := range members[r][:min(len(members[r]), maxPairs)] {
+				for _, b := range members[s][:min(len(members[s]), maxPairs)] {
+					if !groupWithin(stories[a].At, stories[b].At, o.Window) {
+						continue
+					}
+					if ps, sh := groupSimilarity(ix.vecs[a], ix.vecs[b]); sh >= 2 && ps > pairSim {
+						pair, pairSim = [2]int{a, b}, ps
+					}
+				}
+			}
+			if pair[0] >= 0 {
+				best, bestSim, bestPair = s, sim, pair
+			}
+		}
+		if best >= 0 {
+			union(r, best)
+			links = append(links, bestPair)
+		}
+	}
+	return links
 }
