@@ -2,8 +2,10 @@ package enrich
 
 import (
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -100,25 +102,44 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			parent[ra] = rb
 		}
 	}
-	seen := make([]int32, n) // seen[j] == i+1: j is already a candidate for i
+	// Publication times in seconds, 0 for none, for the window check in the hot loop.
+	at := make([]int64, n)
+	for i, st := range stories {
+		if !st.At.IsZero() {
+			at[i] = st.At.Unix()
+			if at[i] == 0 {
+				at[i] = 1
+			}
+		}
+	}
+	window := int64(o.Window / time.Second)
+	seen := make([]int32, n) // seen[j] == i+1: hits[j] counts the words j shares with i
+	hits := make([]int32, n)
 	var cands []int32
 	for i := 0; i < n; i++ {
 		parent[i] = int32(i)
+		// Candidates: the stories placed before that share two informative words or more,
+		// counted through the inverted index (the latest groupMaxPostings stories of each
+		// word), so that a word common in a big batch costs no more than a rare one.
 		cands = cands[:0]
-		for _, e := range ix.vecs[i] {
-			if !ix.postable(e.id) {
-				continue
-			}
-			for _, j := range ix.postings[e.id] {
+	terms:
+		for _, id := range ix.rarest[i] {
+			p := ix.postings[id]
+			for k := len(p) - 1; k >= max(0, len(p)-groupMaxPostings); k-- {
+				j := p[k]
 				if seen[j] != int32(i+1) {
 					seen[j] = int32(i + 1)
-					cands = append(cands, j)
+					hits[j] = 1
+				} else if hits[j]++; hits[j] == 2 {
+					if cands = append(cands, j); len(cands) == groupMaxCandidates {
+						break terms
+					}
 				}
 			}
 		}
 		best, bestSim := -1, 0.0
 		for _, j := range cands {
-			if !groupWithin(stories[i].At, stories[j].At, o.Window) {
+			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
 				continue
 			}
 			sim, shared := groupSimilarity(ix.vecs[i], ix.vecs[j])
@@ -134,10 +155,8 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			union(int32(i), int32(best))
 			g.Links = append(g.Links, [2]int{i, best})
 		}
-		for _, e := range ix.vecs[i] {
-			if ix.postable(e.id) {
-				ix.postings[e.id] = append(ix.postings[e.id], int32(i))
-			}
+		for _, id := range ix.rarest[i] {
+			ix.postings[id] = append(ix.postings[id], int32(i))
 		}
 	}
 	if groupCentroidThreshold > 0 {
@@ -261,6 +280,14 @@ func groupSimilarity(a, b []groupEntry) (float64, int) {
 	return dot, shared
 }
 
+// groupMaxPostings: a word finds candidates among the latest this many stories (or groups)
+// that have it; groupMaxCandidates: a story (or group) is compared with at most this many,
+// found through its rarest words first.
+const (
+	groupMaxPostings   = 256
+	groupMaxCandidates = 128
+)
+
 // Weights of a term's kind, and of a lead's words against the title's.
 var (
 	// groupCentroidThreshold: the least similarity of two groups' centroids that merges them;
@@ -276,6 +303,7 @@ var (
 // groupIndex holds the stories' weighted term vectors and the inverted index over them.
 type groupIndex struct {
 	vecs     [][]groupEntry
+	rarest   [][]int32 // per story, its terms that find candidates, the rarest first
 	df       []int32
 	postings [][]int32
 	maxDF    int32 // terms in more stories than this are too common to find candidates by
@@ -294,14 +322,24 @@ type groupTerm struct {
 func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 	n := len(stories)
 	words := make([][][]groupWord, n) // per story: title words, lead words
-	nameVotes := map[string]int{}     // capitalised mid-sentence (+) or written in lower case (−)
-	for i, st := range stories {
-		title := groupWords(st.Title)
-		var lead []groupWord
-		if leadWords > 0 {
-			lead = groupWords(groupOpening(st.Lead, leadWords))
-		}
-		words[i] = [][]groupWord{title, lead}
+	// Splitting into words is most of the work and each story's is its own: share it out.
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/500))
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := w; i < n; i += workers {
+				title := groupWords(stories[i].Title)
+				var lead []groupWord
+				if leadWords > 0 {
+					lead = groupWords(groupOpening(stories[i].Lead, leadWords))
+				}
+				words[i] = [][]groupWord{title, lead}
+			}
+		})
+	}
+	wg.Wait()
+	nameVotes := map[string]int{} // capitalised mid-sentence (+) or written in lower case (−)
+	for i := range stories {
 		for _, part := range words[i] {
 			for _, w := range part {
 				switch {
@@ -359,7 +397,7 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		}
 		terms[i] = ts
 	}
-	ix := &groupIndex{vecs: make([][]groupEntry, n), df: df, postings: make([][]int32, len(df))}
+	ix := &groupIndex{vecs: make([][]groupEntry, n), rarest: make([][]int32, n), df: df, postings: make([][]int32, len(df))}
 	ix.maxDF = int32(max(200, n/20))
 	for i, ts := range terms {
 		v := make([]groupEntry, 0, len(ts))
@@ -378,7 +416,9 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 				w *= groupNumberWeight
 			}
 			norm += w * w
-			v = append(v, groupEntry{id: id, word: !t.phrase, w: float32(w)})
+			// Only informative words count as shared: not multi-word names (their words count)
+			// nor words too common to tell stories apart.
+			v = append(v, groupEntry{id: id, word: !t.phrase && ix.postable(id), w: float32(w)})
 		}
 		norm = math.Sqrt(norm)
 		for k := range v {
@@ -386,12 +426,29 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		}
 		sort.Slice(v, func(a, b int) bool { return v[a].id < v[b].id })
 		ix.vecs[i] = v
+		var rarest []int32
+		for _, e := range v {
+			if ix.postable(e.id) {
+				rarest = append(rarest, e.id)
+			}
+		}
+		sort.Slice(rarest, func(a, b int) bool {
+			return df[rarest[a]] < df[rarest[b]] || df[rarest[a]] == df[rarest[b]] && rarest[a] < rarest[b]
+		})
+		ix.rarest[i] = rarest
 	}
 	return ix
 }
 
 // groupOpening is the opening of a lead: its first two sentences, at most maxWords words.
 func groupOpening(lead string, maxWords int) string {
+	if limit := maxWords * 20; len(lead) > limit { // a whole article may come in: read only its start
+		cut := limit
+		for cut > 0 && !utf8.RuneStart(lead[cut]) {
+			cut--
+		}
+		lead = lead[:cut]
+	}
 	f := strings.Fields(lead)
 	if len(f) > maxWords {
 		f = f[:maxWords]
@@ -415,8 +472,8 @@ func groupOpening(lead string, maxWords int) string {
 // members' vectors) holds the words its headlines keep repeating, so two groups of the same
 // event resemble each other more than any two of their headlines do. Groups are taken in
 // rank order; each joins the earlier group most like it when their centroids are similar
-// enough, at least one of them has two members or more, and a member of each, published within
-// the window, share at least two words. It returns the pairs of members that justified each
+// enough and a member of each, published within the window, share at least two informative
+// words. Lone stories are left alone: they were compared with every story already. It returns the pairs of members that justified each
 // merge.
 func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find func(int32) int32, union func(a, b int32)) [][2]int {
 	n := len(stories)
@@ -429,6 +486,14 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 		}
 		members[r] = append(members[r], i)
 	}
+	// A lone story was compared with every story already: only groups are merged here.
+	multi := roots[:0]
+	for _, r := range roots {
+		if len(members[r]) >= 2 {
+			multi = append(multi, r)
+		}
+	}
+	roots = multi
 	centroid := make(map[int32][]groupEntry, len(roots))
 	for _, r := range roots {
 		acc := map[int32]float64{}
@@ -454,28 +519,41 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 	}
 	const maxPairs = 32 // members of each group tried when looking for two headlines sharing two words
 	postings := map[int32][]int32{}
-	seen := map[int32]int32{}
+	seen := make([]int32, n) // by root
+	hits := make([]int32, n)
 	var links [][2]int
 	for k, r := range roots {
-		var cands []int32
+		var terms []int32
 		for _, e := range centroid[r] {
-			if !ix.postable(e.id) {
-				continue
+			if ix.postable(e.id) {
+				terms = append(terms, e.id)
 			}
-			for _, s := range postings[e.id] {
+		}
+		sort.Slice(terms, func(a, b int) bool {
+			return ix.df[terms[a]] < ix.df[terms[b]] || ix.df[terms[a]] == ix.df[terms[b]] && terms[a] < terms[b]
+		})
+		var cands []int32
+	search:
+		for _, id := range terms {
+			p := postings[id]
+			for q := len(p) - 1; q >= max(0, len(p)-groupMaxPostings); q-- {
+				s := p[q]
 				if seen[s] != int32(k+1) {
 					seen[s] = int32(k + 1)
-					cands = append(cands, s)
+					hits[s] = 1
+				} else if hits[s]++; hits[s] == 2 {
+					if cands = append(cands, s); len(cands) == groupMaxCandidates {
+						break search
+					}
 				}
 			}
-			postings[e.id] = append(postings[e.id], r)
+		}
+		for _, id := range terms {
+			postings[id] = append(postings[id], r)
 		}
 		sort.Slice(cands, func(a, b int) bool { return cands[a] < cands[b] })
 		best, bestSim, bestPair := int32(-1), 0.0, [2]int{}
 		for _, s := range cands {
-			if len(members[r]) < 2 && len(members[s]) < 2 {
-				continue
-			}
 			sim, shared := groupSimilarity(centroid[r], centroid[s])
 			if shared < 2 || sim < groupCentroidThreshold || sim <= bestSim {
 				continue

@@ -30,7 +30,7 @@ func groupWords(text string) []groupWord {
 		brk        bool
 		dotAcronym bool
 	}
-	var raws []raw
+	raws := make([]raw, 0, len(text)/5+1)
 	sentStart, brk := true, true
 	i := 0
 	for i < len(text) {
@@ -95,7 +95,7 @@ func groupWords(text string) []groupWord {
 		if unicode.IsUpper(r) {
 			caps++
 		}
-		if strings.ToUpper(w.s) == w.s {
+		if groupAllUpper(w.s) {
 			upper++
 		}
 	}
@@ -114,7 +114,9 @@ func groupWords(text string) []groupWord {
 				s = s[j+size:]
 			}
 		}
-		s = strings.NewReplacer(".", "", ",", "", "'", "", "’", "").Replace(s)
+		if strings.ContainsAny(s, ".,'’") {
+			s = groupPunct.Replace(s)
+		}
 		if w.dotAcronym {
 			s = strings.ReplaceAll(w.s, ".", "")
 		}
@@ -166,6 +168,17 @@ func groupWords(text string) []groupWord {
 	}
 	return out
 }
+
+func groupAllUpper(s string) bool {
+	for _, r := range s {
+		if unicode.IsLower(r) {
+			return false
+		}
+	}
+	return true
+}
+
+var groupPunct = strings.NewReplacer(".", "", ",", "", "'", "", "’", "")
 
 func groupSingleLetterBefore(s string) bool {
 	// s ends with one letter that stands alone (start of s, or after a dot).
