@@ -3,6 +3,7 @@ package enrich
 import (
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -504,17 +505,21 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 				word[e.id] = e.word
 			}
 		}
-		v := make([]groupEntry, 0, len(acc))
+		ids := make([]int32, 0, len(acc))
+		for id := range acc {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids) // sum in a fixed order: the result must not depend on map order
+		v := make([]groupEntry, len(ids))
 		var norm float64
-		for id, w := range acc {
-			v = append(v, groupEntry{id: id, word: word[id], w: float32(w)})
-			norm += w * w
+		for k, id := range ids {
+			norm += acc[id] * acc[id]
+			v[k] = groupEntry{id: id, word: word[id]}
 		}
 		norm = math.Sqrt(norm)
-		for k := range v {
-			v[k].w = float32(float64(v[k].w) / norm)
+		for k, id := range ids {
+			v[k].w = float32(acc[id] / norm)
 		}
-		sort.Slice(v, func(a, b int) bool { return v[a].id < v[b].id })
 		centroid[r] = v
 	}
 	const maxPairs = 32 // members of each group tried when looking for two headlines sharing two words
