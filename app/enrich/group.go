@@ -114,37 +114,38 @@ func Group(stories []Story, o GroupOptions) Grouping {
 		}
 	}
 	window := int64(o.Window / time.Second)
-	seen := make([]int32, n) // seen[j] == i+1: hits[j] counts the words j shares with i
+	// Per candidate j of story i (seen[j] == i+1): the words they share and their dot product,
+	// accumulated through the inverted index — each word's latest groupMaxPostings stories —
+	// so that no pair of stories is compared directly and a word common in a big batch costs
+	// no more than a rare one.
+	seen := make([]int32, n)
 	hits := make([]int32, n)
-	var cands []int32
+	dots := make([]float64, n)
+	var touched []int32
 	for i := 0; i < n; i++ {
 		parent[i] = int32(i)
-		// Candidates: the stories placed before that share two informative words or more,
-		// counted through the inverted index (the latest groupMaxPostings stories of each
-		// word), so that a word common in a big batch costs no more than a rare one.
-		cands = cands[:0]
-	terms:
-		for _, id := range ix.rarest[i] {
-			p := ix.postings[id]
+		touched = touched[:0]
+		for _, e := range ix.vecs[i] {
+			p := ix.postings[e.id]
 			for k := len(p) - 1; k >= max(0, len(p)-groupMaxPostings); k-- {
-				j := p[k]
+				j := p[k].doc
 				if seen[j] != int32(i+1) {
-					seen[j] = int32(i + 1)
-					hits[j] = 1
-				} else if hits[j]++; hits[j] == 2 {
-					if cands = append(cands, j); len(cands) == groupMaxCandidates {
-						break terms
-					}
+					seen[j], hits[j], dots[j] = int32(i+1), 0, 0
+					touched = append(touched, j)
+				}
+				dots[j] += float64(e.w) * float64(p[k].w)
+				if e.word {
+					hits[j]++
 				}
 			}
 		}
 		best, bestSim := -1, 0.0
-		for _, j := range cands {
-			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
+		for _, j := range touched {
+			sim := dots[j]
+			if hits[j] < 2 || sim < o.Threshold {
 				continue
 			}
-			sim, shared := groupSimilarity(ix.vecs[i], ix.vecs[j])
-			if shared < 2 || sim < o.Threshold {
+			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
 				continue
 			}
 			if sim > bestSim || sim == bestSim && int(j) < best {
@@ -156,8 +157,8 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			union(int32(i), int32(best))
 			g.Links = append(g.Links, [2]int{i, best})
 		}
-		for _, id := range ix.rarest[i] {
-			ix.postings[id] = append(ix.postings[id], int32(i))
+		for _, e := range ix.vecs[i] {
+			ix.postings[e.id] = append(ix.postings[e.id], groupPosting{doc: int32(i), w: e.w})
 		}
 	}
 	if groupCentroidThreshold > 0 {
@@ -185,10 +186,8 @@ func Group(stories []Story, o GroupOptions) Grouping {
 		for e := range o.Earlier {
 			v := ix.vecs[n+e]
 			for _, en := range v {
-				if !ix.postable(en.id) {
-					continue
-				}
-				for _, j := range ix.postings[en.id] {
+				for _, p := range ix.postings[en.id] {
+					j := p.doc
 					sim, shared := groupSimilarity(v, ix.vecs[j])
 					k := groupOf[j]
 					if shared >= 2 && sim >= o.Threshold && sim > bestSim[k] {
@@ -282,10 +281,10 @@ func groupSimilarity(a, b []groupEntry) (float64, int) {
 }
 
 // groupMaxPostings: a word finds candidates among the latest this many stories (or groups)
-// that have it; groupMaxCandidates: a story (or group) is compared with at most this many,
-// found through its rarest words first.
+// that have it; groupMaxCandidates: a group is compared with at most this many others, found
+// through its rarest words first.
 const (
-	groupMaxPostings   = 256
+	groupMaxPostings   = 64
 	groupMaxCandidates = 128
 )
 
@@ -304,10 +303,14 @@ var (
 // groupIndex holds the stories' weighted term vectors and the inverted index over them.
 type groupIndex struct {
 	vecs     [][]groupEntry
-	rarest   [][]int32 // per story, its terms that find candidates, the rarest first
 	df       []int32
-	postings [][]int32
-	maxDF    int32 // terms in more stories than this are too common to find candidates by
+	postings [][]groupPosting // by term: the stories placed so far that have it
+	maxDF    int32            // terms in more stories than this are too common to count
+}
+
+type groupPosting struct {
+	doc int32
+	w   float32
 }
 
 func (ix *groupIndex) postable(id int32) bool { return ix.df[id] <= ix.maxDF }
@@ -398,13 +401,17 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		}
 		terms[i] = ts
 	}
-	ix := &groupIndex{vecs: make([][]groupEntry, n), rarest: make([][]int32, n), df: df, postings: make([][]int32, len(df))}
+	ix := &groupIndex{vecs: make([][]groupEntry, n), df: df, postings: make([][]groupPosting, len(df))}
+	// Informative terms: those in at most 5% of a big batch's stories (200 of a small one).
 	ix.maxDF = int32(max(200, n/20))
 	for i, ts := range terms {
 		v := make([]groupEntry, 0, len(ts))
 		var norm float64
 		for _, t := range ts {
 			id := ids[t.key]
+			if !ix.postable(id) {
+				continue // in so many of a big batch's stories that it tells none apart
+			}
 			idf := math.Log(1 + float64(n)/float64(df[id]))
 			// a word in the title counts 1, its repetition in the lead adds less
 			w := math.Min(t.weight, 2) * idf
@@ -417,9 +424,8 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 				w *= groupNumberWeight
 			}
 			norm += w * w
-			// Only informative words count as shared: not multi-word names (their words count)
-			// nor words too common to tell stories apart.
-			v = append(v, groupEntry{id: id, word: !t.phrase && ix.postable(id), w: float32(w)})
+			// Multi-word names are not counted as shared words: their words are.
+			v = append(v, groupEntry{id: id, word: !t.phrase, w: float32(w)})
 		}
 		norm = math.Sqrt(norm)
 		for k := range v {
@@ -427,16 +433,6 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		}
 		sort.Slice(v, func(a, b int) bool { return v[a].id < v[b].id })
 		ix.vecs[i] = v
-		var rarest []int32
-		for _, e := range v {
-			if ix.postable(e.id) {
-				rarest = append(rarest, e.id)
-			}
-		}
-		sort.Slice(rarest, func(a, b int) bool {
-			return df[rarest[a]] < df[rarest[b]] || df[rarest[a]] == df[rarest[b]] && rarest[a] < rarest[b]
-		})
-		ix.rarest[i] = rarest
 	}
 	return ix
 }
@@ -530,9 +526,7 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 	for k, r := range roots {
 		var terms []int32
 		for _, e := range centroid[r] {
-			if ix.postable(e.id) {
-				terms = append(terms, e.id)
-			}
+			terms = append(terms, e.id)
 		}
 		sort.Slice(terms, func(a, b int) bool {
 			return ix.df[terms[a]] < ix.df[terms[b]] || ix.df[terms[a]] == ix.df[terms[b]] && terms[a] < terms[b]
