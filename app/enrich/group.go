@@ -32,7 +32,8 @@ type GroupOptions struct {
 	// LeadWords: how many words of the lead's opening sentences count. 0: 40; negative: none.
 	LeadWords int
 	// Earlier are stories of past periods (say, the leads of the last days' reports). When
-	// given, Grouping.Continues says which earlier story each group continues.
+	// given, Grouping.Continues says which earlier story each group continues (the window
+	// does not apply to them). They count in how rare words are, and are never grouped.
 	Earlier []Story
 }
 
@@ -62,10 +63,12 @@ type Grouping struct {
 // ranked before it, and joins the group of its best match when the two are similar enough,
 // published within the window, and share at least two informative words — one rare word in
 // common ("rally", "unchanged") never merges two headlines; a shared multi-word name always
-// counts as two. Names (capitalised words, multi-word names) and numbers weigh more than other
-// words; how rare a word is comes from the stories themselves, so Group needs no collection
-// statistics. Candidates come from an inverted index over the words, so a day of tens of
-// thousands of stories groups in well under a second. The result is deterministic.
+// counts as two. Then groups whose centroids are alike are merged (a story told in several
+// bursts of wording), again only through two headlines sharing two words. Names (capitalised
+// words, multi-word names) and numbers weigh more than other words; how rare a word is comes
+// from the stories themselves, so Group needs no collection statistics. Candidates come from
+// an inverted index over the words (each word's latest 64 stories), never from comparing all
+// pairs: 20,000 stories take about a second of CPU. The result is deterministic.
 func Group(stories []Story, o GroupOptions) Grouping {
 	if o.Window == 0 {
 		o.Window = 72 * time.Hour
