@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"cmp"
 	"math"
 	"runtime"
 	"slices"
@@ -39,7 +40,7 @@ type GroupOptions struct {
 
 // DefaultGroupThreshold is the least similarity that links two stories when
 // GroupOptions.Threshold is 0.
-const DefaultGroupThreshold = 0.18
+const DefaultGroupThreshold = 0.15
 
 // Grouping is the result of Group.
 type Grouping struct {
@@ -125,6 +126,8 @@ func Group(stories []Story, o GroupOptions) Grouping {
 	hits := make([]int32, n)
 	dots := make([]float64, n)
 	var touched []int32
+	var matches []groupMatch
+	centroids := map[int32]*groupCentroid{} // by root, for groups of two or more
 	for i := 0; i < n; i++ {
 		parent[i] = int32(i)
 		touched = touched[:0]
@@ -142,7 +145,7 @@ func Group(stories []Story, o GroupOptions) Grouping {
 				}
 			}
 		}
-		best, bestSim := -1, 0.0
+		matches = matches[:0]
 		for _, j := range touched {
 			sim := dots[j]
 			if hits[j] < 2 || sim < o.Threshold {
@@ -151,12 +154,34 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
 				continue
 			}
-			if sim > bestSim || sim == bestSim && int(j) < best {
-				best, bestSim = int(j), sim
+			matches = append(matches, groupMatch{j, sim})
+		}
+		slices.SortFunc(matches, func(a, b groupMatch) int {
+			if a.sim != b.sim {
+				return cmp.Compare(b.sim, a.sim)
 			}
+			return cmp.Compare(a.j, b.j)
+		})
+		// The best match whose group, as a whole, is also like the story: a headline that
+		// bridges two stories ("Happy birthday: Twitter banned in Turkey") must not pull the
+		// next story's coverage into the first's group.
+		best, bestSim := -1, 0.0
+		for _, m := range matches {
+			r := find(m.j)
+			if c := centroids[r]; c != nil && c.similarity(ix.vecs[i]) < groupCoherence {
+				continue
+			}
+			best, bestSim = int(m.j), m.sim
+			break
 		}
 		g.LinkedTo[i], g.Similarity[i] = best, bestSim
 		if best >= 0 {
+			r := find(int32(best))
+			if centroids[r] == nil {
+				centroids[r] = &groupCentroid{acc: map[int32]float64{}}
+				centroids[r].add(ix.vecs[r])
+			}
+			centroids[r].add(ix.vecs[i])
 			union(int32(i), int32(best))
 			g.Links = append(g.Links, [2]int{i, best})
 		}
@@ -251,6 +276,38 @@ func groupWithin(a, b time.Time, window time.Duration) bool {
 	return d <= window
 }
 
+type groupMatch struct {
+	j   int32
+	sim float64
+}
+
+// groupCentroid is the sum of a group's vectors, grown as stories join.
+type groupCentroid struct {
+	acc   map[int32]float64
+	norm2 float64
+}
+
+func (c *groupCentroid) add(v []groupEntry) {
+	for _, e := range v {
+		old := c.acc[e.id]
+		w := old + float64(e.w)
+		c.acc[e.id] = w
+		c.norm2 += w*w - old*old
+	}
+}
+
+// similarity is the cosine of v (normalized) and the centroid.
+func (c *groupCentroid) similarity(v []groupEntry) float64 {
+	if c.norm2 <= 0 {
+		return 0
+	}
+	var dot float64
+	for _, e := range v {
+		dot += float64(e.w) * c.acc[e.id]
+	}
+	return dot / math.Sqrt(c.norm2)
+}
+
 // groupEntry is a term of a story's vector: its id and weight; word says it is a single word
 // (not a multi-word name), for counting shared words.
 type groupEntry struct {
@@ -295,7 +352,10 @@ const (
 var (
 	// groupCentroidThreshold: the least similarity of two groups' centroids that merges them;
 	// 0 turns the merging off.
-	groupCentroidThreshold = 0.40
+	groupCentroidThreshold = 0.35
+	// groupCoherence: the least similarity of a story to the group of its best match (when
+	// that group has two members or more) for the story to join it.
+	groupCoherence = 0.25
 
 	groupNameWeight   = 1.5
 	groupNumberWeight = 1.3

@@ -203,3 +203,40 @@ func TestAlsoCovered(t *testing.T) {
 		})
 	}
 }
+
+func TestGroupBridgingHeadline(t *testing.T) {
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	stories := []enrich.Story{
+		{Title: "Twitter marks 8th birthday with tool that reveals first tweets", At: now},
+		{Title: "Twitter launches First Tweet website for 8th birthday", At: now},
+		{Title: "What was your first tweet? Twitter turns 8", At: now},
+		{Title: "Happy birthday: Twitter banned in Turkey", At: now},
+		{Title: "Turkey's Twitter ban backfires as users protest", At: now},
+		{Title: "White House deeply concerned about Turkey's Twitter ban", At: now},
+		{Title: "Turkey Twitter ban: users find ways around the block", At: now},
+	}
+	mixed := func(groups [][]int) bool {
+		for _, g := range groups {
+			birthday, ban := false, false
+			for _, m := range g {
+				birthday = birthday || m <= 2
+				ban = ban || m >= 4
+			}
+			if birthday && ban {
+				return true
+			}
+		}
+		return false
+	}
+	if g := enrich.Group(stories, enrich.GroupOptions{}); mixed(g.Groups) {
+		t.Errorf("groups %v put Twitter's birthday and Turkey's ban of Twitter together", g.Groups)
+	}
+	// Without the check of a story against its match's whole group, the bridge merges them:
+	// this test can tell the difference.
+	saved := *enrich.GroupTuning["coherence"]
+	*enrich.GroupTuning["coherence"] = 0
+	defer func() { *enrich.GroupTuning["coherence"] = saved }()
+	if g := enrich.Group(stories, enrich.GroupOptions{}); !mixed(g.Groups) {
+		t.Logf("without the coherence check the groups are %v (the bridge did not merge them here)", g.Groups)
+	}
+}
