@@ -1,0 +1,307 @@
+package enrich_test
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+	"unicode"
+
+	"github.com/morningdeck/morningdeck/app/enrich"
+)
+
+var groupDisagreements = flag.Int("group-disagreements", 0, "print this many false merges and misses per day of the story-grouping evaluation")
+
+// groupHeadline is a row of uci-dev.tsv.
+type groupHeadline struct {
+	day, story, outlet, title string
+	at                        time.Time
+}
+
+// loadGroupCorpus reads the development split of same-story headlines, by day.
+func loadGroupCorpus(t testing.TB) map[string][]groupHeadline {
+	t.Helper()
+	path := filepath.Join("..", "..", "..", "shared", "corpus", "stories", "uci-dev.tsv")
+	f, err := os.Open(path)
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("the same-story corpus is missing (%v): check out ../shared/corpus next to the repository", err)
+		}
+		t.Skipf("the same-story corpus is not here (%v); CI=true makes this a failure", err)
+	}
+	defer f.Close()
+	days := map[string][]groupHeadline{}
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		if strings.HasPrefix(sc.Text(), "#") || strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		col := strings.Split(sc.Text(), "\t")
+		if len(col) != 6 {
+			t.Fatalf("%s line %d: %d columns, want 6", path, line, len(col))
+		}
+		ms, err := strconv.ParseInt(col[3], 10, 64)
+		if err != nil {
+			t.Fatalf("%s line %d: timestamp %q: %v", path, line, col[3], err)
+		}
+		days[col[0]] = append(days[col[0]], groupHeadline{day: col[0], story: col[1], outlet: col[2], title: col[5], at: time.UnixMilli(ms).UTC()})
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	if len(days) == 0 {
+		t.Fatalf("%s holds no headlines", path)
+	}
+	// Input order is the order items arrive in (by time), never the reference's order, which
+	// lists a story's headlines together.
+	for _, hs := range days {
+		sort.SliceStable(hs, func(i, j int) bool { return hs[i].at.Before(hs[j].at) })
+	}
+	return days
+}
+
+type groupScores struct {
+	pairP, pairR, pairF, b3P, b3R, b3F float64
+	items, groups, stories             int
+}
+
+// scoreGrouping measures predicted groups against the reference's story ids: pairwise
+// precision/recall over all pairs of a day, and B-cubed (per item, averaged).
+func scoreGrouping(hs []groupHeadline, groups [][]int) groupScores {
+	pred := make([]int, len(hs))
+	for g, members := range groups {
+		for _, m := range members {
+			pred[m] = g
+		}
+	}
+	predSize := map[int]int{}
+	goldSize := map[string]int{}
+	both := map[string]int{}
+	for i, h := range hs {
+		predSize[pred[i]]++
+		goldSize[h.story]++
+		both[fmt.Sprint(pred[i], "\x00", h.story)]++
+	}
+	s := groupScores{items: len(hs), groups: len(groups), stories: len(goldSize)}
+	var tp, predPairs, goldPairs float64
+	for _, c := range both {
+		tp += float64(c * (c - 1) / 2)
+	}
+	for _, c := range predSize {
+		predPairs += float64(c * (c - 1) / 2)
+	}
+	for _, c := range goldSize {
+		goldPairs += float64(c * (c - 1) / 2)
+	}
+	s.pairP, s.pairR = ratio(tp, predPairs), ratio(tp, goldPairs)
+	s.pairF = f1(s.pairP, s.pairR)
+	for i, h := range hs {
+		c := float64(both[fmt.Sprint(pred[i], "\x00", h.story)])
+		s.b3P += c / float64(predSize[pred[i]])
+		s.b3R += c / float64(goldSize[h.story])
+	}
+	s.b3P /= float64(len(hs))
+	s.b3R /= float64(len(hs))
+	s.b3F = f1(s.b3P, s.b3R)
+	return s
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 1
+	}
+	return a / b
+}
+
+func f1(p, r float64) float64 {
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}
+
+func groupCorpusStories(hs []groupHeadline) []enrich.Story {
+	out := make([]enrich.Story, len(hs))
+	for i, h := range hs {
+		out[i] = enrich.Story{Title: h.title, At: h.at, Source: h.outlet}
+	}
+	return out
+}
+
+// Parameters were chosen on days 0 and 1; day 2 was held out and is reported on its own.
+const groupHeldOutDay = "2"
+
+// groupFloors are the least each day must score (pairwise precision, B-cubed F1). They only
+// ever rise.
+var groupFloors = map[string][2]float64{
+	"0": {0.99, 0.81},
+	"1": {0.89, 0.81},
+	"2": {0.66, 0.79}, // held out; its reference splits single events into several ids (see the report)
+}
+
+func TestGroupOnSameStoryHeadlines(t *testing.T) {
+	days := loadGroupCorpus(t)
+	names := make([]string, 0, len(days))
+	for d := range days {
+		names = append(names, d)
+	}
+	sort.Strings(names)
+	t.Logf("%-4s %5s %6s %7s  %6s %6s %6s  %6s %6s %6s", "day", "items", "groups", "stories", "pairP", "pairR", "pairF", "b3P", "b3R", "b3F")
+	for _, d := range names {
+		hs := days[d]
+		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
+		s := scoreGrouping(hs, g.Groups)
+		label := d
+		if d == groupHeldOutDay {
+			label += "*"
+		}
+		t.Logf("%-4s %5d %6d %7d  %6.3f %6.3f %6.3f  %6.3f %6.3f %6.3f", label, s.items, s.groups, s.stories, s.pairP, s.pairR, s.pairF, s.b3P, s.b3R, s.b3F)
+		floor, ok := groupFloors[d]
+		if !ok {
+			t.Errorf("day %s has no floor: add one to groupFloors", d)
+			continue
+		}
+		if s.pairP < floor[0] {
+			t.Errorf("day %s: pairwise precision %.3f is below its floor %.2f", d, s.pairP, floor[0])
+		}
+		if s.b3F < floor[1] {
+			t.Errorf("day %s: B-cubed F1 %.3f is below its floor %.2f", d, s.b3F, floor[1])
+		}
+		if *groupDisagreements > 0 {
+			printGroupDisagreements(t, hs, g, *groupDisagreements)
+		}
+	}
+	t.Logf("* held out while choosing parameters")
+}
+
+// TestGroupNeverLinksOnOneWord: every link that merged two headlines of the corpus joins
+// headlines sharing at least two words, counted here independently of Group's tokenizer
+// (plainWords, sharedWords).
+func TestGroupNeverLinksOnOneWord(t *testing.T) {
+	days := loadGroupCorpus(t)
+	links, chained := 0, 0
+	for _, hs := range days {
+		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
+		for _, l := range g.Links {
+			i, j := l[0], l[1]
+			links++
+			if n := sharedWords(hs[i].title, hs[j].title); n < 2 {
+				t.Errorf("%q was linked to %q, which share %d word(s)", hs[i].title, hs[j].title, n)
+			}
+		}
+		for _, members := range g.Groups {
+			for a := range members {
+				for b := a + 1; b < len(members); b++ {
+					if sharedWords(hs[members[a]].title, hs[members[b]].title) < 2 {
+						chained++
+					}
+				}
+			}
+		}
+	}
+	if links == 0 {
+		t.Fatal("no headline was linked to another: the check checked nothing")
+	}
+	t.Logf("%d links checked; %d pairs in the same group share fewer than two words (joined through others)", links, chained)
+}
+
+var plainStopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the a an and or but of to in on at by for with from as is are was were be been it its
+this that these those he she they we you his her their our your not no up out over into after before about than then
+so if de la le les des du et en el los las y`) {
+		plainStopWords[w] = true
+	}
+}
+
+// plainWords are the words of a headline as a reader counts them: lower case, "U.S." as "us",
+// possessives dropped, a few plain suffixes and a final e or doubled letter cut (pricing and
+// price → pric, banned → ban), function words left out.
+func plainWords(s string) []string {
+	s = strings.NewReplacer(".", "", "'s", "", "’s", "", "'", "", "’", "").Replace(strings.ToLower(s))
+	f := strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	var out []string
+	for _, w := range f {
+		if len([]rune(w)) < 2 || plainStopWords[w] {
+			continue
+		}
+		for _, suffix := range []string{"ing", "ed", "es", "s"} {
+			if len(w) >= len(suffix)+3 && strings.HasSuffix(w, suffix) {
+				w = strings.TrimSuffix(w, suffix)
+				break
+			}
+		}
+		if len(w) >= 4 && (w[len(w)-1] == w[len(w)-2] || w[len(w)-1] == 'e') { // banned → ban, price → pric
+			w = w[:len(w)-1]
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// sharedWords counts the distinct words two headlines have in common; words with the same
+// first five letters count as one.
+func sharedWords(a, b string) int {
+	wb := plainWords(b)
+	seen := map[string]bool{}
+	n := 0
+	for _, x := range plainWords(a) {
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		for _, y := range wb {
+			if x == y || len(x) >= 5 && len(y) >= 5 && x[:5] == y[:5] {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// printGroupDisagreements logs false merges (a link between headlines of different reference
+// stories) and misses (a headline left alone or put elsewhere while its best reference
+// neighbour, by shared words, sits in another group).
+func printGroupDisagreements(t *testing.T, hs []groupHeadline, g enrich.Grouping, n int) {
+	shown := 0
+	for i, j := range g.LinkedTo {
+		if j >= 0 && hs[i].story != hs[j].story && shown < n {
+			shown++
+			t.Logf("  FALSE MERGE (%.2f) [%s] %s  ←→  [%s] %s", g.Similarity[i], hs[i].outlet, hs[i].title, hs[j].outlet, hs[j].title)
+		}
+	}
+	groupOf := make([]int, len(hs))
+	for k, m := range g.Groups {
+		for _, i := range m {
+			groupOf[i] = k
+		}
+	}
+	shown = 0
+	for i := range hs {
+		if shown == n {
+			break
+		}
+		best, bestN := -1, 1
+		for j := range hs {
+			if j != i && hs[j].story == hs[i].story && groupOf[j] != groupOf[i] {
+				if k := sharedWords(hs[i].title, hs[j].title); k > bestN {
+					best, bestN = j, k
+				}
+			}
+		}
+		if best >= 0 && i < best {
+			shown++
+			t.Logf("  MISS (%d words) [%s] %s  ←→  [%s] %s", bestN, hs[i].outlet, hs[i].title, hs[best].outlet, hs[best].title)
+		}
+	}
+}
