@@ -341,12 +341,8 @@ func groupSimilarity(a, b []groupEntry) (float64, int) {
 }
 
 // groupMaxPostings: a word finds candidates among the latest this many stories (or groups)
-// that have it; groupMaxCandidates: a group is compared with at most this many others, found
-// through its rarest words first.
-const (
-	groupMaxPostings   = 64
-	groupMaxCandidates = 128
-)
+// that have it.
+const groupMaxPostings = 64
 
 // Weights of a term's kind, and of a lead's words against the title's.
 var (
@@ -582,44 +578,46 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 		centroid[r] = v
 	}
 	const maxPairs = 32 // members of each group tried when looking for two headlines sharing two words
-	postings := map[int32][]int32{}
+	postings := map[int32][]groupPosting{}
 	seen := make([]int32, n) // by root
 	hits := make([]int32, n)
 	var links [][2]int
+	dots := make([]float64, n)
 	for k, r := range roots {
-		var terms []int32
+		// Candidates and their similarity, accumulated through the index as in Group.
+		var touched []int32
 		for _, e := range centroid[r] {
-			terms = append(terms, e.id)
-		}
-		sort.Slice(terms, func(a, b int) bool {
-			return ix.df[terms[a]] < ix.df[terms[b]] || ix.df[terms[a]] == ix.df[terms[b]] && terms[a] < terms[b]
-		})
-		var cands []int32
-	search:
-		for _, id := range terms {
-			p := postings[id]
+			p := postings[e.id]
 			for q := len(p) - 1; q >= max(0, len(p)-groupMaxPostings); q-- {
-				s := p[q]
+				s := p[q].doc
 				if seen[s] != int32(k+1) {
-					seen[s] = int32(k + 1)
-					hits[s] = 1
-				} else if hits[s]++; hits[s] == 2 {
-					if cands = append(cands, s); len(cands) == groupMaxCandidates {
-						break search
-					}
+					seen[s], hits[s], dots[s] = int32(k+1), 0, 0
+					touched = append(touched, s)
+				}
+				dots[s] += float64(e.w) * float64(p[q].w)
+				if e.word {
+					hits[s]++
 				}
 			}
 		}
-		for _, id := range terms {
-			postings[id] = append(postings[id], r)
+		for _, e := range centroid[r] {
+			postings[e.id] = append(postings[e.id], groupPosting{doc: r, w: e.w})
 		}
-		sort.Slice(cands, func(a, b int) bool { return cands[a] < cands[b] })
-		best, bestSim, bestPair := int32(-1), 0.0, [2]int{}
-		for _, s := range cands {
-			sim, shared := groupSimilarity(centroid[r], centroid[s])
-			if shared < 2 || sim < groupCentroidThreshold || sim <= bestSim {
-				continue
+		var cands []int32
+		for _, s := range touched {
+			if hits[s] >= 2 && dots[s] >= groupCentroidThreshold {
+				cands = append(cands, s)
 			}
+		}
+		slices.SortFunc(cands, func(a, b int32) int {
+			if dots[a] != dots[b] {
+				return cmp.Compare(dots[b], dots[a])
+			}
+			return cmp.Compare(a, b)
+		})
+		// The most similar group with two headlines, one of each, sharing two words.
+		best, bestPair := int32(-1), [2]int{}
+		for _, s := range cands {
 			pair, pairSim := [2]int{-1, -1}, -1.0
 			for _, a := range members[r][:min(len(members[r]), maxPairs)] {
 				for _, b := range members[s][:min(len(members[s]), maxPairs)] {
@@ -632,7 +630,8 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 				}
 			}
 			if pair[0] >= 0 {
-				best, bestSim, bestPair = s, sim, pair
+				best, bestPair = s, pair
+				break
 			}
 		}
 		if best >= 0 {
