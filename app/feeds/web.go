@@ -409,8 +409,8 @@ var (
 	// listingSegments start paths that list other pages.
 	listingSegments = map[string]bool{"tag": true, "tags": true, "category": true, "categories": true, "author": true, "authors": true, "topic": true, "topics": true, "page": true,
 		"u": true, "user": true, "users": true, "profile": true, "profiles": true, "member": true, "members": true}
-	fileExt         = regexp.MustCompile(`(?i)\.(jpe?g|png|gif|webp|svg|ico|css|js|xml|rss|atom|json|zip|gz|mp3|mp4|pdf)$`)
-	number          = regexp.MustCompile(`^\d+$`)
+	fileExt = regexp.MustCompile(`(?i)\.(jpe?g|png|gif|webp|svg|ico|css|js|xml|rss|atom|json|zip|gz|mp3|mp4|pdf)$`)
+	number  = regexp.MustCompile(`^\d+$`)
 )
 
 // boilerplate reports whether a URL is a site's chrome rather than an article.
