@@ -131,6 +131,9 @@ func parsePage(ctx context.Context, b []byte, pageURL *url.URL) (p page) {
 			case atom.Article, atom.H1, atom.H2, atom.H3, atom.H4:
 				inArticle = true
 			case atom.A:
+				if len(cands) >= maxCandidates {
+					return
+				}
 				if c, ok := linkCandidate(n, base, pageURL, self, inArticle); ok {
 					cands = append(cands, c)
 				}
@@ -145,6 +148,10 @@ func parsePage(ctx context.Context, b []byte, pageURL *url.URL) (p page) {
 	p.addLinks(cands)
 	return p
 }
+
+// maxCandidates caps the links of a page considered (in page order), which bounds the memory
+// a page of a hundred thousand links takes before MaxItems of them are kept.
+const maxCandidates = 4 * MaxItems
 
 // candidate is a link that may be an article.
 type candidate struct {
