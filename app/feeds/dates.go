@@ -21,6 +21,15 @@ func parseDate(s string) (time.Time, bool) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, true
 	}
+	// The usual RSS form, with a numeric offset or GMT, needs no normalizing.
+	if t, err := time.Parse(time.RFC1123Z, s); err == nil {
+		return t, true
+	}
+	if strings.HasSuffix(s, " GMT") {
+		if t, err := time.Parse(time.RFC1123, s); err == nil {
+			return t.UTC(), true
+		}
+	}
 	n := normalizeDate(s)
 	for _, layout := range dateLayouts {
 		if t, err := time.Parse(layout, n); err == nil {

@@ -57,7 +57,7 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 	final := resp.finalURL.String()
 	_, cs := resp.contentType()
 	if feed, _, perr := parseFeed(ctx, resp.body, cs); perr == nil {
-		return &Detection{Type: app.SourceRSS, URL: final, Title: shorten(PlainText(feed.Title), maxTitleRunes)}, nil
+		return &Detection{Type: app.SourceRSS, URL: final, Title: shorten(titleText(feed.Title, literalTitle(feed, feed.Custom)), maxTitleRunes)}, nil
 	} else if looksJSON(resp.body) || !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		// JSON is never a web page, whatever markup its strings hold.
 		if errors.Is(perr, errRefused) {

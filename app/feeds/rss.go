@@ -81,7 +81,7 @@ func parseFeed(ctx context.Context, body []byte, httpCharset string) (feed *gofe
 	}
 	isJSON := trimmed[0] == '{'
 	if !isJSON {
-		body = expandInternalEntities(dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset))))
+		body = fixPreAtomNamespace(decodeBase64Elements(expandInternalEntities(dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset))))))
 		if body, err = boundXML(body); err != nil {
 			return nil, 0, err
 		}
@@ -108,6 +108,12 @@ func parseFeed(ctx context.Context, body []byte, httpCharset string) (feed *gofe
 	}
 	if err == nil {
 		noteAtomTitleTypes(feed, parsed)
+		noteItemBodies(feed, parsed)
+		if feed.FeedType == "rss" && feed.Author == nil && len(feed.Authors) == 0 {
+			if a := rssChannelAuthor(parsed); a != "" {
+				feed.Author = &gofeed.Person{Name: a}
+			}
+		}
 	}
 	if err != nil && bud.spent() {
 		return nil, 0, bud.err("feed")
@@ -252,6 +258,9 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, l
 	var item app.Item
 	raw := it.Content
 	if strings.TrimSpace(raw) == "" {
+		raw = it.Custom[bodyKey] // xhtml:body, body, fullitem
+	}
+	if strings.TrimSpace(raw) == "" {
 		raw = it.Description
 	}
 	encs, thumb, mediaDesc := mediaOf(it, base)
@@ -286,6 +295,10 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, l
 	if link == "" && len(encs) > 0 {
 		link = encs[0].URL // an audio-only or image-only entry: its file is its link
 	}
+	untitled := item.Title == ""
+	if untitled && (raw != "" && Sanitize(raw, "") != "" || strings.TrimSpace(it.Title) != "" && Sanitize(it.Title, "") != "") {
+		item.Title = "Untitled" // content without text (a picture): kept, under a plain name
+	}
 	if item.Title == "" && link == "" {
 		return item, false
 	}
@@ -301,7 +314,11 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, l
 		if date == "" {
 			date = it.Updated
 		}
-		sum := sha256.Sum256([]byte(item.Title + "|" + date))
+		key := item.Title + "|" + date
+		if untitled {
+			key += "|" + truncateUTF8(raw, 4096) // untitled items differ by their content
+		}
+		sum := sha256.Sum256([]byte(key))
 		item.GUID = hex.EncodeToString(sum[:])
 	}
 

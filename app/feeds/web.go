@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -119,18 +120,23 @@ func parsePage(ctx context.Context, b []byte, pageURL *url.URL) (p page) {
 		return p
 	}
 	self := withoutFragment(pageURL)
-	index := map[string]int{}
+	var cands []candidate
 	var walk func(n *html.Node, inArticle bool)
 	walk = func(n *html.Node, inArticle bool) {
 		if n.Type == html.ElementNode {
-			if skippedElements[n.DataAtom] || skippedRoles[strings.ToLower(strings.TrimSpace(attr(n, "role")))] {
+			if skippedElements[n.DataAtom] || skippedRoles[strings.ToLower(strings.TrimSpace(attr(n, "role")))] || chromeClass(n) {
 				return
 			}
 			switch n.DataAtom {
 			case atom.Article, atom.H1, atom.H2, atom.H3, atom.H4:
 				inArticle = true
 			case atom.A:
-				p.addLink(n, base, pageURL, self, inArticle, index)
+				if len(cands) >= maxCandidates {
+					return
+				}
+				if c, ok := linkCandidate(n, base, pageURL, self, inArticle); ok {
+					cands = append(cands, c)
+				}
 				return
 			}
 		}
@@ -139,56 +145,263 @@ func parsePage(ctx context.Context, b []byte, pageURL *url.URL) (p page) {
 		}
 	}
 	walk(body, false)
+	p.addLinks(cands)
 	return p
 }
 
-// addLink turns an <a> into an item when it looks like a link to an article.
-func (p *page) addLink(n *html.Node, base, pageURL *url.URL, self string, inArticle bool, index map[string]int) {
-	if len(p.items) >= MaxItems {
-		return
+// maxCandidates caps the links of a page considered (in page order), which bounds the memory
+// a page of a hundred thousand links takes before MaxItems of them are kept.
+const maxCandidates = 4 * MaxItems
+
+// candidate is a link that may be an article.
+type candidate struct {
+	link, title string
+	heading     bool // in an article or heading, or holds a heading
+	permalink   bool // its address looks like an article's, not a section's
+	block       *html.Node
+	sig         string // the shape of the blocks around it, to find repeated ones
+}
+
+// chromeClassWords mark, in a class or id, the parts of a page around its articles.
+var chromeClassWords = map[string]bool{"sidebar": true, "breadcrumb": true, "breadcrumbs": true, "cookie": true, "cookies": true,
+	"share": true, "sharing": true, "social": true, "menu": true, "navbar": true, "nav": true, "navigation": true,
+	"pagination": true, "pager": true, "skip": true, "topbar": true, "comments": true, "widget": true, "newsletter": true}
+
+// chromeClass reports whether an element's class or id names it as page chrome.
+func chromeClass(n *html.Node) bool {
+	for _, v := range []string{attr(n, "class"), attr(n, "id")} {
+		for _, tok := range strings.Fields(strings.ToLower(v)) {
+			if chromeClassWords[tok] {
+				return true
+			}
+			for _, part := range strings.FieldsFunc(tok, func(r rune) bool { return r == '-' || r == '_' }) {
+				if chromeClassWords[part] && part != "nav" || part == "nav" && tok == "nav" {
+					return true
+				}
+			}
+		}
 	}
+	return false
+}
+
+// linkCandidate reads an <a>: its link and the title a reader would give it; ok is false for
+// a link that is surely not an article (elsewhere, chrome, in running text, a timestamp).
+func linkCandidate(n *html.Node, base, pageURL *url.URL, self string, inArticle bool) (c candidate, ok bool) {
 	href := strings.TrimSpace(attr(n, "href"))
 	if href == "" || strings.HasPrefix(href, "#") {
-		return
+		return c, false
 	}
 	abs := absoluteHTTP(base, href)
 	if abs == "" {
-		return
+		return c, false
 	}
 	u, err := url.Parse(abs)
 	if err != nil {
-		return
+		return c, false
 	}
-	link := withoutFragment(u)
-	if link == self || !sameSite(u.Hostname(), pageURL.Hostname()) || boilerplate(u) {
-		return
+	c.link = withoutFragment(u)
+	if c.link == self || !sameSite(u.Hostname(), pageURL.Hostname()) || boilerplate(u) {
+		return c, false
 	}
-	heading := inArticle || find(n, atom.H1) != nil || find(n, atom.H2) != nil || find(n, atom.H3) != nil || find(n, atom.H4) != nil
-	title := collapseSpace(textOf(n))
-	if title == "" {
-		title = collapseSpace(attr(n, "title"))
+	h := findHeading(n)
+	c.heading = inArticle || h != nil
+	c.title = linkTitle(n, h)
+	if c.title == "" {
+		return c, false
 	}
-	if title == "" {
-		if img := find(n, atom.Img); img != nil {
-			title = collapseSpace(attr(img, "alt"))
+	if !c.heading && inRunningText(n, c.title) {
+		return c, false // a link in a sentence is a reference, not an article of the page
+	}
+	c.permalink = permalinkLike(u)
+	c.block, c.sig = blockOf(n)
+	return c, true
+}
+
+// addLinks turns the candidates into items: those in headings or articles, those whose title
+// has some words, and short ones that sit in repeated blocks (a list of posts, the rows of a
+// forum) with a permalink's address. The same link is one item, under its best title.
+func (p *page) addLinks(cands []candidate) {
+	blocks := map[string]map[*html.Node]bool{}
+	for _, c := range cands {
+		if c.block != nil {
+			if blocks[c.sig] == nil {
+				blocks[c.sig] = map[*html.Node]bool{}
+			}
+			blocks[c.sig][c.block] = true
 		}
 	}
-	if title == "" {
-		return
-	}
-	if !heading && (len(strings.Fields(title)) < 3 || len(title) < 15) {
-		return
-	}
-	title = shorten(title, maxTitleRunes)
-	if i, ok := index[link]; ok {
-		// Keep the first; a later, longer text for the same link is usually the better title.
-		if len(strings.Fields(p.items[i].Title)) < 3 && len(title) > len(p.items[i].Title) {
-			p.items[i].Title = title
+	index := map[string]int{}
+	for _, c := range cands {
+		if len(p.items) >= MaxItems {
+			return
 		}
-		return
+		repeated := c.block != nil && len(blocks[c.sig]) >= 3 && c.permalink
+		if !c.heading && !repeated && (len(strings.Fields(c.title)) < 3 || len(c.title) < 15) {
+			continue
+		}
+		title := shorten(c.title, maxTitleRunes)
+		if i, ok := index[c.link]; ok {
+			// Keep the first; a later, longer text for the same link is usually the better title.
+			if len(strings.Fields(p.items[i].Title)) < 3 && len(title) > len(p.items[i].Title) {
+				p.items[i].Title = title
+			}
+			continue
+		}
+		index[c.link] = len(p.items)
+		p.items = append(p.items, app.Item{GUID: c.link, Title: title, Link: c.link})
 	}
-	index[link] = len(p.items)
-	p.items = append(p.items, app.Item{GUID: link, Title: title, Link: link})
+}
+
+// findHeading returns the first heading inside n, nil if none.
+func findHeading(n *html.Node) *html.Node {
+	for _, a := range []atom.Atom{atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6} {
+		if h := find(n, a); h != nil {
+			return h
+		}
+	}
+	return nil
+}
+
+// linkTitle is the title of a link as a reader sees it: the heading it holds, else its text
+// without photo credits, captions and timestamps; for a link whose text is a symbol ("★",
+// "►") or a time, its title attribute, label or picture's description. "" if none.
+func linkTitle(n, heading *html.Node) string {
+	var t string
+	if heading != nil {
+		t = collapseSpace(titleTextOf(heading))
+	} else {
+		t = collapseSpace(titleTextOf(n))
+	}
+	if !hasWordChar(t) || isTimestamp(t) {
+		t = ""
+		for _, v := range []string{attr(n, "title"), attr(n, "aria-label")} {
+			if v = collapseSpace(v); hasWordChar(v) && !isTimestamp(v) {
+				t = v
+				break
+			}
+		}
+		if t == "" {
+			if img := find(n, atom.Img); img != nil {
+				if v := collapseSpace(attr(img, "alt")); hasWordChar(v) {
+					t = v
+				}
+			}
+		}
+	}
+	return t
+}
+
+// creditWords mark, in a class, a photo's credit or caption.
+var creditWords = []string{"credit", "caption", "copyright", "photographer", "byline", "timestamp"}
+
+// titleTextOf is textOf without what is not part of a title: figure captions, credits, times.
+func titleTextOf(n *html.Node) string {
+	var b strings.Builder
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		switch n.Type {
+		case html.TextNode:
+			b.WriteString(n.Data)
+		case html.ElementNode:
+			switch n.DataAtom {
+			case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Svg, atom.Figcaption, atom.Time:
+				return
+			}
+			cls := strings.ToLower(attr(n, "class"))
+			for _, w := range creditWords {
+				if strings.Contains(cls, w) {
+					return
+				}
+			}
+			if blockElements[n.DataAtom] {
+				b.WriteByte(' ')
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+		if n.Type == html.ElementNode && blockElements[n.DataAtom] {
+			b.WriteByte(' ')
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+func hasWordChar(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// timestampText matches what pages write as a link's time: "3 hours ago", "yesterday",
+// "5m", "2d", "20:15", "Feb 28, 2026", "27.02.2026 14:05".
+var timestampText = regexp.MustCompile(`(?i)^(?:(?:about |an? |\d+\s*)(?:s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|wk|weeks?|mo|months?|y|yr|years?)(?: ago)?|just now|now|today|yesterday|(?:at )?\d{1,2}[:.]\d{2}(?:\s*[ap]\.?m\.?)?)$`)
+
+// isTimestamp reports whether a link's text is a time rather than a title.
+func isTimestamp(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" || len(s) > 40 {
+		return false
+	}
+	if timestampText.MatchString(s) {
+		return true
+	}
+	_, ok := parseDate(s)
+	return ok
+}
+
+// inRunningText reports whether a link sits in a sentence: its paragraph holds much more text
+// than the link.
+func inRunningText(n *html.Node, title string) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Type != html.ElementNode {
+			continue
+		}
+		switch p.DataAtom {
+		case atom.P, atom.Blockquote, atom.Dd:
+			text := collapseSpace(textOf(p))
+			return len([]rune(text)) > len([]rune(title))+40
+		case atom.Li, atom.Td, atom.Div, atom.Article, atom.Section, atom.Body, atom.Main:
+			return false
+		}
+	}
+	return false
+}
+
+// permalinkLike reports whether an address looks like an article's: a path of two or more
+// segments, or with digits, or a slug of several words, or a page file.
+func permalinkLike(u *url.URL) bool {
+	p := strings.Trim(u.Path, "/")
+	if p == "" {
+		return false
+	}
+	segs := strings.Split(p, "/")
+	last := segs[len(segs)-1]
+	return len(segs) >= 2 || strings.ContainsAny(p, "0123456789") || strings.Count(last, "-") >= 2 || strings.HasSuffix(last, ".html")
+}
+
+// blockOf returns the block a link sits in (its nearest ancestor that is a list item, table
+// row, article or element with a class) and the shape of that block: its tag and class, and
+// its parent's. Links in three or more blocks of one shape are in a repeated structure.
+func blockOf(n *html.Node) (*html.Node, string) {
+	for p := n.Parent; p != nil && p.Type == html.ElementNode; p = p.Parent {
+		switch p.DataAtom {
+		case atom.Body, atom.Main:
+			return nil, ""
+		}
+		if p.DataAtom == atom.Li || p.DataAtom == atom.Tr || p.DataAtom == atom.Article || attr(p, "class") != "" {
+			sig := p.Data + "." + attr(p, "class")
+			if pp := p.Parent; pp != nil && pp.Type == html.ElementNode {
+				sig = pp.Data + "." + attr(pp, "class") + ">" + sig
+			}
+			return p, sig
+		}
+	}
+	return nil, ""
 }
 
 var (
@@ -201,9 +414,10 @@ var (
 		"wp-login": true, "wp-admin": true,
 	}
 	// listingSegments start paths that list other pages.
-	listingSegments = map[string]bool{"tag": true, "tags": true, "category": true, "categories": true, "author": true, "authors": true, "topic": true, "topics": true, "page": true}
-	fileExt         = regexp.MustCompile(`(?i)\.(jpe?g|png|gif|webp|svg|ico|css|js|xml|rss|atom|json|zip|gz|mp3|mp4|pdf)$`)
-	number          = regexp.MustCompile(`^\d+$`)
+	listingSegments = map[string]bool{"tag": true, "tags": true, "category": true, "categories": true, "author": true, "authors": true, "topic": true, "topics": true, "page": true,
+		"u": true, "user": true, "users": true, "profile": true, "profiles": true, "member": true, "members": true}
+	fileExt = regexp.MustCompile(`(?i)\.(jpe?g|png|gif|webp|svg|ico|css|js|xml|rss|atom|json|zip|gz|mp3|mp4|pdf)$`)
+	number  = regexp.MustCompile(`^\d+$`)
 )
 
 // boilerplate reports whether a URL is a site's chrome rather than an article.
