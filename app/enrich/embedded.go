@@ -550,8 +550,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = max(1, min(32, 10+recency+affinity+quality+taste))
 		parts = append(parts, "No match with your interests")
 	default:
-		score = 34 + 56*(1-math.Exp(-3*rel)) + recency/2 + affinity/2 + quality/4 + 0.6*taste
-		score = max(score, 33)
+		score = 22 + 70*(1-math.Exp(-3*rel)) + recency/2 + affinity/2 + quality/4 + 0.6*taste
 		var shown []string
 		seen := map[string]bool{}
 		for _, m := range matches {

@@ -52,7 +52,10 @@ func evalCorpus(t testing.TB) []evalItem {
 					continue
 				}
 				seen[it.Link] = true
-				out = append(out, evalItem{link: it.Link, feed: name, title: it.Title, text: it.Text, author: it.Author, pub: it.PublishedAt})
+				// Relative links resolve against the test server, whose port changes: the labels
+				// know them under http://corpus.invalid.
+				link := strings.Replace(it.Link, srv.URL, "http://corpus.invalid", 1)
+				out = append(out, evalItem{link: link, feed: name, title: it.Title, text: it.Text, author: it.Author, pub: it.PublishedAt})
 			}
 		}
 		srv.Close()
@@ -191,6 +194,14 @@ func TestRankingEval(t *testing.T) {
 			top = append(top, fmt.Sprintf("%d:%d %.30q", r[i].score, r[i].rel, r[i].item.title))
 		}
 		t.Logf("%-58s %6.2f %6.2f %s", name+held, p, n, strings.Join(top, " "))
+		if show := os.Getenv("EVAL_SHOW"); show != "" && strings.Contains(name, show) {
+			// EVAL_SHOW=interest prints its first 20 items and where its relevant items landed.
+			for i, x := range r {
+				if i < 20 || x.rel > 0 {
+					t.Logf("   %3d %3d rel %d %-60.60q %s", i+1, x.score, x.rel, x.item.title, x.why)
+				}
+			}
+		}
 	}
 	k := float64(len(names))
 	share := float64(trueClaims) / float64(max(claims, 1))

@@ -175,8 +175,14 @@ func parseInterest(line string) interestSpec {
 	return spec
 }
 
+// wordTerm is a term of one word. Names and acronyms weigh double: they are what an interest
+// is about ("the Go programming language": Go).
 func wordTerm(w iword) iterm {
-	return iterm{display: w.surface, words: []iword{w}, anchor: w.exact || w.name, weight: 1}
+	t := iterm{display: w.surface, words: []iword{w}, anchor: w.exact || w.name, weight: 1}
+	if t.anchor {
+		t.weight = 2
+	}
+	return t
 }
 
 // interestWords reads the words of a piece of an interest. With dropFiller, filler words ("the",
@@ -242,13 +248,23 @@ const titleWeight = 3
 func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {
 	d := &doc{lang: lang, title: title, body: body, titleText: titleText, bodyText: bodyText,
 		tf: make(map[string]float64, len(body)/2+len(title)), surf: make(map[string]float64, len(body)/2+len(title))}
-	add := func(toks []token, w float64) {
+	add := func(toks []token, w float64, title bool) {
+		initial := true // at the start of a sentence, "Go" and "Us" are any word
 		for _, t := range toks {
 			if t.surface == "" {
 				d.seq = append(d.seq, t)
+				initial = t.display == "." || t.display == "!" || t.display == "?" || t.display == ":" && !title
 				continue
 			}
 			d.dl++
+			if initial {
+				initial = false
+				if len(t.surface) <= 3 && t.surface != strings.ToUpper(t.surface) {
+					d.tf[t.key] += w
+					d.seq = append(d.seq, t)
+					continue // counted as a word, not as a short name
+				}
+			}
 			if strings.ContainsRune(t.display, '-') {
 				d.tf[t.key] += w
 				d.surf[t.surface] += w
@@ -268,10 +284,10 @@ func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {
 			d.seq = append(d.seq, t)
 		}
 	}
-	add(title, titleWeight)
+	add(title, titleWeight, true)
 	d.seqTitleN = len(d.seq)
 	d.seq = append(d.seq, token{stop: true})
-	add(body, 1)
+	add(body, 1, false)
 	for s := range d.surf {
 		if r, _ := utf8.DecodeRuneInString(s); unicode.IsUpper(r) || len(s) > 1 && (s[0] == 'i' || s[0] == 'e') && s[1] >= 'A' && s[1] <= 'Z' {
 			d.capSurface = append(d.capSurface, s)
@@ -308,6 +324,11 @@ func nameForm(s, n string) bool {
 	return unicode.IsUpper(r) && len(rest) >= 3 // MacBook, PowerShell
 }
 
+// inflection reports whether long is short with a name ending (Elektroautos, Elektroauto).
+func inflection(long, short string) bool {
+	return len(long) > len(short) && strings.EqualFold(long[:len(short)], short) && nameSuffixes[strings.ToLower(long[len(short):])]
+}
+
 // count is how often word w occurs in d (title occurrences weigh titleWeight).
 func (d *doc) count(w *iword) float64 {
 	var n float64
@@ -330,7 +351,8 @@ func (d *doc) count(w *iword) float64 {
 		n = d.tf[w.keys[d.lang]]
 		if w.name {
 			for _, s := range d.capSurface {
-				if nameForm(s, w.surface) && stemLang(d.lang, strings.ToLower(s)) != w.keys[d.lang] {
+				// Indian for India, MacBook for Mac; and Elektroauto for Elektroautos.
+				if (nameForm(s, w.surface) || len(s) >= 4 && inflection(w.surface, s)) && stemLang(d.lang, strings.ToLower(s)) != w.keys[d.lang] {
 					n += d.surf[s]
 				}
 			}
@@ -339,6 +361,8 @@ func (d *doc) count(w *iword) float64 {
 	for _, a := range w.aliases {
 		if strings.Contains(a, " ") {
 			n += float64(countWord(d.titleText, a)*titleWeight + countWord(d.bodyText, a))
+		} else if len(a) > 3 {
+			n += d.tf[stemLang(d.lang, strings.ToLower(a))] // Golang, golang.org
 		} else {
 			n += d.surf[a] + d.surf[strings.ToUpper(a)]
 		}
@@ -436,7 +460,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 	}
 	s := got / total
 	if spec.hasAnchors && !anchorHit {
-		s /= 3
+		s /= 4
 	}
 	return s, matches, anchorHit
 }

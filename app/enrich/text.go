@@ -120,7 +120,7 @@ func tokenizeLang(text string, lang int) []token {
 		}
 		flush(i)
 		if r == '.' || r == ',' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')' || r == '"' || r == '“' || r == '”' {
-			out = append(out, token{stop: true}) // punctuation breaks phrases
+			out = append(out, token{stop: true, display: string(r)}) // punctuation breaks phrases
 		}
 	}
 	flush(len(text))
