@@ -335,7 +335,7 @@ func (e *Embedded) tags(title, body []token) []string {
 func topicSpecs(topics []app.Topic) []interestSpec {
 	out := make([]interestSpec, len(topics))
 	for i, tp := range topics {
-		spec := interestSpec{text: tp.Name}
+		spec := interestSpec{text: tp.Name, anchors: []bool{false}}
 		for _, kw := range append([]string{tp.Name}, tp.Keywords...) {
 			ws := interestWords(kw, false)
 			for k := range ws {
@@ -370,11 +370,13 @@ func (e *Embedded) topics(in app.EnrichInput, d *doc) []string {
 		var hits float64
 		for j := range spec.terms {
 			t := &spec.terms[j]
+			var inTitle, inBody float64
 			if t.phrase {
-				hits += d.phraseCount(t)
+				inTitle, inBody = d.phraseCount(t)
 			} else {
-				hits += d.count(&t.words[0])
+				inTitle, inBody = d.count(&t.words[0])
 			}
+			hits += inTitle*titleWeight + inBody
 		}
 		density := hits / (1 + d.dl/avg)
 		if s := 1 - math.Exp(-density/1.25); s >= TopicThreshold {
@@ -550,7 +552,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = max(1, min(32, 10+recency+affinity+quality+taste))
 		parts = append(parts, "No match with your interests")
 	default:
-		score = 22 + 70*(1-math.Exp(-3*rel)) + recency/2 + affinity/2 + quality/4 + 0.6*taste
+		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + 0.6*taste
 		var shown []string
 		seen := map[string]bool{}
 		for _, m := range matches {

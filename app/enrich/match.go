@@ -32,14 +32,21 @@ type iterm struct {
 	phrase  bool    // matched as consecutive words
 	part    bool    // a word of a phrase on its own: counts a little, never alone an anchor
 	weight  float64 // multiplier of its idf
+	seg     int     // the segment of the interest it belongs to
 }
 
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
 type interestSpec struct {
-	text       string
-	terms      []iterm
-	hasAnchors bool
+	text    string
+	terms   []iterm
+	anchors []bool // per segment: whether it names something (then it needs that name or a phrase)
 }
+
+// possessives start a segment that depends on the one before ("the Go language and its
+// toolchain": a toolchain of Go's, not any toolchain).
+var possessives = map[string]bool{"its": true, "their": true, "his": true, "her": true, "sein": true, "seine": true,
+	"ihr": true, "ihre": true, "son": true, "sa": true, "ses": true, "leur": true, "leurs": true, "su": true, "sus": true,
+	"zijn": true, "haar": true, "hun": true, "suo": true, "sua": true, "suoi": true, "seu": true}
 
 // interestFiller are the words of a request that say nothing about its subject ("news about the
 // …"). It is not the article stop list: privacy, video, home, source, big or data are kept.
@@ -101,13 +108,22 @@ func parseInterests(s string) []interestSpec {
 func parseInterest(line string) interestSpec {
 	spec := interestSpec{text: strings.TrimSpace(line)}
 	seen := map[string]bool{}
+	seg := -1
+	newSeg := func() {
+		seg++
+		spec.anchors = append(spec.anchors, false)
+	}
 	add := func(t iterm) {
 		k := strings.ToLower(t.display)
 		if seen[k] || len(t.words) == 0 {
 			return
 		}
 		seen[k] = true
+		t.seg = seg
 		spec.terms = append(spec.terms, t)
+		if t.anchor {
+			spec.anchors[seg] = true
+		}
 	}
 	// Quoted phrases first.
 	rest := line
@@ -123,6 +139,7 @@ func parseInterest(line string) interestSpec {
 			}
 			inner := rest[i+len(q[0]) : i+len(q[0])+j]
 			rest = rest[:i] + " , " + rest[i+len(q[0])+j+len(q[1]):]
+			newSeg()
 			if ws := interestWords(inner, false); len(ws) > 1 {
 				add(iterm{display: strings.TrimSpace(inner), words: ws, phrase: true, weight: 1.2})
 			} else if len(ws) == 1 {
@@ -152,24 +169,22 @@ func parseInterest(line string) interestSpec {
 		}
 	}
 	flush()
-	for si, seg := range segments {
-		ws := interestWords(strings.Join(seg, " "), true)
-		head := si == 0 && !spec.hasAnchors
+	for i, words := range segments {
+		if i == 0 || !possessives[strings.ToLower(words[0])] || seg < 0 {
+			newSeg()
+		}
+		ws := interestWords(strings.Join(words, " "), true)
 		if len(ws) == 2 && ws[0].surface == ws[0].lower && ws[1].surface == ws[1].lower && !ws[0].exact && !ws[1].exact {
 			add(iterm{display: ws[0].surface + " " + ws[1].surface, words: ws, phrase: true, weight: 1.2})
 			for _, w := range ws {
 				t := wordTerm(w)
-				t.part, t.weight, t.anchor = true, 0.3, false
+				t.part, t.weight, t.anchor = true, 0.5, false
 				add(t)
 			}
 			continue
 		}
 		for _, w := range ws {
-			t := wordTerm(w)
-			add(t)
-			if t.anchor && head {
-				spec.hasAnchors = true
-			}
+			add(wordTerm(w))
 		}
 	}
 	return spec
@@ -218,7 +233,8 @@ func interestWords(s string, dropFiller bool) []iword {
 		iw.symbol = strings.ContainsAny(w, "+#.")
 		digits := strings.IndexFunc(w, unicode.IsDigit) >= 0
 		iw.exact = letters <= 2 || upper >= 2 && upper == letters || iw.symbol || digits
-		iw.name = !iw.exact && unicode.IsUpper(first)
+		iw.name = !iw.exact && upper > 0 // Apple, iPhone, macOS
+		_ = first
 		for l := range iw.keys {
 			iw.keys[l] = stemLang(l, lower)
 		}
@@ -228,70 +244,74 @@ func interestWords(s string, dropFiller bool) []iword {
 	return out
 }
 
+// titleWeight: a word of the title counts as this many of the text, for topics and reasons.
+const titleWeight = 3
+
 // doc is an item prepared for matching.
 type doc struct {
 	lang       int
-	title      []token
-	body       []token
 	titleText  string
 	bodyText   string
 	dl         float64
-	tf         map[string]float64 // key → count, title words counting titleWeight
-	surf       map[string]float64 // surface as written → count (case kept)
-	seq        []token            // title, a break, then body; hyphenated words split into parts
+	tf         [2]map[string]float64 // title, body: key → count
+	surf       [2]map[string]float64 // title, body: surface as written → count (case kept)
+	seq        []token               // title, a break, then body; hyphenated words split into parts
 	seqTitleN  int
 	capSurface []string // the capitalised surfaces, for name forms
 }
 
-const titleWeight = 3
-
 func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {
-	d := &doc{lang: lang, title: title, body: body, titleText: titleText, bodyText: bodyText,
-		tf: make(map[string]float64, len(body)/2+len(title)), surf: make(map[string]float64, len(body)/2+len(title))}
-	add := func(toks []token, w float64, title bool) {
+	d := &doc{lang: lang, titleText: titleText, bodyText: bodyText}
+	d.tf[0], d.surf[0] = make(map[string]float64, len(title)), make(map[string]float64, len(title))
+	d.tf[1], d.surf[1] = make(map[string]float64, len(body)/2), make(map[string]float64, len(body)/2)
+	caps := map[string]bool{}
+	add := func(toks []token, part int) {
+		tf, surf := d.tf[part], d.surf[part]
 		initial := true // at the start of a sentence, "Go" and "Us" are any word
 		for _, t := range toks {
 			if t.surface == "" {
 				d.seq = append(d.seq, t)
-				initial = t.display == "." || t.display == "!" || t.display == "?" || t.display == ":" && !title
+				initial = t.display == "." || t.display == "!" || t.display == "?" || t.display == ":" && part == 1
 				continue
 			}
 			d.dl++
 			if initial {
 				initial = false
 				if len(t.surface) <= 3 && t.surface != strings.ToUpper(t.surface) {
-					d.tf[t.key] += w
+					tf[t.key]++
 					d.seq = append(d.seq, t)
 					continue // counted as a word, not as a short name
 				}
 			}
-			if strings.ContainsRune(t.display, '-') {
-				d.tf[t.key] += w
-				d.surf[t.surface] += w
-				for _, p := range strings.Split(t.surface, "-") {
-					if p == "" {
-						continue
-					}
-					pt := token{display: strings.ToLower(p), key: stemLang(lang, strings.ToLower(p)), surface: p}
-					d.tf[pt.key] += w
-					d.surf[p] += w
-					d.seq = append(d.seq, pt)
-				}
+			if r, _ := utf8.DecodeRuneInString(t.surface); unicode.IsUpper(r) || len(t.surface) > 1 && (t.surface[0] == 'i' || t.surface[0] == 'e') && t.surface[1] >= 'A' && t.surface[1] <= 'Z' {
+				caps[t.surface] = true
+			}
+			tf[t.key]++
+			surf[t.surface]++
+			if !strings.ContainsRune(t.display, '-') {
+				d.seq = append(d.seq, t)
 				continue
 			}
-			d.tf[t.key] += w
-			d.surf[t.surface] += w
-			d.seq = append(d.seq, t)
+			for _, p := range strings.Split(t.surface, "-") {
+				if p == "" {
+					continue
+				}
+				pt := token{display: strings.ToLower(p), key: stemLang(lang, strings.ToLower(p)), surface: p}
+				tf[pt.key]++
+				surf[p]++
+				if r, _ := utf8.DecodeRuneInString(p); unicode.IsUpper(r) {
+					caps[p] = true
+				}
+				d.seq = append(d.seq, pt)
+			}
 		}
 	}
-	add(title, titleWeight, true)
+	add(title, 0)
 	d.seqTitleN = len(d.seq)
 	d.seq = append(d.seq, token{stop: true})
-	add(body, 1, false)
-	for s := range d.surf {
-		if r, _ := utf8.DecodeRuneInString(s); unicode.IsUpper(r) || len(s) > 1 && (s[0] == 'i' || s[0] == 'e') && s[1] >= 'A' && s[1] <= 'Z' {
-			d.capSurface = append(d.capSurface, s)
-		}
+	add(body, 1)
+	for c := range caps {
+		d.capSurface = append(d.capSurface, c)
 	}
 	return d
 }
@@ -329,50 +349,57 @@ func inflection(long, short string) bool {
 	return len(long) > len(short) && strings.EqualFold(long[:len(short)], short) && nameSuffixes[strings.ToLower(long[len(short):])]
 }
 
-// count is how often word w occurs in d (title occurrences weigh titleWeight).
-func (d *doc) count(w *iword) float64 {
+// count is how often word w occurs in d's title and in its text.
+func (d *doc) count(w *iword) (title, body float64) {
+	return d.countIn(w, 0, d.titleText), d.countIn(w, 1, d.bodyText)
+}
+
+func (d *doc) countIn(w *iword, part int, text string) float64 {
+	tf, surf := d.tf[part], d.surf[part]
 	var n float64
 	switch {
 	case w.symbol:
-		n = float64(countWord(d.titleText, w.surface)*titleWeight + countWord(d.bodyText, w.surface))
+		n = float64(countWord(text, w.surface))
 	case w.exact:
 		if w.surface != w.lower || len(w.lower) <= 3 {
 			// Go, go → Go and GO (not the verb "go"); US → US; AI → AI.
-			n = d.surf[w.surface]
+			n = surf[w.surface]
 			if w.surface == w.lower {
-				n = d.surf[strings.ToUpper(w.lower[:1])+w.lower[1:]] + d.surf[strings.ToUpper(w.lower)]
+				n = surf[strings.ToUpper(w.lower[:1])+w.lower[1:]] + surf[strings.ToUpper(w.lower)]
 			} else if up := strings.ToUpper(w.surface); up != w.surface {
-				n += d.surf[up]
+				n += surf[up]
 			}
 		} else {
-			n = d.tf[w.keys[d.lang]]
+			n = tf[w.keys[d.lang]]
 		}
 	default:
-		n = d.tf[w.keys[d.lang]]
+		n = tf[w.keys[d.lang]]
 		if w.name {
 			for _, s := range d.capSurface {
+				if surf[s] == 0 {
+					continue
+				}
 				// Indian for India, MacBook for Mac; and Elektroauto for Elektroautos.
 				if (nameForm(s, w.surface) || len(s) >= 4 && inflection(w.surface, s)) && stemLang(d.lang, strings.ToLower(s)) != w.keys[d.lang] {
-					n += d.surf[s]
+					n += surf[s]
 				}
 			}
 		}
 	}
 	for _, a := range w.aliases {
 		if strings.Contains(a, " ") {
-			n += float64(countWord(d.titleText, a)*titleWeight + countWord(d.bodyText, a))
+			n += float64(countWord(text, a))
 		} else if len(a) > 3 {
-			n += d.tf[stemLang(d.lang, strings.ToLower(a))] // Golang, golang.org
+			n += tf[stemLang(d.lang, strings.ToLower(a))] // Golang, golang.org
 		} else {
-			n += d.surf[a] + d.surf[strings.ToUpper(a)]
+			n += surf[a] + surf[strings.ToUpper(a)]
 		}
 	}
 	return n
 }
 
-// phraseCount is how often the words of t occur one after another in d.
-func (d *doc) phraseCount(t *iterm) float64 {
-	var n float64
+// phraseCount is how often the words of t occur one after another in d's title and text.
+func (d *doc) phraseCount(t *iterm) (title, body float64) {
 	k := len(t.words)
 	for i := 0; i+k <= len(d.seq); i++ {
 		ok := true
@@ -384,13 +411,13 @@ func (d *doc) phraseCount(t *iterm) float64 {
 		}
 		if ok {
 			if i < d.seqTitleN {
-				n += titleWeight
+				title++
 			} else {
-				n++
+				body++
 			}
 		}
 	}
-	return n
+	return title, body
 }
 
 // countWord counts whole-word, case-insensitive occurrences of w in s.
@@ -423,46 +450,70 @@ type termMatch struct {
 	tf   float64
 }
 
-// interestScore is how well d matches one interest: the idf-weighted share of the interest's
-// terms found, each saturating with its frequency as in BM25 (k1 1.2, b 0.75, the collection's
-// real average length). Items matching more of an interest score more. When the interest names
-// something (Go, Apple, AI), items that match none of its names or phrases count a third.
+// interestScore is how well d matches one interest. Each segment of the interest ("AI" and
+// "machine learning" in "AI and machine learning") scores the idf-weighted share of its terms
+// found, a term counting for its presence in the title and, saturating with its frequency as in
+// BM25 (b 0.75, the collection's real average length), in the text: items matching more of an
+// interest score more, and items about it (in the title) more than items mentioning it. A
+// segment that names something (Go, Apple, AI) needs that name or a phrase of it, or counts a
+// quarter. The interest scores its best segment and a third of the others.
 func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMatch, bool) {
-	const k1, b = 1.2, 0.75
+	const k, b = 2.0, 0.75
 	avgdl := e.stats.avgLen()
-	norm := k1 * (1 - b + b*d.dl/avgdl)
-	var total, got float64
+	norm := k * (1 - b + b*d.dl/avgdl)
+	nseg := len(spec.anchors)
+	total := make([]float64, nseg)
+	got := make([]float64, nseg)
+	hit := make([]bool, nseg)
 	var matches []termMatch
-	anchorHit := false
+	maxIDF := math.Log(1 + float64(max(e.stats.Docs(), 20)))
 	for i := range spec.terms {
 		t := &spec.terms[i]
-		w := t.weight * e.termIDF(t, d.lang)
-		if !t.part {
-			total += w
-		}
-		var tf float64
-		if t.phrase {
-			tf = d.phraseCount(t)
+		idf := e.termIDF(t, d.lang)
+		w := t.weight * idf
+		if t.part {
+			r := math.Min(1, idf/maxIDF)
+			w = t.weight * idf * r * r // a rare word of a phrase means something alone; "open" does not
 		} else {
-			tf = d.count(&t.words[0])
+			total[t.seg] += w
 		}
-		if tf == 0 {
+		var inTitle, inBody float64
+		if t.phrase {
+			inTitle, inBody = d.phraseCount(t)
+		} else {
+			inTitle, inBody = d.count(&t.words[0])
+		}
+		if inTitle+inBody == 0 {
 			continue
 		}
-		got += w * tf / (tf + norm)
-		matches = append(matches, termMatch{t, tf})
+		got[t.seg] += w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
+		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
 		if t.anchor || t.phrase {
-			anchorHit = true
+			hit[t.seg] = true
 		}
 	}
-	if total == 0 || got == 0 {
+	if len(matches) == 0 {
 		return 0, nil, false
 	}
-	s := got / total
-	if spec.hasAnchors && !anchorHit {
-		s /= 4
+	var best, rest float64
+	anchorHit := false
+	for i := range nseg {
+		if total[i] == 0 || got[i] == 0 {
+			continue
+		}
+		s := math.Min(1, got[i]/total[i])
+		if spec.anchors[i] && !hit[i] {
+			s /= 4
+		} else if hit[i] {
+			anchorHit = true
+		}
+		if s > best {
+			best, rest = s, rest+best
+		} else {
+			rest += s
+		}
 	}
-	return s, matches, anchorHit
+	return math.Min(1, best+rest/3), matches, anchorHit
 }
 
 // termIDF is the inverse document frequency of a term: of its case-kept form for exact words,
