@@ -421,23 +421,12 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 	return math.Min(1, best) + 0.25*math.Min(1, rest), matches, strong
 }
 
-// Features are what the per-user model learns from and applies to: the item's most
+// Features are what the per-user model (Model) learns from and applies to: the item's most
 // characteristic terms ("w:" and the stem), its source ("source:") and its topics ("topic:").
-// Labels are the words as the item had them, for reasons and the Settings page.
-func Features(in app.EnrichInput, topics []string) (keys, labels []string) {
-	e := defaultEmbedded()
-	p := e.prepare(in)
-	return e.features(in, p, topics)
-}
-
-var (
-	defaultOnce sync.Once
-	defaultEmb  *Embedded
-)
-
-func defaultEmbedded() *Embedded {
-	defaultOnce.Do(func() { defaultEmb = NewEmbedded(EmbeddedOptions{Stats: NewStats(1000)}) })
-	return defaultEmb
+// Labels are the words as the item had them, for reasons and the Settings page. Train with the
+// same enricher (the same statistics) that scores.
+func (e *Embedded) Features(in app.EnrichInput, topics []string) (keys, labels []string) {
+	return e.features(in, e.prepare(in), topics)
 }
 
 // features lists up to 24 terms of the item (title words first, then the body's most frequent
@@ -539,7 +528,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 	if in.Taste != nil {
 		keys, _ := e.features(in, p, topics)
 		taste, liked, disliked = in.Taste.Adjust(keys)
-		taste = max(-20, min(20, taste))
+		taste = max(-25, min(25, taste))
 	}
 
 	var score float64
@@ -552,7 +541,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = max(1, min(32, 10+recency+affinity+quality+taste))
 		parts = append(parts, "No match with your interests")
 	default:
-		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + 0.6*taste
+		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste
 		var shown []string
 		seen := map[string]bool{}
 		for _, m := range matches {
