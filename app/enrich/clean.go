@@ -2,8 +2,10 @@ package enrich
 
 import (
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Boilerplate is taken out of an item's text before anything reads it (statistics, summary,
@@ -35,9 +37,10 @@ var (
 	trigPostAppeared = []string{"appeared first", "erschien zuerst", "apparu en premier", "apareció primero", "verscheen eerst"}
 	trigContinue     = []string{"continue reading", "keep reading", "read more", "read the ", "lire la suite", "weiterlesen", "leer más", "lees verder", "continua a leggere", "ler mais"}
 	trigTimestamp    = []string{"posted", "published", "updated", "veröffentlicht", "aktualisiert", "publié", "mis à jour", "publicado", "actualizado"}
-	trigFurniture    = []string{"sponsor", "brought to you", "code", "free trial", "go to ", "head to ", "head over to ", "share ", "follow ", "subscribe",
-		"sign up", "like us", "tweet this", "click here", "for reading", "rights reserved", "originally", "this post", "this article", "this entry",
-		"this story", "appeared first", "abonnieren", "folgen sie", "abonnez", "suivez-nous", "suscríbete", "síguenos"}
+	trigFurniture    = []string{"sponsor", "brought to you", "promo code", "coupon code", "offer code", "discount code", "use code", "use the code",
+		"free trial", ".com/", ".io/", ".fm/", ".co/", "share this", "share on", "follow us", "follow me", "subscribe", "sign up",
+		"like us", "tweet this", "click here", "for reading", "rights reserved", "originally", "appeared first", "abonnieren",
+		"folgen sie", "abonnez", "suivez-nous", "suscríbete", "síguenos"}
 )
 
 func hasAny(lower string, words []string) bool {
@@ -66,21 +69,79 @@ func hasHexRun(s string) bool {
 	return false
 }
 
+// asciiLower lower-cases the ASCII letters of s only, so that byte offsets stay those of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
+}
+
+// removeNear takes out the matches of re that are near an occurrence of one of triggers (from
+// before bytes before it to after bytes after it): the expression runs on small windows, not on
+// the whole text.
+func removeNear(t, lower string, triggers []string, re *regexp.Regexp, before, after int) string {
+	var cuts [][2]int
+	for _, trig := range triggers {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], trig)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(trig)
+			lo, hi := max(0, i-before), min(len(t), i+len(trig)+after)
+			for lo > 0 && !utf8.RuneStart(t[lo]) {
+				lo--
+			}
+			for hi < len(t) && !utf8.RuneStart(t[hi]) {
+				hi++
+			}
+			for _, m := range re.FindAllStringIndex(t[lo:hi], -1) {
+				if lo+m[0] <= i && i < lo+m[1] {
+					cuts = append(cuts, [2]int{lo + m[0], lo + m[1]})
+				}
+			}
+		}
+	}
+	if len(cuts) == 0 {
+		return t
+	}
+	sort.Slice(cuts, func(i, j int) bool { return cuts[i][0] < cuts[j][0] })
+	var b strings.Builder
+	at := 0
+	for _, c := range cuts {
+		if c[0] > at {
+			b.WriteString(t[at:c[0]])
+			b.WriteByte(' ')
+		}
+		at = max(at, c[1])
+	}
+	b.WriteString(t[at:])
+	return b.String()
+}
+
 // cleanText takes boilerplate out of an item's plain text.
 func cleanText(text string) string {
 	t := strings.TrimSpace(text)
 	if t == "" || len(t) < 40 && textStubs[strings.ToLower(strings.Trim(t, " .…:»"))] {
 		return ""
 	}
-	lower := strings.ToLower(t)
+	lower := asciiLower(t)
 	if strings.Contains(lower, "submitted by") {
-		t = reSubmitted.ReplaceAllString(t, " ")
+		t = removeNear(t, lower, []string{"submitted by"}, reSubmitted, 0, 80)
+		lower = asciiLower(t)
 	}
 	if hasAny(lower, trigPostAppeared) {
-		t = rePostAppeared.ReplaceAllString(t, " ")
+		t = removeNear(t, lower, trigPostAppeared, rePostAppeared, 330, 140)
+		lower = asciiLower(t)
 	}
 	if hasAny(lower, trigContinue) {
-		t = reContinue.ReplaceAllString(t, " ")
+		t = removeNear(t, lower, trigContinue, reContinue, 0, 130)
+		lower = asciiLower(t)
 	}
 	if hasHexRun(t) {
 		t = reHash.ReplaceAllStringFunc(t, func(h string) string {
@@ -89,9 +150,10 @@ func cleanText(text string) string {
 			}
 			return h
 		})
+		lower = asciiLower(t)
 	}
 	if hasAny(lower, trigTimestamp) {
-		t = reTimestamp.ReplaceAllString(t, " ")
+		t = removeNear(t, lower, trigTimestamp, reTimestamp, 0, 90)
 	}
 	head := t
 	if len(head) > 160 {
@@ -100,21 +162,58 @@ func cleanText(text string) string {
 	if loc := reByline.FindStringIndex(head); loc != nil && loc[1] < len(t) {
 		t = t[loc[1]:]
 	}
+	t = strings.Join(strings.Fields(t), " ")
+	lower = asciiLower(t)
 	if !hasAny(lower, trigFurniture) {
-		return strings.TrimSpace(t)
+		return t
+	}
+	// Furniture sentences: find where the expression matches near a trigger, then drop the
+	// sentences holding those places.
+	var marks []int
+	for _, trig := range trigFurniture {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], trig)
+			if i < 0 {
+				break
+			}
+			i += from
+			from = i + len(trig)
+			lo, hi := max(0, i-40), min(len(t), i+len(trig)+80)
+			for lo > 0 && !utf8.RuneStart(t[lo]) {
+				lo--
+			}
+			for hi < len(t) && !utf8.RuneStart(t[hi]) {
+				hi++
+			}
+			if reFurniture.MatchString(strings.ToLower(t[lo:hi])) {
+				marks = append(marks, i)
+			}
+		}
+	}
+	if len(marks) == 0 {
+		return t
 	}
 	var keep []string
-	dropped := false
+	at := 0
 	for _, s := range sentences(t) {
-		ls := strings.ToLower(s) // reFurniture is written in lower case
-		if hasAny(ls, trigFurniture) && reFurniture.MatchString(ls) {
-			dropped = true
+		start := strings.Index(t[at:], s)
+		if start < 0 {
+			keep = append(keep, s)
 			continue
 		}
-		keep = append(keep, s)
-	}
-	if !dropped {
-		return strings.TrimSpace(t)
+		start += at
+		end := start + len(s)
+		at = end
+		furniture := false
+		for _, m := range marks {
+			if m >= start && m < end {
+				furniture = true
+				break
+			}
+		}
+		if !furniture {
+			keep = append(keep, s)
+		}
 	}
 	out := strings.Join(keep, " ")
 	if textStubs[strings.ToLower(strings.Trim(out, " .…:»"))] {

@@ -21,6 +21,7 @@ import (
 type Stats struct {
 	mu       sync.RWMutex
 	df       map[string]int
+	bigrams  map[string]int // "key key" → documents with the two words next to each other
 	docs     int
 	totalLen int64
 	limit    int
@@ -28,22 +29,26 @@ type Stats struct {
 
 // NewStats returns empty statistics that keep at most vocabulary terms.
 func NewStats(vocabulary int) *Stats {
-	return &Stats{df: map[string]int{}, limit: max(vocabulary, 1000)}
+	return &Stats{df: map[string]int{}, bigrams: map[string]int{}, limit: max(vocabulary, 1000)}
 }
 
 // Observe adds a document's terms.
 func (s *Stats) Observe(doc string) {
-	doc = cleanText(doc)
+	doc = cleanText(cutText(doc, maxAnalysed))
 	toks := tokenize(doc)
 	seen := make(map[string]bool, len(toks)/2)
+	pairs := make(map[string]bool, len(toks)/2)
 	n := 0
-	for _, t := range toks {
+	for i, t := range toks {
 		if t.surface == "" {
 			continue
 		}
 		n++
 		if !t.stop {
 			seen[t.key] = true
+			if i > 0 && !toks[i-1].stop {
+				pairs[toks[i-1].key+" "+t.key] = true
+			}
 		}
 		if caseSensitive(t.surface) {
 			seen[caseKey(t.surface)] = true
@@ -62,6 +67,16 @@ func (s *Stats) Observe(doc string) {
 	s.totalLen += int64(n)
 	for k := range seen {
 		s.df[k]++
+	}
+	for k := range pairs {
+		s.bigrams[k]++
+	}
+	if len(s.bigrams) > s.limit {
+		for k, n := range s.bigrams {
+			if n <= 1 {
+				delete(s.bigrams, k)
+			}
+		}
 	}
 	if len(s.df) > s.limit {
 		// Forget the rarest terms; they weigh little and would grow the map without bound.
@@ -102,6 +117,20 @@ func (s *Stats) avgLen() float64 {
 		return 400
 	}
 	return float64(s.totalLen) / float64(s.docs)
+}
+
+// collocation reports whether the words a and b (keys) make a phrase: they stand next to each
+// other in at least a tenth of the documents that have the rarer of them ("open source",
+// "machine learning"), rather than being two keywords ("ruby rails"). With too few documents to
+// tell, two words written together are taken as a phrase.
+func (s *Stats) collocation(a, b string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.docs < 50 {
+		return true
+	}
+	n := s.bigrams[a+" "+b]
+	return n >= 2 && float64(n) >= 0.1*float64(min(s.df[a], s.df[b]))
 }
 
 // common reports whether key is in so many documents that it is a function word of some
@@ -167,6 +196,25 @@ const (
 	TopicLimit     = 3
 )
 
+// maxAnalysed is how much of an item's text is read: the first 8,000 characters or so (about
+// 1,300 words) carry what it is about, and reading more would make long articles slow.
+const maxAnalysed = 8_000
+
+// cutText cuts s to at most n bytes, at a space when there is one near the end.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	if i := strings.LastIndexByte(s[:n], ' '); i > n-200 {
+		cut = i
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
 // prepared is an item read once for everything the enricher does with it.
 type prepared struct {
 	text  string // without boilerplate
@@ -177,14 +225,7 @@ type prepared struct {
 }
 
 func (e *Embedded) prepare(in app.EnrichInput) *prepared {
-	text := in.Text
-	if len(text) > 200_000 {
-		text = text[:200_000]
-		for len(text) > 0 && !utf8.ValidString(text[len(text)-3:]) {
-			text = text[:len(text)-1]
-		}
-	}
-	text = cleanText(text)
+	text := cleanText(cutText(in.Text, maxAnalysed))
 	p := &prepared{text: text}
 	sample := text
 	if len(sample) > 3000 {
@@ -226,22 +267,31 @@ func (e *Embedded) tags(title, body []token) []string {
 		keys    []string
 		score   float64
 	}
-	tf := map[string]float64{}
-	display := map[string]map[string]int{}
+	tf := make(map[string]float64, len(body)/3+len(title))
 	add := func(toks []token, weight float64) {
 		for _, t := range toks {
-			if t.stop {
-				continue
+			if !t.stop {
+				tf[t.key] += weight
 			}
-			tf[t.key] += weight
-			if display[t.key] == nil {
-				display[t.key] = map[string]int{}
-			}
-			display[t.key][t.display]++
 		}
 	}
 	add(title, 3)
 	add(body, 1)
+	// The surface forms of a key, counted only for the keys that can be tags (for speed).
+	display := map[string]map[string]int{}
+	forms := func(keep func(string) bool) {
+		for _, toks := range [][]token{title, body} {
+			for _, t := range toks {
+				if t.stop || !keep(t.key) {
+					continue
+				}
+				if display[t.key] == nil {
+					display[t.key] = map[string]int{}
+				}
+				display[t.key][t.display]++
+			}
+		}
+	}
 	common := map[string]bool{}
 	for k := range tf {
 		if e.stats.common(k) {
@@ -263,7 +313,25 @@ func (e *Embedded) tags(title, body []token) []string {
 		if common[k] {
 			continue
 		}
-		cands[k] = &cand{display: best(k), keys: []string{k}, score: (1 + math.Log(f)) * e.stats.idf(k)}
+		cands[k] = &cand{keys: []string{k}, score: (1 + math.Log(f)) * e.stats.idf(k)}
+	}
+	// Only the best-scoring words can be tags or begin a phrase that is one.
+	if len(cands) > 60 {
+		scores := make([]float64, 0, len(cands))
+		for _, c := range cands {
+			scores = append(scores, c.score)
+		}
+		sort.Float64s(scores)
+		cut := scores[len(scores)-60]
+		for k, c := range cands {
+			if c.score < cut {
+				delete(cands, k)
+			}
+		}
+	}
+	forms(func(k string) bool { return cands[k] != nil })
+	for k, c := range cands {
+		c.display = best(k)
 	}
 	// Two-word phrases: adjacent content words seen at least twice, or once in the title.
 	phrases := map[string]float64{}
@@ -271,7 +339,7 @@ func (e *Embedded) tags(title, body []token) []string {
 	scan := func(toks []token, weight float64) {
 		for i := 0; i+1 < len(toks); i++ {
 			a, b := toks[i], toks[i+1]
-			if a.stop || b.stop || a.key == b.key || common[a.key] || common[b.key] {
+			if a.stop || b.stop || a.key == b.key || common[a.key] || common[b.key] || cands[a.key] == nil && cands[b.key] == nil {
 				continue
 			}
 			k := a.key + " " + b.key
@@ -544,9 +612,15 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste
 		var shown []string
 		seen := map[string]bool{}
+		phraseHit := map[*iterm]bool{}
 		for _, m := range matches {
-			if m.term.part && strong {
-				continue
+			if m.term.phrase {
+				phraseHit[m.term] = true
+			}
+		}
+		for _, m := range matches {
+			if m.term.part && partOfHit(m.term, phraseHit) {
+				continue // "open source" is shown, not also "source"
 			}
 			if k := strings.ToLower(m.term.display); !seen[k] {
 				seen[k] = true
@@ -554,8 +628,10 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 			}
 		}
 		switch {
-		case len(shown) == 0:
+		case len(shown) == 0 && len(topics) > 0:
 			parts = append(parts, "Matches your topics: "+strings.Join(limitStrings(topics, 3), ", "))
+		case len(shown) == 0:
+			parts = append(parts, "No match with your interests")
 		case strong:
 			parts = append(parts, "Matches your interests: "+strings.Join(limitStrings(shown, 4), ", "))
 		default:
@@ -574,6 +650,20 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		parts = append(parts, "from a source you read often")
 	}
 	return int(math.Round(max(0, min(100, score)))), strings.Join(parts, " · ")
+}
+
+// partOfHit reports whether a part term belongs to a phrase that matched.
+func partOfHit(part *iterm, hits map[*iterm]bool) bool {
+	for t := range hits {
+		if t.seg == part.seg {
+			for _, w := range t.words {
+				if w.lower == part.words[0].lower {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func limitStrings(s []string, n int) []string {

@@ -33,6 +33,7 @@ type iterm struct {
 	part    bool    // a word of a phrase on its own: counts a little, never alone an anchor
 	weight  float64 // multiplier of its idf
 	seg     int     // the segment of the interest it belongs to
+	guessed bool    // a phrase guessed from two words written together (not quoted)
 }
 
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
@@ -175,7 +176,7 @@ func parseInterest(line string) interestSpec {
 		}
 		ws := interestWords(strings.Join(words, " "), true)
 		if len(ws) == 2 && ws[0].surface == ws[0].lower && ws[1].surface == ws[1].lower && !ws[0].exact && !ws[1].exact {
-			add(iterm{display: ws[0].surface + " " + ws[1].surface, words: ws, phrase: true, weight: 1.2})
+			add(iterm{display: ws[0].surface + " " + ws[1].surface, words: ws, phrase: true, weight: 1.2, guessed: true})
 			for _, w := range ws {
 				t := wordTerm(w)
 				t.part, t.weight, t.anchor = true, 0.5, false
@@ -467,14 +468,31 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 	hit := make([]bool, nseg)
 	var matches []termMatch
 	maxIDF := math.Log(1 + float64(max(e.stats.Docs(), 20)))
+	// Two words written together that the collection does not show as a phrase are two keywords
+	// ("ruby rails"), not a phrase ("open source").
+	var split map[int]bool
+	for i := range spec.terms {
+		if t := &spec.terms[i]; t.guessed && !e.stats.collocation(t.words[0].keys[d.lang], t.words[1].keys[d.lang]) {
+			if split == nil {
+				split = map[int]bool{}
+			}
+			split[t.seg] = true
+		}
+	}
 	for i := range spec.terms {
 		t := &spec.terms[i]
 		idf := e.termIDF(t, d.lang)
 		w := t.weight * idf
-		if t.part {
+		switch {
+		case split[t.seg] && t.guessed:
+			w = 0.3 * idf // a bonus when the keywords stand together
+		case split[t.seg] && t.part:
+			w = idf
+			total[t.seg] += w
+		case t.part:
 			r := math.Min(1, idf/maxIDF)
 			w = t.weight * idf * r * r // a rare word of a phrase means something alone; "open" does not
-		} else {
+		default:
 			total[t.seg] += w
 		}
 		var inTitle, inBody float64

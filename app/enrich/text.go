@@ -197,14 +197,20 @@ func textRank(sents []string, lang int) []float64 {
 	n := len(sents)
 	keys := make([][]string, n)
 	sdf := map[string]int{}
+	_ = lang // centrality needs shared words, not stems: no stemming here, for speed
 	for i, s := range sents {
 		seen := map[string]bool{}
-		for _, t := range tokenizeLang(s, lang) {
-			if !t.stop && !seen[t.key] {
-				seen[t.key] = true
-				keys[i] = append(keys[i], t.key)
-				sdf[t.key]++
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(w) < 4 {
+				continue
 			}
+			k := fold(w)
+			if stopWords[k] || seen[k] {
+				continue
+			}
+			seen[k] = true
+			keys[i] = append(keys[i], k)
+			sdf[k]++
 		}
 	}
 	out := make([]float64, n)
@@ -229,7 +235,7 @@ func textRank(sents []string, lang int) []float64 {
 // Summarize returns the most central sentences of text, in their order, at most maxWords words,
 // after taking out boilerplate (sponsor reads, "Continue reading", bylines, share lines…).
 func Summarize(text string, maxWords int) string {
-	text = cleanText(text)
+	text = cleanText(cutText(text, maxAnalysed))
 	return summarizeLang(text, maxWords, detectLang(text))
 }
 
@@ -242,11 +248,27 @@ func summarizeLang(text string, maxWords int, lang int) string {
 	if len(sents) > 300 {
 		sents = sents[:300] // the lead of a very long text carries its point
 	}
-	if words(strings.Join(sents, " ")) <= maxWords && len(sents) <= 3 {
+	if len(sents) <= 3 && words(strings.Join(sents, " ")) <= maxWords {
 		return strings.Join(sents, " ")
 	}
+	counts := make(map[string]int, len(sents))
+	count := func(s string) int {
+		n, ok := counts[s]
+		if !ok {
+			n = words(s)
+			counts[s] = n
+		}
+		return n
+	}
 	return pick(sents, textRank(sents, lang), func(chosen []string, s string) bool {
-		return words(strings.Join(chosen, " "))+words(s) <= maxWords && len(chosen) < 3
+		if len(chosen) >= 3 || len(s) > 12*maxWords {
+			return false // at least one word per 12 bytes: too long to fit
+		}
+		n := count(s)
+		for _, c := range chosen {
+			n += count(c)
+		}
+		return n <= maxWords
 	}, func(s string) string { return cutWords(s, maxWords) })
 }
 
