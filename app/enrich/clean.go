@@ -20,6 +20,7 @@ var (
 	// Removed wherever they are.
 	rePostAppeared = regexp.MustCompile(`(?i)(the post|der beitrag|l'article|el artículo|het bericht)\s.{1,300}?\s(appeared first on|erschien zuerst auf|est apparu en premier sur|apareció primero en|verscheen eerst op)\s[^.!?]{1,120}[.!?]?`)
 	reContinue     = regexp.MustCompile(`(?i)(continue reading|keep reading|read more|read the (full|rest of the|whole) (post|article|story)|lire la suite|weiterlesen|leer más|lees verder|continua a leggere|ler mais)\b[^.!?]{0,80}?(»|…|→|\.\.\.|\[…\]|$)`)
+	reMarkup       = regexp.MustCompile(`<[a-zA-Z/!][^<>]{0,400}>|\(tags?:[^()]{0,200}\)`)
 	reHash         = regexp.MustCompile(`\b[0-9a-fA-F]{12,}\b`)
 	reByline       = regexp.MustCompile(`^\s*(?i:by|von|par|por|door|di|posted by|written by)\s+(?:guest blogger:?\s+)?\p{Lu}[\p{L}.'’-]*(?:\s+\p{Lu}[\p{L}.'’-]*){0,3}\s*(?:[,|—–:-]|\bon\b)?\s*`)
 	reTimestamp    = regexp.MustCompile(`(?i)\b(posted|published|updated|veröffentlicht|aktualisiert|publié|mis à jour|publicado|actualizado)(\s+(on|at|am|le|el))?\s*:?\s*(\w+\.?\s+\d{1,2}(st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\.?\s+\w+\.?\s+\d{4}|\d{1,2}[./-]\d{1,2}[./-]\d{2,4}|\d{4}-\d{2}-\d{2})(\s*(at|um|à|,)?\s*\d{1,2}[:.h]\d{2}(\s*[ap]\.?m\.?)?)?(\s*[A-Z]{2,4}\b)?`)
@@ -141,6 +142,10 @@ func cleanText(text string) string {
 	}
 	if hasAny(lower, trigContinue) {
 		t = removeNear(t, lower, trigContinue, reContinue, 0, 130)
+		lower = asciiLower(t)
+	}
+	if strings.IndexByte(t, '<') >= 0 || strings.Contains(lower, "(tag") {
+		t = reMarkup.ReplaceAllString(t, " ") // markup that reached the text escaped, and tag lists
 		lower = asciiLower(t)
 	}
 	if hasHexRun(t) {

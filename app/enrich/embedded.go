@@ -609,7 +609,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = max(1, min(32, 10+recency+affinity+quality+taste))
 		parts = append(parts, "No match with your interests")
 	default:
-		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste
+		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste/2
 		var shown []string
 		seen := map[string]bool{}
 		phraseHit := map[*iterm]bool{}

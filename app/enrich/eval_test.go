@@ -181,15 +181,25 @@ func TestRankingEval(t *testing.T) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var sumP, sumN float64
+	var sumP, sumN, sumR float64
 	var claims, trueClaims int
-	t.Logf("%-58s %6s %6s %s", "interest", "P@10", "NDCG", "top 3")
+	t.Logf("%-58s %6s %6s %6s %s", "interest", "P@10", "RP@10", "NDCG", "top 3")
 	for _, name := range names {
 		l := labels.Interests[name]
 		r := rank(t, e, items, name, l.Relevant, now, nil)
 		p, n := precisionAt(r, 10), ndcgAt(r, 10)
+		// R-precision at 10: precision over the first min(10, R) items, R the number of relevant
+		// items (several interests have fewer than 10, which caps P@10 below 1).
+		nrel := 0
+		for _, v := range l.Relevant {
+			if v > 0 {
+				nrel++
+			}
+		}
+		rp := precisionAt(r, min(10, nrel))
 		sumP += p
 		sumN += n
+		sumR += rp
 		for _, x := range r {
 			if strings.Contains(x.why, matchClaim) {
 				claims++
@@ -206,7 +216,7 @@ func TestRankingEval(t *testing.T) {
 		for i := 0; i < 3; i++ {
 			top = append(top, fmt.Sprintf("%d:%d %.30q", r[i].score, r[i].rel, r[i].item.title))
 		}
-		t.Logf("%-58s %6.2f %6.2f %s", name+held, p, n, strings.Join(top, " "))
+		t.Logf("%-58s %6.2f %6.2f %6.2f %s", name+held, p, rp, n, strings.Join(top, " "))
 		if show := os.Getenv("EVAL_SHOW"); show != "" && strings.Contains(name, show) {
 			// EVAL_SHOW=interest prints its first 20 items and where its relevant items landed.
 			for i, x := range r {
@@ -218,8 +228,8 @@ func TestRankingEval(t *testing.T) {
 	}
 	k := float64(len(names))
 	share := float64(trueClaims) / float64(max(claims, 1))
-	t.Logf("mean P@10 %.3f, mean NDCG@10 %.3f, %d of %d %q reasons on relevant items (%.0f%%)",
-		sumP/k, sumN/k, trueClaims, claims, matchClaim, 100*share)
+	t.Logf("mean P@10 %.3f, R-precision@10 %.3f, NDCG@10 %.3f, %d of %d %q reasons on relevant items (%.0f%%)",
+		sumP/k, sumR/k, sumN/k, trueClaims, claims, matchClaim, 100*share)
 
 	// A simulated reader acts on every other item of the first 40 shown (20 actions): "more like
 	// this" on items labelled 2, opens those labelled 1, "less like this" on the others. The model
@@ -271,10 +281,20 @@ func TestRankingEval(t *testing.T) {
 		sumBefore += before
 		sumAfter += after
 		t.Logf("%-58s %8.2f %8.2f %.90s", name, before, after, withModel[0].why)
+		if show := os.Getenv("EVAL_SHOW"); show != "" && strings.Contains(name, show) {
+			for i, x := range withModel[:15] {
+				t.Logf("   %3d %3d rel %d %-50.50q %s", i+1, x.score, x.rel, x.item.title, x.why)
+			}
+		}
 	}
-	t.Logf("mean NDCG@10 on the rest: %.3f without the model, %.3f with it (%d interests)",
-		sumBefore/float64(max(counted, 1)), sumAfter/float64(max(counted, 1)), counted)
-	const floorP, floorN, floorShare = 0.0, 0.0, 0.0
+	meanBefore, meanAfter := sumBefore/float64(max(counted, 1)), sumAfter/float64(max(counted, 1))
+	t.Logf("mean NDCG@10 on the rest: %.3f without the model, %.3f with it (%d interests)", meanBefore, meanAfter, counted)
+	if counted == 0 || meanAfter < meanBefore+0.01 {
+		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest: %.3f -> %.3f", meanBefore, meanAfter)
+	}
+	// Floors: the figures when they were last raised (before this work: P@10 0.49, NDCG@10 0.59,
+	// 27 % true reasons). Raise them when the ranking improves; never lower them.
+	const floorP, floorN, floorShare = 0.70, 0.84, 0.60
 	if sumP/k < floorP || sumN/k < floorN || share < floorShare {
 		t.Fatalf("the ranking got worse: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f)",
 			sumP/k, floorP, sumN/k, floorN, share, floorShare)

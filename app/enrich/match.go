@@ -375,6 +375,9 @@ func (d *doc) countIn(w *iword, part int, text string) float64 {
 		}
 	default:
 		n = tf[w.keys[d.lang]]
+		if up := strings.ToUpper(w.surface); w.name && up != w.surface && len(w.surface) <= 4 {
+			n = max(0, n-surf[up]) // MAC (an address) is not Mac
+		}
 		if w.name {
 			for _, s := range d.capSurface {
 				if surf[s] == 0 {

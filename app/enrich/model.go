@@ -147,11 +147,14 @@ func (m *Model) prune() {
 	}
 }
 
-// weight is a feature's log-likelihood ratio between liked and disliked items, smoothed so that
-// one event moves it a little and a feature seen as often on both sides weighs nothing.
+// weight is how much a feature says for (positive) or against an item: the log ratio of the
+// weights of liked and disliked events that had it, smoothed by 3 (one "more like this") on
+// both sides, so one event moves it a little, evidence on both sides cancels out, and the
+// imbalance between how much the reader likes and dislikes does not make every feature of a
+// liked item a strong one.
 func (m *Model) weight(f *FeatureStats) float64 {
-	const a = 1.0
-	return math.Log((f.Pos+a)/(m.Positive+2*a)) - math.Log((f.Neg+a)/(m.Negative+2*a))
+	const a = 3.0
+	return math.Log((f.Pos + a) / (f.Neg + a))
 }
 
 // Adjust implements app.Taste: the points an item with these features gets (about ±20 at most)
@@ -172,7 +175,7 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 		if f == nil {
 			continue
 		}
-		w := m.weight(f)
+		w := m.weight(f) * kindWeight(k)
 		sum += w
 		n++
 		label := f.Label
@@ -184,8 +187,9 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 	if n == 0 {
 		return 0, nil, nil
 	}
-	// Averaged over the features seen (so long items do not weigh more), then squashed.
-	points = 25 * math.Tanh(sum/math.Sqrt(float64(n))/1.5)
+	// Normalized by the item's number of features (so an item the model knows little of moves
+	// little, and long items do not weigh more), then squashed.
+	points = 25 * math.Tanh(sum/math.Sqrt(float64(max(len(features), 8))))
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].w > cs[j].w })
 	for _, c := range cs {
 		if c.w > 0.3 && len(liked) < 3 {
@@ -201,6 +205,18 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 }
 
 var _ app.Taste = (*Model)(nil)
+
+// kindWeight is how much a kind of feature counts: a source or a topic is shared by many items,
+// liked or not, so it weighs less than a word.
+func kindWeight(key string) float64 {
+	switch {
+	case strings.HasPrefix(key, "source:"):
+		return 0.3
+	case strings.HasPrefix(key, "topic:"):
+		return 0.5
+	}
+	return 1
+}
 
 // LearnedTerm is a feature and its weight, for the Settings page.
 type LearnedTerm struct {
