@@ -464,7 +464,12 @@ func (e *Embedded) topics(in app.EnrichInput, d *doc) []string {
 
 // relevance is how well the item matches the user's interests: the best interest's score plus a
 // quarter of the others', the matched terms (best interest first) and whether the match is strong
-// (a name, an acronym or a phrase of the interest, or a third of the interest's weight).
+// (see strongAt).
+// strongAt is the interest score from which the reason says "Matches your interests" (half of
+// it when a name or phrase of the interest matched); below, it says "Mentions … from your
+// interests": a mention is not a match.
+const strongAt = 0.5
+
 func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch, bool) {
 	var best, rest float64
 	var matches []termMatch
@@ -482,7 +487,7 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 			rest += s
 			matches = append(matches, m...)
 		}
-		if anchor || s >= 0.3 {
+		if (anchor && s >= strongAt/2) || s >= strongAt {
 			strong = true
 		}
 	}

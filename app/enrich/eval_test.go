@@ -182,7 +182,7 @@ func TestRankingEval(t *testing.T) {
 	}
 	sort.Strings(names)
 	var sumP, sumN, sumR float64
-	var claims, trueClaims int
+	var claims, trueClaims, relevantN, toldNoMatch int
 	t.Logf("%-58s %6s %6s %6s %s", "interest", "P@10", "RP@10", "NDCG", "top 3")
 	for _, name := range names {
 		l := labels.Interests[name]
@@ -201,6 +201,12 @@ func TestRankingEval(t *testing.T) {
 		sumN += n
 		sumR += rp
 		for _, x := range r {
+			if x.rel > 0 {
+				relevantN++
+				if strings.Contains(x.why, "No match") {
+					toldNoMatch++
+				}
+			}
 			if strings.Contains(x.why, matchClaim) {
 				claims++
 				if x.rel > 0 {
@@ -228,8 +234,8 @@ func TestRankingEval(t *testing.T) {
 	}
 	k := float64(len(names))
 	share := float64(trueClaims) / float64(max(claims, 1))
-	t.Logf("mean P@10 %.3f, R-precision@10 %.3f, NDCG@10 %.3f, %d of %d %q reasons on relevant items (%.0f%%)",
-		sumP/k, sumR/k, sumN/k, trueClaims, claims, matchClaim, 100*share)
+	t.Logf("mean P@10 %.3f, R-precision@10 %.3f, NDCG@10 %.3f, %d of %d %q reasons on relevant items (%.0f%%), %d of %d relevant items told \"No match\"",
+		sumP/k, sumR/k, sumN/k, trueClaims, claims, matchClaim, 100*share, toldNoMatch, relevantN)
 
 	// A simulated reader acts on every other item of the first 40 shown (20 actions): "more like
 	// this" on items labelled 2, opens those labelled 1, "less like this" on the others. The model
@@ -294,7 +300,7 @@ func TestRankingEval(t *testing.T) {
 	}
 	// Floors: the figures when they were last raised (before this work: P@10 0.49, NDCG@10 0.59,
 	// 27 % true reasons). Raise them when the ranking improves; never lower them.
-	const floorP, floorN, floorShare = 0.70, 0.84, 0.60
+	const floorP, floorN, floorShare = 0.70, 0.84, 0.85
 	if sumP/k < floorP || sumN/k < floorN || share < floorShare {
 		t.Fatalf("the ranking got worse: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f)",
 			sumP/k, floorP, sumN/k, floorN, share, floorShare)
