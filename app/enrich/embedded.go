@@ -130,7 +130,7 @@ func (s *Stats) collocation(a, b string) bool {
 		return true
 	}
 	n := s.bigrams[a+" "+b]
-	return n >= 2 && float64(n) >= 0.1*float64(min(s.df[a], s.df[b]))
+	return n >= 1 && float64(n) >= 0.1*float64(min(s.df[a], s.df[b]))
 }
 
 // common reports whether key is in so many documents that it is a function word of some
@@ -611,7 +611,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = 45 + recency + affinity + quality/2 + taste
 		parts = append(parts, "No interests set yet")
 	case rel == 0:
-		score = max(1, min(32, 10+recency+affinity+quality+taste))
+		score = max(1, min(32, 10+recency+affinity+quality)+taste)
 		parts = append(parts, "No match with your interests")
 	default:
 		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste/2
