@@ -189,7 +189,7 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 	}
 	// Normalized by the item's number of features (so an item the model knows little of moves
 	// little, and long items do not weigh more), then squashed.
-	points = 25 * math.Tanh(sum/math.Sqrt(float64(max(len(features), 8))))
+	points = 25 * math.Tanh(2*sum/math.Sqrt(float64(max(len(features), 8))))
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].w > cs[j].w })
 	for _, c := range cs {
 		if c.w > 0.3 && len(liked) < 3 {
