@@ -73,6 +73,7 @@ func tokenize(text string) []token { return tokenizeLang(text, detectLang(text))
 // tokenizeLang is tokenize for a text whose language is known.
 func tokenizeLang(text string, lang int) []token {
 	out := make([]token, 0, len(text)/6)
+	keys := make(map[string]string, len(text)/20) // words repeat: a plain map before the shared cache
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
@@ -85,7 +86,7 @@ func tokenizeLang(text string, lang int) []token {
 		}
 		lower := strings.ToLower(raw)
 		surface := raw
-		if i := strings.IndexAny(lower, "'’"); i > 0 && i <= 3 {
+		if i := strings.IndexAny(lower[:min(len(lower), 6)], "'’"); i > 0 && i <= 3 {
 			// l'homme, d’accord, qu'il: the elided article is a stop word
 			_, size := utf8.DecodeRuneInString(lower[i:])
 			lower = lower[i+size:]
@@ -104,7 +105,12 @@ func tokenizeLang(text string, lang int) []token {
 				hex = false
 			}
 		}
-		t := token{display: lower, key: stemLang(lang, lower), surface: surface}
+		key, ok := keys[lower]
+		if !ok {
+			key = stemLang(lang, lower)
+			keys[lower] = key
+		}
+		t := token{display: lower, key: key, surface: surface}
 		folded := fold(lower)
 		t.stop = letters < 3 || digits > 0 && letters <= 2*digits || stopWords[folded] || stopWords[t.key] ||
 			strings.HasPrefix(folded, "http") || strings.Contains(folded, "'") ||
