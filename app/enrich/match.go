@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -115,7 +116,7 @@ func parseInterest(line string) interestSpec {
 		spec.anchors = append(spec.anchors, false)
 	}
 	add := func(t iterm) {
-		k := strings.ToLower(t.display)
+		k := fmt.Sprint(seg, " ", strings.ToLower(t.display)) // a word may serve two segments (pet care, pet products)
 		if seen[k] || len(t.words) == 0 {
 			return
 		}
