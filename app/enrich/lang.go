@@ -107,7 +107,7 @@ var (
 	stemCache      [numLangs]sync.Map
 	stemCacheSize  atomic.Int64
 	stemEnvs       = sync.Pool{New: func() any { return snowball.NewEnv("") }}
-	stemCacheLimit = int64(500_000)
+	stemCacheLimit = int64(200_000)
 )
 
 // stemLang stems a lower-case word with the stemmer of lang (the light plural stemmer for
