@@ -29,6 +29,15 @@ type EnrichInput struct {
 	SourceTopics []string
 	// SourceAffinity in [0,1]: how much the user reads this source (read/starred share).
 	SourceAffinity float64
+	// Taste is what the user's feedback taught (a per-user model, enrich.Model); nil: nothing yet.
+	Taste Taste
+}
+
+// Taste adjusts a score by what a user's feedback taught. Features are an item's terms
+// ("w:KEY"), source ("source:NAME") and topics ("topic:NAME"); Adjust returns the points to add
+// (negative to take off) and, for the reason, the words that weighed most, as the items had them.
+type Taste interface {
+	Adjust(features []string) (points float64, liked, disliked []string)
 }
 
 // Enrichment is what an enricher found.
@@ -41,6 +50,10 @@ type Enrichment struct {
 	EnrichedBy       string // "embedded" or "llm:MODEL"
 	PromptTokens     int
 	CompletionTokens int
+	// UsualTopics are the topics this source's items usually have, given when the item matches
+	// none of the user's topics: for a briefing or filter that needs a topic, and for the UI to
+	// show as "usually …". Never the item's own topics.
+	UsualTopics []string
 }
 
 // Enricher summarizes, tags, classifies and scores an item.

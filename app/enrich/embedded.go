@@ -8,36 +8,75 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// Stats are the collection's document frequencies, for TF-IDF and BM25. Safe for concurrent use.
+// Stats are the collection's statistics for TF-IDF and BM25: document frequencies (of stems,
+// and of short words and acronyms as written, "=Go"), the number of documents and their total
+// length, kept incrementally as items arrive (the caller seeds them from stored items at start-up
+// through Observe). Safe for concurrent use.
 type Stats struct {
-	mu    sync.RWMutex
-	df    map[string]int
-	docs  int
-	limit int
+	mu       sync.RWMutex
+	df       map[string]int
+	bigrams  map[string]int // "key key" → documents with the two words next to each other
+	docs     int
+	totalLen int64
+	limit    int
 }
 
 // NewStats returns empty statistics that keep at most vocabulary terms.
 func NewStats(vocabulary int) *Stats {
-	return &Stats{df: map[string]int{}, limit: max(vocabulary, 1000)}
+	return &Stats{df: map[string]int{}, bigrams: map[string]int{}, limit: max(vocabulary, 1000)}
 }
 
 // Observe adds a document's terms.
 func (s *Stats) Observe(doc string) {
-	seen := map[string]bool{}
-	for _, t := range tokenize(doc) {
+	doc = cleanText(cutText(doc, maxAnalysed))
+	toks := tokenize(doc)
+	seen := make(map[string]bool, len(toks)/2)
+	pairs := make(map[string]bool, len(toks)/2)
+	n := 0
+	for i, t := range toks {
+		if t.surface == "" {
+			continue
+		}
+		n++
 		if !t.stop {
 			seen[t.key] = true
+			if i > 0 && !toks[i-1].stop {
+				pairs[toks[i-1].key+" "+t.key] = true
+			}
+		}
+		if caseSensitive(t.surface) {
+			seen[caseKey(t.surface)] = true
+		}
+		if strings.ContainsRune(t.surface, '-') {
+			for _, p := range strings.Split(t.surface, "-") {
+				if caseSensitive(p) {
+					seen[caseKey(p)] = true
+				}
+			}
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.docs++
+	s.totalLen += int64(n)
 	for k := range seen {
 		s.df[k]++
+	}
+	for k := range pairs {
+		s.bigrams[k]++
+	}
+	if len(s.bigrams) > s.limit {
+		for k, n := range s.bigrams {
+			if n <= 1 {
+				delete(s.bigrams, k)
+			}
+		}
 	}
 	if len(s.df) > s.limit {
 		// Forget the rarest terms; they weigh little and would grow the map without bound.
@@ -49,11 +88,58 @@ func (s *Stats) Observe(doc string) {
 	}
 }
 
+// caseSensitive reports whether a word as written is kept by its case in the statistics: a
+// short word or an acronym starting with a capital or a digit (Go, US, AI, 5G, AWS).
+func caseSensitive(w string) bool {
+	if w == "" || len(w) > 5 {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(w)
+	if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
+		return false
+	}
+	return len(w) <= 3 || strings.ToUpper(w) == w
+}
+
 // Docs is the number of documents observed.
 func (s *Stats) Docs() int { s.mu.RLock(); defer s.mu.RUnlock(); return s.docs }
 
 // DocFreq is the number of observed documents that contain term (a matching key).
 func (s *Stats) DocFreq(term string) int { s.mu.RLock(); defer s.mu.RUnlock(); return s.df[term] }
+
+// AverageLength is the average number of words of the observed documents (400 before any).
+func (s *Stats) AverageLength() float64 { return s.avgLen() }
+
+func (s *Stats) avgLen() float64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.docs < 20 || s.totalLen == 0 {
+		return 400
+	}
+	return float64(s.totalLen) / float64(s.docs)
+}
+
+// collocation reports whether the words a and b (keys) make a phrase: they stand next to each
+// other in at least a tenth of the documents that have the rarer of them ("open source",
+// "machine learning"), rather than being two keywords ("ruby rails"). With too few documents to
+// tell, two words written together are taken as a phrase.
+func (s *Stats) collocation(a, b string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.docs < 50 {
+		return true
+	}
+	n := s.bigrams[a+" "+b]
+	return n >= 1 && float64(n) >= 0.1*float64(min(s.df[a], s.df[b]))
+}
+
+// common reports whether key is in so many documents that it is a function word of some
+// language, whatever the stop lists say (language-independent filtering by document frequency).
+func (s *Stats) common(key string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.docs >= 100 && float64(s.df[key]) > 0.25*float64(s.docs)
+}
 
 // idf is BM25's inverse document frequency, smoothed so that an empty collection weighs every
 // term alike.
@@ -110,52 +196,108 @@ const (
 	TopicLimit     = 3
 )
 
+// maxAnalysed is how much of an item's text is read: the first 8,000 characters or so (about
+// 1,300 words) carry what it is about, and reading more would make long articles slow.
+const maxAnalysed = 8_000
+
+// cutText cuts s to at most n bytes, at a space when there is one near the end.
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	if i := strings.LastIndexByte(s[:n], ' '); i > n-200 {
+		cut = i
+	}
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// prepared is an item read once for everything the enricher does with it.
+type prepared struct {
+	text  string // without boilerplate
+	lang  int
+	title []token
+	body  []token
+	doc   *doc
+}
+
+func (e *Embedded) prepare(in app.EnrichInput) *prepared {
+	text := cleanText(cutText(in.Text, maxAnalysed))
+	p := &prepared{text: text}
+	sample := text
+	if len(sample) > 3000 {
+		sample = sample[:3000]
+	}
+	p.lang = detectLang(in.Title + " . " + sample)
+	p.title = tokenizeLang(in.Title, p.lang)
+	p.body = tokenizeLang(text, p.lang)
+	p.doc = newDoc(p.lang, in.Title, text, p.title, p.body)
+	return p
+}
+
 // Enrich summarizes, tags, classifies and scores an item.
 func (e *Embedded) Enrich(ctx context.Context, in app.EnrichInput) (*app.Enrichment, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	text := in.Text
-	if len(text) > 200_000 {
-		text = text[:200_000]
-	}
-	title := tokenize(in.Title)
-	body := tokenize(text)
+	p := e.prepare(in)
 	out := &app.Enrichment{EnrichedBy: app.EnricherEmbedded}
-	out.Summary = Summarize(text, e.summaryWords)
+	out.Summary = summarizeLang(p.text, e.summaryWords, p.lang)
 	if out.Summary == "" {
 		out.Summary = cutWords(in.Title, e.summaryWords)
 	}
-	out.Tags = e.tags(title, body)
-	topics, topicKeys := e.topics(in, title, body)
-	out.Topics = topics
-	out.Score, out.Reasoning = e.score(in, title, body, topicKeys)
+	out.Tags = e.tags(p.title, p.body)
+	out.Topics = e.topics(in, p.doc)
+	if len(out.Topics) == 0 {
+		out.UsualTopics = limitStrings(in.SourceTopics, TopicLimit)
+	}
+	out.Score, out.Reasoning = e.score(in, p, out.Topics)
 	return out, nil
 }
 
 // tags picks up to maxTags keywords and two-word phrases by TF-IDF, title words weighing more.
+// Stop words of the seven languages, words in a quarter of all documents (function words of any
+// language), hashes and numbers are never tags.
 func (e *Embedded) tags(title, body []token) []string {
 	type cand struct {
 		display string
 		keys    []string
 		score   float64
 	}
-	tf := map[string]float64{}
-	display := map[string]map[string]int{}
+	tf := make(map[string]float64, len(body)/3+len(title))
 	add := func(toks []token, weight float64) {
 		for _, t := range toks {
-			if t.stop {
-				continue
+			if !t.stop {
+				tf[t.key] += weight
 			}
-			tf[t.key] += weight
-			if display[t.key] == nil {
-				display[t.key] = map[string]int{}
-			}
-			display[t.key][t.display]++
 		}
 	}
 	add(title, 3)
 	add(body, 1)
+	// The surface forms of a key, counted only for the keys that can be tags (for speed).
+	display := map[string]map[string]int{}
+	forms := func(keep func(string) bool) {
+		for _, toks := range [][]token{title, body} {
+			for _, t := range toks {
+				if t.stop || !keep(t.key) {
+					continue
+				}
+				if display[t.key] == nil {
+					display[t.key] = map[string]int{}
+				}
+				display[t.key][t.display]++
+			}
+		}
+	}
+	common := map[string]bool{}
+	for k := range tf {
+		if e.stats.common(k) {
+			common[k] = true
+		}
+	}
 	best := func(key string) string { // the most common surface form of a key
 		var out string
 		n := -1
@@ -168,7 +310,28 @@ func (e *Embedded) tags(title, body []token) []string {
 	}
 	cands := map[string]*cand{}
 	for k, f := range tf {
-		cands[k] = &cand{display: best(k), keys: []string{k}, score: (1 + math.Log(f)) * e.stats.idf(k)}
+		if common[k] {
+			continue
+		}
+		cands[k] = &cand{keys: []string{k}, score: (1 + math.Log(f)) * e.stats.idf(k)}
+	}
+	// Only the best-scoring words can be tags or begin a phrase that is one.
+	if len(cands) > 60 {
+		scores := make([]float64, 0, len(cands))
+		for _, c := range cands {
+			scores = append(scores, c.score)
+		}
+		sort.Float64s(scores)
+		cut := scores[len(scores)-60]
+		for k, c := range cands {
+			if c.score < cut {
+				delete(cands, k)
+			}
+		}
+	}
+	forms(func(k string) bool { return cands[k] != nil })
+	for k, c := range cands {
+		c.display = best(k)
 	}
 	// Two-word phrases: adjacent content words seen at least twice, or once in the title.
 	phrases := map[string]float64{}
@@ -176,7 +339,7 @@ func (e *Embedded) tags(title, body []token) []string {
 	scan := func(toks []token, weight float64) {
 		for i := 0; i+1 < len(toks); i++ {
 			a, b := toks[i], toks[i+1]
-			if a.stop || b.stop || a.key == b.key {
+			if a.stop || b.stop || a.key == b.key || common[a.key] || common[b.key] || cands[a.key] == nil && cands[b.key] == nil {
 				continue
 			}
 			k := a.key + " " + b.key
@@ -235,103 +398,174 @@ func (e *Embedded) tags(title, body []token) []string {
 	return out
 }
 
-// topics scores the user's topics against the item: keyword hits (title hits weigh 3),
-// normalized for length into [0,1]. It returns the names given and their keywords' keys.
-func (e *Embedded) topics(in app.EnrichInput, title, body []token) ([]string, []string) {
+// topicSpecs parses the user's topics: each a name and keywords, read like interests (a keyword
+// of several words is a phrase; short words and acronyms match by case).
+func topicSpecs(topics []app.Topic) []interestSpec {
+	out := make([]interestSpec, len(topics))
+	for i, tp := range topics {
+		spec := interestSpec{text: tp.Name, anchors: []bool{false}}
+		for _, kw := range append([]string{tp.Name}, tp.Keywords...) {
+			ws := interestWords(kw, false)
+			for k := range ws {
+				ws[k].aliases = nil // a topic lists its own keywords
+			}
+			switch {
+			case len(ws) == 1:
+				spec.terms = append(spec.terms, wordTerm(ws[0]))
+			case len(ws) > 1:
+				spec.terms = append(spec.terms, iterm{display: strings.TrimSpace(kw), words: ws, phrase: true, weight: 1})
+			}
+		}
+		out[i] = spec
+	}
+	return out
+}
+
+// topics gives the user's topics that the item matches: keyword hits (title hits weigh 3),
+// normalized for length into [0,1], at least TopicThreshold, at most TopicLimit. An item that
+// matches none gets none (the source's usual topics are returned apart, as UsualTopics).
+func (e *Embedded) topics(in app.EnrichInput, d *doc) []string {
 	if len(in.Topics) == 0 {
-		return limitStrings(in.SourceTopics, TopicLimit), nil
+		return nil
 	}
-	counts := map[string]float64{}
-	for _, t := range title {
-		if !t.stop {
-			counts[t.key] += 3
-		}
-	}
-	for _, t := range body {
-		if !t.stop {
-			counts[t.key]++
-		}
-	}
-	folded := " " + fold(in.Title) + " " + fold(in.Text) + " "
+	avg := e.stats.avgLen()
 	type scored struct {
 		name  string
 		score float64
-		keys  []string
 	}
 	var all []scored
-	for _, tp := range in.Topics {
+	for i, spec := range topicSpecs(in.Topics) {
 		var hits float64
-		var keys []string
-		for _, kw := range append([]string{tp.Name}, tp.Keywords...) {
-			toks := tokenize(kw)
-			if len(toks) == 1 {
-				hits += counts[toks[0].key]
-				keys = append(keys, toks[0].key)
-			} else if f := fold(strings.TrimSpace(kw)); f != "" {
-				hits += float64(strings.Count(folded, " "+f+" ") + strings.Count(folded, " "+f+","))
+		for j := range spec.terms {
+			t := &spec.terms[j]
+			var inTitle, inBody float64
+			if t.phrase {
+				inTitle, inBody = d.phraseCount(t)
+			} else {
+				inTitle, inBody = d.count(&t.words[0])
 			}
+			hits += inTitle*titleWeight + inBody
 		}
-		density := hits / (1 + float64(len(body))/400)
-		if s := 1 - math.Exp(-density/2.5); s >= TopicThreshold {
-			all = append(all, scored{tp.Name, s, keys})
+		density := hits / (1 + d.dl/avg)
+		if s := 1 - math.Exp(-density/1.25); s >= TopicThreshold {
+			all = append(all, scored{in.Topics[i].Name, s})
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
-	var names, keys []string
+	var names []string
 	for i, s := range all {
 		if i == TopicLimit {
 			break
 		}
 		names = append(names, s.name)
-		keys = append(keys, s.keys...)
 	}
-	if len(names) == 0 {
-		return limitStrings(in.SourceTopics, TopicLimit), nil
-	}
-	return names, keys
+	return names
 }
 
-// score rates the item 0–100 for the user's interests: BM25 of the interest terms over title
-// (weighing 2.5×) and text, plus recency and how much the user reads the source.
-func (e *Embedded) score(in app.EnrichInput, title, body []token, topicKeys []string) (int, string) {
-	type term struct {
-		key, display string
-		weight       float64
-	}
-	var terms []term
-	seen := map[string]bool{}
-	for _, t := range tokenize(in.Interests) {
-		if !t.stop && !seen[t.key] {
-			seen[t.key] = true
-			terms = append(terms, term{t.key, t.display, 1})
-		}
-	}
-	for _, k := range topicKeys {
-		if !seen[k] {
-			seen[k] = true
-			terms = append(terms, term{k, k, 0.5})
-		}
-	}
-	tf := map[string]float64{}
-	for _, t := range title {
-		tf[t.key] += 2.5
-	}
-	for _, t := range body {
-		tf[t.key]++
-	}
-	const k1, b, avgdl = 1.2, 0.75, 400.0
-	dl := float64(len(body) + len(title))
-	var rel float64
-	var matched []string
-	for _, t := range terms {
-		f := tf[t.key]
-		if f == 0 {
+// relevance is how well the item matches the user's interests: the best interest's score plus a
+// quarter of the others', the matched terms (best interest first) and whether the match is strong
+// (see strongAt).
+// strongAt is the interest score from which the reason says "Matches your interests" (half of
+// it when a name or phrase of the interest matched); below, it says "Mentions … from your
+// interests": a mention is not a match.
+const strongAt = 0.5
+
+func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch, bool) {
+	var best, rest float64
+	var matches []termMatch
+	strong := false
+	for i := range specs {
+		s, m, anchor := e.interestScore(&specs[i], d)
+		if s == 0 {
 			continue
 		}
-		rel += t.weight * e.stats.idf(t.key) * f * (k1 + 1) / (f + k1*(1-b+b*dl/avgdl))
-		if t.weight == 1 {
-			matched = append(matched, t.display)
+		if s > best {
+			rest += best
+			best = s
+			matches = append(m, matches...)
+		} else {
+			rest += s
+			matches = append(matches, m...)
 		}
+		if (anchor && s >= strongAt/2) || s >= strongAt {
+			strong = true
+		}
+	}
+	return math.Min(1, best) + 0.25*math.Min(1, rest), matches, strong
+}
+
+// Features are what the per-user model (Model) learns from and applies to: the item's most
+// characteristic terms ("w:" and the stem), its source ("source:") and its topics ("topic:").
+// Labels are the words as the item had them, for reasons and the Settings page. Train with the
+// same enricher (the same statistics) that scores.
+func (e *Embedded) Features(in app.EnrichInput, topics []string) (keys, labels []string) {
+	return e.features(in, e.prepare(in), topics)
+}
+
+// features lists up to 24 terms of the item (title words first, then the body's most frequent
+// content words, weighed by idf), its source and its topics.
+func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string) (keys, labels []string) {
+	type cand struct {
+		key, label string
+		w          float64
+	}
+	tf := map[string]float64{}
+	label := map[string]string{}
+	for i, toks := range [][]token{p.title, p.body} {
+		for _, t := range toks {
+			if t.stop || len(t.key) < 3 {
+				continue
+			}
+			if i == 0 {
+				tf[t.key] += 3
+			} else {
+				tf[t.key]++
+			}
+			if _, ok := label[t.key]; !ok {
+				label[t.key] = t.display
+			}
+		}
+	}
+	cands := make([]cand, 0, len(tf))
+	for k, f := range tf {
+		if e.stats.common(k) {
+			continue
+		}
+		cands = append(cands, cand{k, label[k], (1 + math.Log(f)) * e.stats.idf(k)})
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].w != cands[j].w {
+			return cands[i].w > cands[j].w
+		}
+		return cands[i].key < cands[j].key
+	})
+	for i, c := range cands {
+		if i == 24 {
+			break
+		}
+		keys = append(keys, "w:"+c.key)
+		labels = append(labels, c.label)
+	}
+	if in.SourceName != "" {
+		keys = append(keys, "source:"+in.SourceName)
+		labels = append(labels, in.SourceName)
+	}
+	for _, tp := range topics {
+		keys = append(keys, "topic:"+tp)
+		labels = append(labels, tp)
+	}
+	return keys, labels
+}
+
+// score rates the item 0–100 for the user's interests. Items that match an interest score
+// 34–90 by how much of it they match (BM25 over title and text, the real average length);
+// items that match none are still ordered, 10–32, by what the user's feedback taught, how much
+// they read the source, recency and substance. The reason names what is true of the item.
+func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int, string) {
+	specs := parseInterests(in.Interests)
+	rel, matches, strong := e.relevance(specs, p.doc)
+	if len(specs) == 0 && len(topics) > 0 {
+		rel, strong = 0.15*float64(len(topics)), true
 	}
 
 	now := in.Now
@@ -344,35 +578,75 @@ func (e *Embedded) score(in app.EnrichInput, title, body []token, topicKeys []st
 		age := now.Sub(*in.PublishedAt)
 		switch {
 		case age < 24*time.Hour:
-			recency, when = 10, "published today"
+			recency, when = 6, "published today"
 		case age < 72*time.Hour:
-			recency, when = 5, fmt.Sprintf("published %d days ago", int(age.Hours()/24))
+			recency, when = 4, fmt.Sprintf("published %d days ago", int(age.Hours()/24))
 		case age < 7*24*time.Hour:
 			recency, when = 2, fmt.Sprintf("published %d days ago", int(age.Hours()/24))
 		default:
 			when = "published " + in.PublishedAt.Format("2 Jan 2006")
 		}
 	} else {
-		recency = 3
+		recency = 1
 	}
 	affinity := 8 * max(0, min(1, in.SourceAffinity))
+	var quality float64
+	if n := len(p.body); n >= 150 {
+		quality = 4
+	} else if n >= 40 {
+		quality = 2
+	}
+	var taste float64
+	var liked, disliked []string
+	if in.Taste != nil {
+		keys, _ := e.features(in, p, topics)
+		taste, liked, disliked = in.Taste.Adjust(keys)
+		taste = max(-25, min(25, taste))
+	}
 
 	var score float64
 	var parts []string
 	switch {
-	case len(terms) == 0:
-		score = 45 + recency + affinity
+	case len(specs) == 0 && len(topics) == 0 && len(in.Topics) == 0:
+		score = 45 + recency + affinity + quality/2 + taste
 		parts = append(parts, "No interests set yet")
 	case rel == 0:
-		score = 10 + recency + affinity
+		score = max(1, min(32, 10+recency+affinity+quality)+taste)
 		parts = append(parts, "No match with your interests")
 	default:
-		score = 20 + 65*(1-math.Exp(-rel/4)) + recency + affinity
-		if len(matched) > 0 {
-			parts = append(parts, "Matches your interests: "+strings.Join(limitStrings(matched, 5), ", "))
-		} else {
-			parts = append(parts, "Matches your topics")
+		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste/2
+		var shown []string
+		seen := map[string]bool{}
+		phraseHit := map[*iterm]bool{}
+		for _, m := range matches {
+			if m.term.phrase {
+				phraseHit[m.term] = true
+			}
 		}
+		for _, m := range matches {
+			if m.term.part && partOfHit(m.term, phraseHit) {
+				continue // "open source" is shown, not also "source"
+			}
+			if k := strings.ToLower(m.term.display); !seen[k] {
+				seen[k] = true
+				shown = append(shown, m.term.display)
+			}
+		}
+		switch {
+		case len(shown) == 0 && len(topics) > 0:
+			parts = append(parts, "Matches your topics: "+strings.Join(limitStrings(topics, 3), ", "))
+		case len(shown) == 0:
+			parts = append(parts, "No match with your interests")
+		case strong:
+			parts = append(parts, "Matches your interests: "+strings.Join(limitStrings(shown, 4), ", "))
+		default:
+			parts = append(parts, "Mentions "+strings.Join(limitStrings(shown, 3), ", ")+" from your interests")
+		}
+	}
+	if len(liked) > 0 && taste > 1 {
+		parts = append(parts, "you liked similar items: "+strings.Join(limitStrings(liked, 3), ", "))
+	} else if len(disliked) > 0 && taste < -1 {
+		parts = append(parts, "you showed less interest in similar items: "+strings.Join(limitStrings(disliked, 3), ", "))
 	}
 	if when != "" {
 		parts = append(parts, when)
@@ -381,6 +655,20 @@ func (e *Embedded) score(in app.EnrichInput, title, body []token, topicKeys []st
 		parts = append(parts, "from a source you read often")
 	}
 	return int(math.Round(max(0, min(100, score)))), strings.Join(parts, " · ")
+}
+
+// partOfHit reports whether a part term belongs to a phrase that matched.
+func partOfHit(part *iterm, hits map[*iterm]bool) bool {
+	for t := range hits {
+		if t.seg == part.seg {
+			for _, w := range t.words {
+				if w.lower == part.words[0].lower {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 func limitStrings(s []string, n int) []string {
@@ -392,7 +680,6 @@ func limitStrings(s []string, n int) []string {
 
 // Score rates an item for interests (a briefing's own focus) without summarizing or tagging it.
 func (e *Embedded) Score(in app.EnrichInput) (int, string) {
-	title, body := tokenize(in.Title), tokenize(in.Text)
-	_, keys := e.topics(in, title, body)
-	return e.score(in, title, body, keys)
+	p := e.prepare(in)
+	return e.score(in, p, e.topics(in, p.doc))
 }

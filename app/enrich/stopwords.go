@@ -2,11 +2,12 @@ package enrich
 
 import "strings"
 
-// Stop words of English, French, German and Spanish, and words that web pages and feeds carry
-// without meaning. Matching is on accent-folded lower case.
+// Stop words of English, French, German, Spanish, Dutch, Italian and Portuguese, and words that
+// web pages and feeds carry without meaning. Matching is on accent-folded lower case. They apply
+// to article text only, never to the user's interests and topic keywords.
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, list := range []string{stopEN, stopFR, stopDE, stopES, stopWeb} {
+	for _, list := range []string{stopEN, stopFR, stopDE, stopES, stopNL, stopIT, stopPT, stopWeb} {
 		for _, w := range strings.Fields(list) {
 			m[fold(w)] = true
 		}
@@ -68,3 +69,21 @@ const stopWeb = `read more click here continue reading comments comment posted p
 net html htm php aspx nbsp amp quot apos gt lt rss feed feeds subscribe newsletter email mail link links page pages
 article articles blog blogs site website home menu login sign cookie cookies privacy policy terms image images photo
 photos video videos source sources update updated author image jpg jpeg png gif pdf also original full story`
+
+const stopNL = `aan al alle alles als altijd andere ben bij daar dan dat de der deze die dit doch doen door dus een eens en er
+ge geen geweest haar had heb hebben heeft hem het hier hij hoe hun iemand iets ik in is ja je kan kon kunnen maar me meer
+men met mij mijn moet na naar niet niets nog nu of om omdat onder ons ook op over reeds te tegen toch toen tot u uit uw
+van veel voor want waren was wat werd wezen wie wil worden wordt zal ze zelf zich zij zijn zo zonder zou ook nieuwe jaar`
+
+const stopIT = `ad al allo ai agli all agl alla alle con col coi da dal dallo dai dagli dall dagl dalla dalle di del dello dei
+degli dell degl della delle in nel nello nei negli nell negl nella nelle su sul sullo sui sugli sull sugl sulla sulle per
+tra contro io tu lui lei noi voi loro mio mia miei mie tuo tua tuoi tue suo sua suoi sue nostro nostra nostri nostre
+vostro vostra vostri vostre mi ti ci vi lo la li le gli ne il un uno una ma ed se perché anche come dov dove che chi cui
+non più quale quanto quanti quanta quante quello quelli quella quelle questo questi questa queste si tutto tutti è sono
+era erano stato stata essere ha hanno aveva avere fa fare molto ancora già oggi anni anno nuovo nuova sia`
+
+const stopPT = `de a o que e do da em um para com não uma os no se na por mais as dos como mas ao ele das à seu sua ou quando
+muito nos já eu também só pelo pela até isso ela entre depois sem mesmo aos seus quem nas me esse eles você essa num
+nem suas meu às minha numa pelos elas qual nós lhe deles essas esses pelas este dele tu te vocês vos lhes meus minhas
+teu tua teus tuas nosso nossa nossos nossas dela delas esta estes estas aquele aquela aqueles aquelas isto aquilo está
+estão foi foram ser tem têm ter há pode podem novo nova ano anos hoje ainda sobre`

@@ -57,46 +57,64 @@ func stem(w string) string {
 }
 
 // token is a word of a text: its display form (lower case, accents kept), its matching key
-// (folded and stemmed), and whether it is a stop word.
+// (folded and stemmed), its surface form as written (case kept, for acronyms and names), and
+// whether it is a stop word.
 type token struct {
 	display string
 	key     string
 	stop    bool
+	surface string
 }
 
-// tokenize splits text into words. Numbers, one- and two-letter words and URL pieces are
-// stop tokens, so phrases never span them.
-func tokenize(text string) []token {
-	var out []token
+// tokenize splits text into words, stemmed for the language the text is in. Numbers, one- and
+// two-letter words, hashes and URL pieces are stop tokens, so phrases never span them.
+func tokenize(text string) []token { return tokenizeLang(text, detectLang(text)) }
+
+// tokenizeLang is tokenize for a text whose language is known.
+func tokenizeLang(text string, lang int) []token {
+	out := make([]token, 0, len(text)/6)
+	keys := make(map[string]string, len(text)/20) // words repeat: a plain map before the shared cache
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
 			return
 		}
-		w := strings.Trim(text[start:end], "'’-")
+		raw := strings.Trim(text[start:end], "'’-")
 		start = -1
-		if w == "" {
+		if raw == "" {
 			return
 		}
-		lower := strings.ToLower(w)
-		key := fold(lower)
-		if i := strings.IndexAny(lower, "'’"); i > 0 && i <= 3 {
+		lower := strings.ToLower(raw)
+		surface := raw
+		if i := strings.IndexAny(lower[:min(len(lower), 6)], "'’"); i > 0 && i <= 3 {
 			// l'homme, d’accord, qu'il: the elided article is a stop word
 			_, size := utf8.DecodeRuneInString(lower[i:])
 			lower = lower[i+size:]
-			key = fold(lower)
+			surface = surface[min(len(surface), i+size):]
 		}
-		digits, letters := 0, 0
-		for _, r := range key {
+		digits, letters, hex := 0, 0, true
+		for _, r := range lower {
 			if unicode.IsDigit(r) {
 				digits++
 			} else if unicode.IsLetter(r) {
 				letters++
+				if r > 'f' {
+					hex = false
+				}
+			} else {
+				hex = false
 			}
 		}
-		t := token{display: lower, key: stem(key)}
-		t.stop = letters < 3 || digits > 0 && letters <= 2*digits || stopWords[key] || stopWords[t.key] ||
-			strings.HasPrefix(key, "http") || strings.Contains(key, "'")
+		key, ok := keys[lower]
+		if !ok {
+			key = stemLang(lang, lower)
+			keys[lower] = key
+		}
+		t := token{display: lower, key: key, surface: surface}
+		folded := fold(lower)
+		t.stop = letters < 3 || digits > 0 && letters <= 2*digits || stopWords[folded] || stopWords[t.key] ||
+			strings.HasPrefix(folded, "http") || strings.Contains(folded, "'") ||
+			hex && digits > 0 && len(lower) >= 7 // a commit hash or a checksum
 		out = append(out, t)
 	}
 	for i, r := range text {
@@ -108,7 +126,7 @@ func tokenize(text string) []token {
 		}
 		flush(i)
 		if r == '.' || r == ',' || r == ';' || r == ':' || r == '!' || r == '?' || r == '(' || r == ')' || r == '"' || r == '“' || r == '”' {
-			out = append(out, token{stop: true}) // punctuation breaks phrases
+			out = append(out, token{stop: true, display: string(r)}) // punctuation breaks phrases
 		}
 	}
 	flush(len(text))
@@ -178,61 +196,40 @@ func cutWords(s string, n int) string {
 	return strings.TrimRight(strings.Join(f[:n], " "), ",;:—-") + "…"
 }
 
-// textRank scores sentences by their centrality (TextRank: PageRank over word-overlap similarity).
-func textRank(sents []string) []float64 {
+// textRank scores sentences by their centrality: how much of each sentence's vocabulary the
+// other sentences share, normalized for length as TextRank's word-overlap similarity is (its
+// degree centrality, in time linear in the text rather than quadratic), with a small lead bias.
+func textRank(sents []string, lang int) []float64 {
 	n := len(sents)
-	keys := make([]map[string]bool, n)
+	keys := make([][]string, n)
+	sdf := map[string]int{}
+	_ = lang // centrality needs shared words, not stems: no stemming here, for speed
 	for i, s := range sents {
-		keys[i] = map[string]bool{}
-		for _, t := range tokenize(s) {
-			if !t.stop {
-				keys[i][t.key] = true
-			}
-		}
-	}
-	sim := make([][]float64, n)
-	out := make([]float64, n)
-	for i := range sim {
-		sim[i] = make([]float64, n)
-	}
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if len(keys[i]) < 2 || len(keys[j]) < 2 {
+		seen := map[string]bool{}
+		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			if len(w) < 4 {
 				continue
 			}
-			common := 0
-			for k := range keys[i] {
-				if keys[j][k] {
-					common++
-				}
+			k := fold(w)
+			if stopWords[k] || seen[k] {
+				continue
 			}
-			if common > 0 {
-				v := float64(common) / (math.Log(float64(len(keys[i]))) + math.Log(float64(len(keys[j]))))
-				sim[i][j], sim[j][i] = v, v
-			}
+			seen[k] = true
+			keys[i] = append(keys[i], k)
+			sdf[k]++
 		}
 	}
-	sums := make([]float64, n)
-	for i := range sim {
-		for _, v := range sim[i] {
-			sums[i] += v
-		}
-	}
+	out := make([]float64, n)
 	for i := range out {
-		out[i] = 1
-	}
-	for range 30 {
-		next := make([]float64, n)
-		for i := 0; i < n; i++ {
-			var r float64
-			for j := 0; j < n; j++ {
-				if sim[j][i] > 0 && sums[j] > 0 {
-					r += sim[j][i] / sums[j] * out[j]
-				}
-			}
-			next[i] = 0.15 + 0.85*r
+		if len(keys[i]) < 2 {
+			out[i] = 0.15
+			continue
 		}
-		out = next
+		var shared float64
+		for _, k := range keys[i] {
+			shared += float64(sdf[k] - 1)
+		}
+		out[i] = 0.15 + shared/(2*math.Log(float64(len(keys[i])))+1)/float64(max(1, n-1))
 	}
 	// A small lead bias: news puts the point first.
 	for i := range out {
@@ -241,8 +238,15 @@ func textRank(sents []string) []float64 {
 	return out
 }
 
-// Summarize returns the most central sentences of text, in their order, at most maxWords words.
+// Summarize returns the most central sentences of text, in their order, at most maxWords words,
+// after taking out boilerplate (sponsor reads, "Continue reading", bylines, share lines…).
 func Summarize(text string, maxWords int) string {
+	text = cleanText(cutText(text, maxAnalysed))
+	return summarizeLang(text, maxWords, detectLang(text))
+}
+
+// summarizeLang is Summarize for a text already cleaned, in a known language.
+func summarizeLang(text string, maxWords int, lang int) string {
 	sents := sentences(text)
 	if len(sents) == 0 {
 		return ""
@@ -250,11 +254,27 @@ func Summarize(text string, maxWords int) string {
 	if len(sents) > 300 {
 		sents = sents[:300] // the lead of a very long text carries its point
 	}
-	if words(strings.Join(sents, " ")) <= maxWords && len(sents) <= 3 {
+	if len(sents) <= 3 && words(strings.Join(sents, " ")) <= maxWords {
 		return strings.Join(sents, " ")
 	}
-	return pick(sents, textRank(sents), func(chosen []string, s string) bool {
-		return words(strings.Join(chosen, " "))+words(s) <= maxWords && len(chosen) < 3
+	counts := make(map[string]int, len(sents))
+	count := func(s string) int {
+		n, ok := counts[s]
+		if !ok {
+			n = words(s)
+			counts[s] = n
+		}
+		return n
+	}
+	return pick(sents, textRank(sents, lang), func(chosen []string, s string) bool {
+		if len(chosen) >= 3 || len(s) > 12*maxWords {
+			return false // at least one word per 12 bytes: too long to fit
+		}
+		n := count(s)
+		for _, c := range chosen {
+			n += count(c)
+		}
+		return n <= maxWords
 	}, func(s string) string { return cutWords(s, maxWords) })
 }
 
@@ -267,7 +287,7 @@ func CentralSentences(text string, maxChars int) string {
 	if len(sents) > 400 {
 		sents = sents[:400]
 	}
-	return pick(sents, textRank(sents), func(chosen []string, s string) bool {
+	return pick(sents, textRank(sents, detectLang(text)), func(chosen []string, s string) bool {
 		return len(strings.Join(chosen, " "))+len(s)+1 <= maxChars
 	}, func(s string) string {
 		if len(s) > maxChars {

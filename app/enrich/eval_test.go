@@ -1,0 +1,310 @@
+package enrich_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/feeds"
+)
+
+// evalItem is one item of the evaluation corpus.
+type evalItem struct {
+	link, feed, title, text, author string
+	pub                             *time.Time
+}
+
+// evalCorpus parses every feed of ../shared/corpus/feeds and ../shared/corpus/encodings with the
+// real feed parser, served over a loopback HTTP server, and keeps the first item of each link.
+func evalCorpus(t testing.TB) []evalItem {
+	t.Helper()
+	var out []evalItem
+	seen := map[string]bool{}
+	f := feeds.New(feeds.Options{})
+	for _, dir := range []string{"../../../shared/corpus/feeds", "../../../shared/corpus/encodings"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("The evaluation corpus %s is missing or empty (%v): the ranking evaluation needs ../shared/corpus.", dir, err)
+		}
+		srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+		for _, file := range files {
+			name := filepath.Base(file)
+			if strings.HasSuffix(name, ".md") || strings.HasPrefix(name, "LICENSE") {
+				continue
+			}
+			res, err := f.Fetch(context.Background(), feeds.Request{URL: srv.URL + "/" + name, Type: app.SourceRSS})
+			if err != nil {
+				continue // fragments and HTML pages are not feeds
+			}
+			for _, it := range res.Items {
+				if it.Link == "" || seen[it.Link] {
+					continue
+				}
+				seen[it.Link] = true
+				// Relative links resolve against the test server, whose port changes: the labels
+				// know them under http://corpus.invalid.
+				link := strings.Replace(it.Link, srv.URL, "http://corpus.invalid", 1)
+				out = append(out, evalItem{link: link, feed: name, title: it.Title, text: it.Text, author: it.Author, pub: it.PublishedAt})
+			}
+		}
+		srv.Close()
+	}
+	return out
+}
+
+func (it evalItem) input(interests string, now time.Time) app.EnrichInput {
+	return app.EnrichInput{Title: it.title, Text: it.text, Link: it.link, Author: it.author, SourceName: it.feed,
+		PublishedAt: it.pub, Now: now, Interests: interests}
+}
+
+func hasRelevant(items []evalItem, rel map[string]int) bool {
+	for _, it := range items {
+		if rel[it.link] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+type labelFile struct {
+	Interests map[string]struct {
+		HeldOut  bool           `json:"held_out"`
+		Relevant map[string]int `json:"relevant"`
+	} `json:"interests"`
+}
+
+func loadLabels(t testing.TB) labelFile {
+	t.Helper()
+	b, err := os.ReadFile("testdata/ranking_labels.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l labelFile
+	if err := json.Unmarshal(b, &l); err != nil {
+		t.Fatalf("testdata/ranking_labels.json: %v", err)
+	}
+	return l
+}
+
+// ranked is an item with its enrichment, for one interest.
+type ranked struct {
+	item  evalItem
+	score int
+	why   string
+	rel   int
+}
+
+// rank enriches every item for interests and sorts by score (ties by link, so the order is
+// deterministic and no tie is broken in the labels' favour).
+func rank(t testing.TB, e *enrich.Embedded, items []evalItem, interests string, rel map[string]int, now time.Time, extra func(*app.EnrichInput)) []ranked {
+	t.Helper()
+	out := make([]ranked, 0, len(items))
+	for _, it := range items {
+		in := it.input(interests, now)
+		if extra != nil {
+			extra(&in)
+		}
+		res, err := e.Enrich(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ranked{item: it, score: res.Score, why: res.Reasoning, rel: rel[it.link]})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return out[i].item.link < out[j].item.link
+	})
+	return out
+}
+
+// precisionAt is the share of the first k items that are relevant (label ≥ 1).
+func precisionAt(r []ranked, k int) float64 {
+	n := 0
+	for i := 0; i < k && i < len(r); i++ {
+		if r[i].rel > 0 {
+			n++
+		}
+	}
+	return float64(n) / float64(k)
+}
+
+// ndcgAt is the normalized discounted cumulative gain of the first k items, gain 2^label−1.
+func ndcgAt(r []ranked, k int) float64 {
+	dcg := func(labels []int) float64 {
+		var s float64
+		for i := 0; i < k && i < len(labels); i++ {
+			s += (math.Pow(2, float64(labels[i])) - 1) / math.Log2(float64(i+2))
+		}
+		return s
+	}
+	got := make([]int, len(r))
+	for i, x := range r {
+		got[i] = x.rel
+	}
+	ideal := append([]int(nil), got...)
+	sort.Sort(sort.Reverse(sort.IntSlice(ideal)))
+	if d := dcg(ideal); d > 0 {
+		return dcg(got) / d
+	}
+	return 0
+}
+
+const matchClaim = "Matches your interests"
+
+// TestRankingEval ranks the corpus for each labelled interest with the real parser and the
+// embedded enricher and reports precision@10 and NDCG@10, and the share of "Matches your
+// interests" reasons that are on relevant items. Run with -v for the table. The floors below
+// only rise.
+func TestRankingEval(t *testing.T) {
+	items := evalCorpus(t)
+	labels := loadLabels(t)
+	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	for _, it := range items {
+		e.Stats().Observe(it.title + " " + it.text)
+	}
+	names := make([]string, 0, len(labels.Interests))
+	for n := range labels.Interests {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var sumP, sumN, sumR float64
+	var claims, trueClaims, relevantN, toldNoMatch int
+	t.Logf("%-58s %6s %6s %6s %s", "interest", "P@10", "RP@10", "NDCG", "top 3")
+	for _, name := range names {
+		l := labels.Interests[name]
+		r := rank(t, e, items, name, l.Relevant, now, nil)
+		p, n := precisionAt(r, 10), ndcgAt(r, 10)
+		// R-precision at 10: precision over the first min(10, R) items, R the number of relevant
+		// items (several interests have fewer than 10, which caps P@10 below 1).
+		nrel := 0
+		for _, v := range l.Relevant {
+			if v > 0 {
+				nrel++
+			}
+		}
+		rp := precisionAt(r, min(10, nrel))
+		sumP += p
+		sumN += n
+		sumR += rp
+		for _, x := range r {
+			if x.rel > 0 {
+				relevantN++
+				if strings.Contains(x.why, "No match") {
+					toldNoMatch++
+				}
+			}
+			if strings.Contains(x.why, matchClaim) {
+				claims++
+				if x.rel > 0 {
+					trueClaims++
+				}
+			}
+		}
+		held := ""
+		if l.HeldOut {
+			held = " (held out)"
+		}
+		var top []string
+		for i := 0; i < 3; i++ {
+			top = append(top, fmt.Sprintf("%d:%d %.30q", r[i].score, r[i].rel, r[i].item.title))
+		}
+		t.Logf("%-58s %6.2f %6.2f %6.2f %s", name+held, p, rp, n, strings.Join(top, " "))
+		if show := os.Getenv("EVAL_SHOW"); show != "" && strings.Contains(name, show) {
+			// EVAL_SHOW=interest prints its first 20 items and where its relevant items landed.
+			for i, x := range r {
+				if i < 20 || x.rel > 0 {
+					t.Logf("   %3d %3d rel %d %-60.60q %s", i+1, x.score, x.rel, x.item.title, x.why)
+				}
+			}
+		}
+	}
+	k := float64(len(names))
+	share := float64(trueClaims) / float64(max(claims, 1))
+	t.Logf("mean P@10 %.3f, R-precision@10 %.3f, NDCG@10 %.3f, %d of %d %q reasons on relevant items (%.0f%%), %d of %d relevant items told \"No match\"",
+		sumP/k, sumR/k, sumN/k, trueClaims, claims, matchClaim, 100*share, toldNoMatch, relevantN)
+
+	// A simulated reader acts on every other item of the first 40 shown (20 actions): "more like
+	// this" on items labelled 2, opens those labelled 1, "less like this" on the others. The model
+	// learned from them must raise NDCG@10 on the remaining items.
+	var sumBefore, sumAfter float64
+	var counted int
+	t.Logf("%-58s %8s %8s %s", "after 20 feedback actions", "NDCG", "with it", "reason of the new first item")
+	for _, name := range names {
+		l := labels.Interests[name]
+		r := rank(t, e, items, name, l.Relevant, now, nil)
+		model := enrich.NewModel()
+		acted := map[string]bool{}
+		for i := 0; i < 40 && i < len(r); i += 2 {
+			x := r[i]
+			acted[x.item.link] = true
+			keys, labs := e.Features(x.item.input(name, now), nil)
+			sig := enrich.SignalLessLikeThis
+			switch x.rel {
+			case 2:
+				sig = enrich.SignalMoreLikeThis
+			case 1:
+				sig = enrich.SignalOpened
+			}
+			model.Learn(sig, keys, labs)
+		}
+		// The model goes through JSON, as the pipeline stores it.
+		b, err := json.Marshal(model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, err := enrich.ParseModel(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rest []evalItem
+		for _, it := range items {
+			if !acted[it.link] {
+				rest = append(rest, it)
+			}
+		}
+		before := ndcgAt(rank(t, e, rest, name, l.Relevant, now, nil), 10)
+		withModel := rank(t, e, rest, name, l.Relevant, now, func(in *app.EnrichInput) { in.Taste = stored })
+		after := ndcgAt(withModel, 10)
+		if !hasRelevant(rest, l.Relevant) {
+			t.Logf("%-58s %8s %8s (no relevant item left)", name, "-", "-")
+			continue
+		}
+		counted++
+		sumBefore += before
+		sumAfter += after
+		t.Logf("%-58s %8.2f %8.2f %.90s", name, before, after, withModel[0].why)
+		if show := os.Getenv("EVAL_SHOW"); show != "" && strings.Contains(name, show) {
+			for i, x := range withModel[:15] {
+				t.Logf("   %3d %3d rel %d %-50.50q %s", i+1, x.score, x.rel, x.item.title, x.why)
+			}
+		}
+	}
+	meanBefore, meanAfter := sumBefore/float64(max(counted, 1)), sumAfter/float64(max(counted, 1))
+	t.Logf("mean NDCG@10 on the rest: %.3f without the model, %.3f with it (%d interests)", meanBefore, meanAfter, counted)
+	if counted == 0 || meanAfter < meanBefore+0.01 {
+		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest: %.3f -> %.3f", meanBefore, meanAfter)
+	}
+	// Floors: the figures when they were last raised (before this work: P@10 0.49, NDCG@10 0.59,
+	// 27 % true reasons). Raise them when the ranking improves; never lower them.
+	// Measured with the feed parser of issue 15 (origLink links, Media RSS text): P@10 0.710, NDCG@10
+	// 0.849, true reasons 0.89; the floors sit just under.
+	const floorP, floorN, floorShare = 0.71, 0.845, 0.88
+	if sumP/k < floorP || sumN/k < floorN || share < floorShare {
+		t.Fatalf("the ranking got worse: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f)",
+			sumP/k, floorP, sumN/k, floorN, share, floorShare)
+	}
+}

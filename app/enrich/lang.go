@@ -1,0 +1,134 @@
+package enrich
+
+import (
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	snowball "github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/dutch"
+	"github.com/blevesearch/snowballstem/english"
+	"github.com/blevesearch/snowballstem/french"
+	"github.com/blevesearch/snowballstem/german"
+	"github.com/blevesearch/snowballstem/italian"
+	"github.com/blevesearch/snowballstem/portuguese"
+	"github.com/blevesearch/snowballstem/spanish"
+)
+
+// The languages with a Snowball stemmer and a stop list. Other languages get the light
+// plural stemmer and the language-independent filtering by document frequency.
+const (
+	langOther = iota
+	langEN
+	langFR
+	langDE
+	langES
+	langNL
+	langIT
+	langPT
+	numLangs
+)
+
+var stemmers = [numLangs]func(*snowball.Env) bool{
+	langEN: english.Stem, langFR: french.Stem, langDE: german.Stem, langES: spanish.Stem,
+	langNL: dutch.Stem, langIT: italian.Stem, langPT: portuguese.Stem,
+}
+
+// langStops are each language's own stop words, for telling the language of a text.
+var langStops = func() [numLangs]map[string]bool {
+	var out [numLangs]map[string]bool
+	for l, list := range map[int]string{langEN: stopEN, langFR: stopFR, langDE: stopDE, langES: stopES, langNL: stopNL, langIT: stopIT, langPT: stopPT} {
+		out[l] = map[string]bool{}
+		for _, w := range strings.Fields(list) {
+			if len(w) > 1 { // one-letter words are shared by too many languages to tell them apart
+				out[l][fold(w)] = true
+			}
+		}
+	}
+	return out
+}()
+
+// detectLang tells the language of text by which language's stop words it uses most, looking
+// at the first 400 words. It returns langOther when no language has at least 3 hits and 5 % of
+// the words.
+func detectLang(text string) int {
+	var hits [numLangs]int
+	n := 0
+	start := -1
+	check := func(w string) {
+		n++
+		if len(w) > 12 {
+			return
+		}
+		w = fold(w)
+		for l := langEN; l < numLangs; l++ {
+			if langStops[l][w] {
+				hits[l]++
+			}
+		}
+	}
+	for i, r := range text {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0xC0 && r < 0x250 || r == '\''
+		if letter {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			check(text[start:i])
+			start = -1
+			if n >= 400 {
+				break
+			}
+		}
+	}
+	if start >= 0 && n < 400 {
+		check(text[start:])
+	}
+	best := langOther
+	for l := langEN; l < numLangs; l++ {
+		if hits[l] > hits[best] || best == langOther && hits[l] > 0 {
+			best = l
+		}
+	}
+	if best == langOther || hits[best] < 3 && hits[best]*4 < n || float64(hits[best]) < 0.05*float64(n) {
+		if best != langOther && n <= 12 && hits[best] >= 1 {
+			return best // a title: one stop word is all there is
+		}
+		return langOther
+	}
+	return best
+}
+
+// stemCache remembers stems; words repeat across items, and the Snowball stemmers are the
+// costliest step of tokenizing. It stops growing at stemCacheLimit entries.
+var (
+	stemCache      [numLangs]sync.Map
+	stemCacheSize  atomic.Int64
+	stemEnvs       = sync.Pool{New: func() any { return snowball.NewEnv("") }}
+	stemCacheLimit = int64(200_000)
+)
+
+// stemLang stems a lower-case word with the stemmer of lang (the light plural stemmer for
+// other languages) and folds the result: the matching key of the word.
+func stemLang(lang int, w string) string {
+	if v, ok := stemCache[lang].Load(w); ok {
+		return v.(string)
+	}
+	var out string
+	if f := stemmers[lang]; f != nil && len(w) > 2 {
+		env := stemEnvs.Get().(*snowball.Env)
+		env.SetCurrent(w)
+		f(env)
+		out = fold(env.Current())
+		stemEnvs.Put(env)
+	} else {
+		out = stem(fold(w))
+	}
+	if stemCacheSize.Load() < stemCacheLimit {
+		stemCache[lang].Store(w, out)
+		stemCacheSize.Add(1)
+	}
+	return out
+}

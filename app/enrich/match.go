@@ -1,0 +1,563 @@
+package enrich
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The user's interests and topic keywords are parsed apart from article text: short words and
+// acronyms are kept (Go, AI, US, 5G, C++) and matched by their case, phrases are matched as
+// phrases, names match their word forms (India → Indian, Mac → MacBook, iMac), words are
+// stemmed for the language of each item, and the article stop list never applies.
+
+// iword is one word of an interest as the user wrote it.
+type iword struct {
+	surface string           // as written
+	lower   string           // lower case
+	exact   bool             // a short word or an acronym: matched by case (Go, US, AI, 5G)
+	symbol  bool             // has symbols a tokenizer drops (C++, C#, .NET): matched in the raw text
+	name    bool             // a capitalised name: its word forms match by prefix
+	keys    [numLangs]string // stemmed key per language
+	aliases []string         // surfaces that mean the same (Golang for Go)
+}
+
+// iterm is a thing to look for: a word, or a phrase of consecutive words.
+type iterm struct {
+	display string // as the user wrote it, for reasons
+	words   []iword
+	anchor  bool    // a name or an acronym: the specific subject of its interest
+	phrase  bool    // matched as consecutive words
+	part    bool    // a word of a phrase on its own: counts a little, never alone an anchor
+	weight  float64 // multiplier of its idf
+	seg     int     // the segment of the interest it belongs to
+	guessed bool    // a phrase guessed from two words written together (not quoted)
+}
+
+// interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
+type interestSpec struct {
+	text    string
+	terms   []iterm
+	anchors []bool // per segment: whether it names something (then it needs that name or a phrase)
+}
+
+// possessives start a segment that depends on the one before ("the Go language and its
+// toolchain": a toolchain of Go's, not any toolchain).
+var possessives = map[string]bool{"its": true, "their": true, "his": true, "her": true, "sein": true, "seine": true,
+	"ihr": true, "ihre": true, "son": true, "sa": true, "ses": true, "leur": true, "leurs": true, "su": true, "sus": true,
+	"zijn": true, "haar": true, "hun": true, "suo": true, "sua": true, "suoi": true, "seu": true}
+
+// interestFiller are the words of a request that say nothing about its subject ("news about the
+// …"). It is not the article stop list: privacy, video, home, source, big or data are kept.
+var interestFiller = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the its it's their our my your his her this that these those of in on at to for from with
+		about into by as is are be any all some anything everything something things stuff news articles article posts post
+		related relating regarding especially mainly mostly also more less new latest i me we you like love want interested
+		le la les l un une des du de d et ou en au aux sur pour avec dans par
+		der die das den dem des ein eine einer einem einen und oder von vom zu zum zur im in mit über für auf
+		el los las un una unos unas del al y o en con sobre para por de
+		het een van en of op voor met over
+		il lo gli i uno una dei delle della degli e o con su per di da
+		os as um uma dos das e ou em com sobre para por`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// connectors split an interest into segments; "and" joins things, it is not part of a phrase.
+var connectors = map[string]bool{"and": true, "or": true, "und": true, "oder": true, "et": true, "ou": true, "y": true,
+	"o": true, "e": true, "en": true, "&": true, "+": true, "/": true, "vs": true, "versus": true}
+
+// aliases are other names of the same thing, both ways where the short form is an acronym.
+var aliases = map[string][]string{
+	"Go": {"Golang"}, "go": {"Golang"}, "golang": {"Go"}, "Golang": {"Go"},
+	"AI": {"KI", "IA"}, "KI": {"AI"}, "ML": {"Machine Learning"},
+	"JS": {"JavaScript"}, "k8s": {"Kubernetes"}, "K8s": {"Kubernetes"},
+}
+
+var interestCache sync.Map // string → []interestSpec
+var interestCacheN int64
+var interestCacheMu sync.Mutex
+
+// parseInterests splits what the user wrote into interests (lines, or parts separated by ';')
+// and each interest into terms.
+func parseInterests(s string) []interestSpec {
+	if v, ok := interestCache.Load(s); ok {
+		return v.([]interestSpec)
+	}
+	var out []interestSpec
+	for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ';' || r == '\r' }) {
+		if spec := parseInterest(line); len(spec.terms) > 0 {
+			out = append(out, spec)
+		}
+	}
+	interestCacheMu.Lock()
+	if interestCacheN < 2000 {
+		interestCacheN++
+		interestCache.Store(s, out)
+	}
+	interestCacheMu.Unlock()
+	return out
+}
+
+// parseInterest reads one interest: quoted text is a phrase; the rest is cut into segments at
+// punctuation and at "and"/"or"; a segment of two lower-case words ("open source", "machine
+// learning") is a phrase, whose words count a little on their own.
+func parseInterest(line string) interestSpec {
+	spec := interestSpec{text: strings.TrimSpace(line)}
+	seen := map[string]bool{}
+	seg := -1
+	newSeg := func() {
+		seg++
+		spec.anchors = append(spec.anchors, false)
+	}
+	add := func(t iterm) {
+		k := fmt.Sprint(seg, " ", strings.ToLower(t.display)) // a word may serve two segments (pet care, pet products)
+		if seen[k] || len(t.words) == 0 {
+			return
+		}
+		seen[k] = true
+		t.seg = seg
+		spec.terms = append(spec.terms, t)
+		if t.anchor {
+			spec.anchors[seg] = true
+		}
+	}
+	// Quoted phrases first.
+	rest := line
+	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"«", "»"}, {"„", "“"}} {
+		for {
+			i := strings.Index(rest, q[0])
+			if i < 0 {
+				break
+			}
+			j := strings.Index(rest[i+len(q[0]):], q[1])
+			if j < 0 {
+				break
+			}
+			inner := rest[i+len(q[0]) : i+len(q[0])+j]
+			rest = rest[:i] + " , " + rest[i+len(q[0])+j+len(q[1]):]
+			newSeg()
+			if ws := interestWords(inner, false); len(ws) > 1 {
+				add(iterm{display: strings.TrimSpace(inner), words: ws, phrase: true, weight: 1.2})
+			} else if len(ws) == 1 {
+				add(wordTerm(ws[0]))
+			}
+		}
+	}
+	for _, c := range []string{",", ":", "(", ")", "[", "]", "!", "?", "|", "—", "–", "/"} {
+		rest = strings.ReplaceAll(rest, c, " , ")
+	}
+	var segments [][]string
+	var cur []string
+	flush := func() {
+		if len(cur) > 0 {
+			segments = append(segments, cur)
+		}
+		cur = nil
+	}
+	for _, f := range strings.Fields(rest) {
+		if f == "," || connectors[strings.ToLower(f)] {
+			flush()
+			continue
+		}
+		cur = append(cur, f)
+		if strings.HasSuffix(f, ".") && len(f) > 2 && !strings.ContainsAny(f[:len(f)-1], ".") {
+			flush() // the end of a sentence
+		}
+	}
+	flush()
+	for i, words := range segments {
+		if i == 0 || !possessives[strings.ToLower(words[0])] || seg < 0 {
+			newSeg()
+		}
+		ws := interestWords(strings.Join(words, " "), true)
+		if len(ws) == 2 && ws[0].surface == ws[0].lower && ws[1].surface == ws[1].lower && !ws[0].exact && !ws[1].exact {
+			add(iterm{display: ws[0].surface + " " + ws[1].surface, words: ws, phrase: true, weight: 1.2, guessed: true})
+			for _, w := range ws {
+				t := wordTerm(w)
+				t.part, t.weight, t.anchor = true, 0.5, false
+				add(t)
+			}
+			continue
+		}
+		for _, w := range ws {
+			add(wordTerm(w))
+		}
+	}
+	return spec
+}
+
+// wordTerm is a term of one word. Names and acronyms weigh double: they are what an interest
+// is about ("the Go programming language": Go).
+func wordTerm(w iword) iterm {
+	t := iterm{display: w.surface, words: []iword{w}, anchor: w.exact || w.name, weight: 1}
+	if t.anchor {
+		t.weight = 2
+	}
+	return t
+}
+
+// interestWords reads the words of a piece of an interest. With dropFiller, filler words ("the",
+// "its", "news") are left out; quoted phrases keep every word.
+func interestWords(s string, dropFiller bool) []iword {
+	var out []iword
+	for _, f := range strings.Fields(s) {
+		w := strings.TrimFunc(f, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '+' && r != '#'
+		})
+		w = strings.TrimLeft(w, "+#")
+		if strings.HasPrefix(f, ".") && len(w) > 0 && strings.ToUpper(w) == w {
+			w = "." + w // .NET
+		}
+		if w == "" {
+			continue
+		}
+		lower := strings.ToLower(w)
+		if dropFiller && interestFiller[lower] && !(len(w) <= 3 && w != lower) {
+			continue // "the", but not "US" or "IT"
+		}
+		iw := iword{surface: w, lower: lower}
+		letters, upper := 0, 0
+		for _, r := range w {
+			if unicode.IsLetter(r) {
+				letters++
+				if unicode.IsUpper(r) {
+					upper++
+				}
+			}
+		}
+		first, _ := utf8.DecodeRuneInString(w)
+		iw.symbol = strings.ContainsAny(w, "+#.")
+		digits := strings.IndexFunc(w, unicode.IsDigit) >= 0
+		iw.exact = letters <= 2 || upper >= 2 && upper == letters || iw.symbol || digits
+		iw.name = !iw.exact && upper > 0 // Apple, iPhone, macOS
+		_ = first
+		for l := range iw.keys {
+			iw.keys[l] = stemLang(l, lower)
+		}
+		iw.aliases = aliases[w]
+		out = append(out, iw)
+	}
+	return out
+}
+
+// titleWeight: a word of the title counts as this many of the text, for topics and reasons.
+const titleWeight = 3
+
+// doc is an item prepared for matching.
+type doc struct {
+	lang       int
+	titleText  string
+	bodyText   string
+	dl         float64
+	tf         [2]map[string]float64 // title, body: key → count
+	surf       [2]map[string]float64 // title, body: surface as written → count (case kept)
+	seq        []token               // title, a break, then body; hyphenated words split into parts
+	seqTitleN  int
+	capSurface []string // the capitalised surfaces, for name forms
+}
+
+func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {
+	d := &doc{lang: lang, titleText: titleText, bodyText: bodyText}
+	d.tf[0], d.surf[0] = make(map[string]float64, len(title)), make(map[string]float64, len(title))
+	d.tf[1], d.surf[1] = make(map[string]float64, len(body)/2), make(map[string]float64, len(body)/2)
+	caps := map[string]bool{}
+	add := func(toks []token, part int) {
+		tf, surf := d.tf[part], d.surf[part]
+		initial := true // at the start of a sentence, "Go" and "Us" are any word
+		for _, t := range toks {
+			if t.surface == "" {
+				d.seq = append(d.seq, t)
+				initial = t.display == "." || t.display == "!" || t.display == "?" || t.display == ":" && part == 1
+				continue
+			}
+			d.dl++
+			if initial {
+				initial = false
+				if len(t.surface) <= 3 && t.surface != strings.ToUpper(t.surface) {
+					tf[t.key]++
+					d.seq = append(d.seq, t)
+					continue // counted as a word, not as a short name
+				}
+			}
+			if r, _ := utf8.DecodeRuneInString(t.surface); unicode.IsUpper(r) || len(t.surface) > 1 && (t.surface[0] == 'i' || t.surface[0] == 'e') && t.surface[1] >= 'A' && t.surface[1] <= 'Z' {
+				caps[t.surface] = true
+			}
+			tf[t.key]++
+			surf[t.surface]++
+			if !strings.ContainsRune(t.display, '-') {
+				d.seq = append(d.seq, t)
+				continue
+			}
+			for _, p := range strings.Split(t.surface, "-") {
+				if p == "" {
+					continue
+				}
+				pt := token{display: strings.ToLower(p), key: stemLang(lang, strings.ToLower(p)), surface: p}
+				tf[pt.key]++
+				surf[p]++
+				if r, _ := utf8.DecodeRuneInString(p); unicode.IsUpper(r) {
+					caps[p] = true
+				}
+				d.seq = append(d.seq, pt)
+			}
+		}
+	}
+	add(title, 0)
+	d.seqTitleN = len(d.seq)
+	d.seq = append(d.seq, token{stop: true})
+	add(body, 1)
+	for c := range caps {
+		d.capSurface = append(d.capSurface, c)
+	}
+	return d
+}
+
+// nameSuffixes are the endings that make a word form of a name: India → Indian, Mac → Macs.
+var nameSuffixes = map[string]bool{"s": true, "'s": true, "’s": true, "n": true, "ns": true, "an": true, "ans": true,
+	"ian": true, "ians": true, "ese": true, "ish": true, "er": true, "ers": true, "e": true, "es": true, "en": true}
+
+// nameForm reports whether surface s is a word form of name n (both as written): a known
+// ending (Indian), a compound whose next part starts with a capital (MacBook), or an i/e
+// prefix (iMac). Acronyms written in capitals (MAC) are not forms of a name (Mac).
+func nameForm(s, n string) bool {
+	if len(s) <= len(n) {
+		return false
+	}
+	if (s[0] == 'i' || s[0] == 'e') && s[1:] == n {
+		return true // iMac, ePub
+	}
+	if !strings.EqualFold(s[:len(n)], n) {
+		return false
+	}
+	if strings.ToUpper(s) == s {
+		return false
+	}
+	rest := s[len(n):]
+	if nameSuffixes[strings.ToLower(rest)] {
+		return true
+	}
+	r, _ := utf8.DecodeRuneInString(rest)
+	return unicode.IsUpper(r) && len(rest) >= 3 // MacBook, PowerShell
+}
+
+// inflection reports whether long is short with a name ending (Elektroautos, Elektroauto).
+func inflection(long, short string) bool {
+	return len(long) > len(short) && strings.EqualFold(long[:len(short)], short) && nameSuffixes[strings.ToLower(long[len(short):])]
+}
+
+// count is how often word w occurs in d's title and in its text.
+func (d *doc) count(w *iword) (title, body float64) {
+	return d.countIn(w, 0, d.titleText), d.countIn(w, 1, d.bodyText)
+}
+
+func (d *doc) countIn(w *iword, part int, text string) float64 {
+	tf, surf := d.tf[part], d.surf[part]
+	var n float64
+	switch {
+	case w.symbol:
+		n = float64(countWord(text, w.surface))
+	case w.exact:
+		if w.surface != w.lower || len(w.lower) <= 3 {
+			// Go, go → Go and GO (not the verb "go"); US → US; AI → AI.
+			n = surf[w.surface]
+			if w.surface == w.lower {
+				n = surf[strings.ToUpper(w.lower[:1])+w.lower[1:]] + surf[strings.ToUpper(w.lower)]
+			} else if up := strings.ToUpper(w.surface); up != w.surface {
+				n += surf[up]
+			}
+		} else {
+			n = tf[w.keys[d.lang]]
+		}
+	default:
+		n = tf[w.keys[d.lang]]
+		if up := strings.ToUpper(w.surface); w.name && up != w.surface && len(w.surface) <= 4 {
+			n = max(0, n-surf[up]) // MAC (an address) is not Mac
+		}
+		if w.name {
+			for _, s := range d.capSurface {
+				if surf[s] == 0 {
+					continue
+				}
+				// Indian for India, MacBook for Mac; and Elektroauto for Elektroautos.
+				if (nameForm(s, w.surface) || len(s) >= 4 && inflection(w.surface, s)) && stemLang(d.lang, strings.ToLower(s)) != w.keys[d.lang] {
+					n += surf[s]
+				}
+			}
+		}
+	}
+	for _, a := range w.aliases {
+		if strings.Contains(a, " ") {
+			n += float64(countWord(text, a))
+		} else if len(a) > 3 {
+			n += tf[stemLang(d.lang, strings.ToLower(a))] // Golang, golang.org
+		} else {
+			n += surf[a] + surf[strings.ToUpper(a)]
+		}
+	}
+	return n
+}
+
+// phraseCount is how often the words of t occur one after another in d's title and text.
+func (d *doc) phraseCount(t *iterm) (title, body float64) {
+	k := len(t.words)
+	for i := 0; i+k <= len(d.seq); i++ {
+		ok := true
+		for j := range t.words {
+			if d.seq[i+j].key != t.words[j].keys[d.lang] || d.seq[i+j].surface == "" {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			if i < d.seqTitleN {
+				title++
+			} else {
+				body++
+			}
+		}
+	}
+	return title, body
+}
+
+// countWord counts whole-word, case-insensitive occurrences of w in s.
+func countWord(s, w string) int {
+	if w == "" || len(s) < len(w) {
+		return 0
+	}
+	ls, lw := strings.ToLower(s), strings.ToLower(w)
+	n := 0
+	for i := 0; ; {
+		j := strings.Index(ls[i:], lw)
+		if j < 0 {
+			return n
+		}
+		a, b := i+j, i+j+len(lw)
+		before, _ := utf8.DecodeLastRuneInString(ls[:a])
+		after, _ := utf8.DecodeRuneInString(ls[b:])
+		if (a == 0 || !isWordRune(before)) && (b == len(ls) || !isWordRune(after)) {
+			n++
+		}
+		i = b
+	}
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// termMatch is how an item matched one term of an interest.
+type termMatch struct {
+	term *iterm
+	tf   float64
+}
+
+// interestScore is how well d matches one interest. Each segment of the interest ("AI" and
+// "machine learning" in "AI and machine learning") scores the idf-weighted share of its terms
+// found, a term counting for its presence in the title and, saturating with its frequency as in
+// BM25 (b 0.75, the collection's real average length), in the text: items matching more of an
+// interest score more, and items about it (in the title) more than items mentioning it. A
+// segment that names something (Go, Apple, AI) needs that name or a phrase of it, or counts a
+// quarter. The interest scores its best segment and a third of the others.
+func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMatch, bool) {
+	const k, b = 2.0, 0.75
+	avgdl := e.stats.avgLen()
+	norm := k * (1 - b + b*d.dl/avgdl)
+	nseg := len(spec.anchors)
+	total := make([]float64, nseg)
+	got := make([]float64, nseg)
+	hit := make([]bool, nseg)
+	var matches []termMatch
+	maxIDF := math.Log(1 + float64(max(e.stats.Docs(), 20)))
+	// Two words written together that the collection does not show as a phrase are two keywords
+	// ("ruby rails"), not a phrase ("open source").
+	var split map[int]bool
+	for i := range spec.terms {
+		if t := &spec.terms[i]; t.guessed && !e.stats.collocation(t.words[0].keys[d.lang], t.words[1].keys[d.lang]) {
+			if split == nil {
+				split = map[int]bool{}
+			}
+			split[t.seg] = true
+		}
+	}
+	for i := range spec.terms {
+		t := &spec.terms[i]
+		idf := e.termIDF(t, d.lang)
+		w := t.weight * idf
+		switch {
+		case split[t.seg] && t.guessed:
+			w = 0.3 * idf // a bonus when the keywords stand together
+		case split[t.seg] && t.part:
+			w = idf
+			total[t.seg] += w
+		case t.part:
+			r := math.Min(1, idf/maxIDF)
+			w = t.weight * idf * r * r // a rare word of a phrase means something alone; "open" does not
+		default:
+			total[t.seg] += w
+		}
+		var inTitle, inBody float64
+		if t.phrase {
+			inTitle, inBody = d.phraseCount(t)
+		} else {
+			inTitle, inBody = d.count(&t.words[0])
+		}
+		if inTitle+inBody == 0 {
+			continue
+		}
+		got[t.seg] += w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
+		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
+		if t.anchor || t.phrase {
+			hit[t.seg] = true
+		}
+	}
+	if len(matches) == 0 {
+		return 0, nil, false
+	}
+	var best, rest float64
+	anchorHit := false
+	for i := range nseg {
+		if total[i] == 0 || got[i] == 0 {
+			continue
+		}
+		s := math.Min(1, got[i]/total[i])
+		if spec.anchors[i] && !hit[i] {
+			s /= 4
+		} else if hit[i] {
+			anchorHit = true
+		}
+		if s > best {
+			best, rest = s, rest+best
+		} else {
+			rest += s
+		}
+	}
+	return math.Min(1, best+rest/3), matches, anchorHit
+}
+
+// termIDF is the inverse document frequency of a term: of its case-kept form for exact words,
+// of its stem otherwise, and for a phrase the sum of its words'.
+func (e *Embedded) termIDF(t *iterm, lang int) float64 {
+	var s float64
+	for i := range t.words {
+		w := &t.words[i]
+		switch {
+		case w.exact && (w.surface != w.lower || len(w.lower) <= 3):
+			s += e.stats.idf(caseKey(w.surface))
+		default:
+			s += e.stats.idf(w.keys[lang])
+		}
+	}
+	return math.Max(s, 0.5)
+}
+
+// caseKey is the statistics key of a case-kept short word or acronym ("=Go", "=US").
+func caseKey(surface string) string {
+	if r, _ := utf8.DecodeRuneInString(surface); !unicode.IsUpper(r) {
+		surface = strings.ToUpper(surface[:1]) + surface[1:]
+	}
+	return "=" + surface
+}

@@ -1,0 +1,259 @@
+package enrich
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// Model is what one reader's feedback taught: a naive Bayes model over item features (stemmed
+// terms "w:…", the source "source:…", topics "topic:…"), trained from weighted feedback events
+// and applied as points added to the embedded score. It is deterministic, small (at most
+// ModelMaxFeatures features) and cheap to apply (one map look-up per feature), and it
+// serializes to JSON (MarshalJSON / ParseModel) so the pipeline can store one per user.
+// Not safe for concurrent mutation: train a copy, then swap it in.
+type Model struct {
+	Version int `json:"version"`
+	// Positive and Negative are the summed weights of liked and disliked events.
+	Positive float64 `json:"positive"`
+	Negative float64 `json:"negative"`
+	// Events is the number of events learned.
+	Events   int                      `json:"events"`
+	Features map[string]*FeatureStats `json:"features"`
+}
+
+// FeatureStats are one feature's summed event weights and how the items showed it.
+type FeatureStats struct {
+	Pos   float64 `json:"pos"`
+	Neg   float64 `json:"neg"`
+	Label string  `json:"label"`
+}
+
+// Signal is a kind of feedback.
+type Signal string
+
+// Feedback signals: explicit ones, and implicit ones from reading.
+const (
+	SignalMoreLikeThis   Signal = "more"        // "more like this"
+	SignalLessLikeThis   Signal = "less"        // "less like this"
+	SignalStarred        Signal = "starred"     // starred
+	SignalReadToEnd      Signal = "read_to_end" // scrolled to the end on the item page
+	SignalOpened         Signal = "opened"      // opened the item or its link
+	SignalHidden         Signal = "hidden"      // hid the item
+	SignalMarkedUnopened Signal = "read_unopened"
+)
+
+// SignalWeights are how much each signal says: positive for liking, negative for not. Explicit
+// feedback says most; marking read without opening says little (it may just be catching up).
+var SignalWeights = map[Signal]float64{
+	SignalMoreLikeThis:   3,
+	SignalLessLikeThis:   -3,
+	SignalStarred:        2,
+	SignalReadToEnd:      1.5,
+	SignalOpened:         1,
+	SignalHidden:         -2,
+	SignalMarkedUnopened: -0.5,
+}
+
+// ModelMaxFeatures bounds a model's size; the least informative features go first.
+const ModelMaxFeatures = 5000
+
+// modelVersion is the version of the features and the format; a stored model of another
+// version is discarded by ParseModel (the features changed meaning).
+const modelVersion = 1
+
+// NewModel returns a model that learned nothing.
+func NewModel() *Model {
+	return &Model{Version: modelVersion, Features: map[string]*FeatureStats{}}
+}
+
+// ParseModel reads a model stored as JSON. Empty input, or a model of an older version, gives
+// a new model.
+func ParseModel(b []byte) (*Model, error) {
+	if len(strings.TrimSpace(string(b))) == 0 {
+		return NewModel(), nil
+	}
+	m := &Model{}
+	if err := json.Unmarshal(b, m); err != nil {
+		return nil, fmt.Errorf("The stored reading model is not valid JSON (%v); reset it to start again.", err)
+	}
+	if m.Version != modelVersion || m.Features == nil {
+		return NewModel(), nil
+	}
+	for k, f := range m.Features {
+		if f == nil || math.IsNaN(f.Pos) || math.IsNaN(f.Neg) || math.IsInf(f.Pos, 0) || math.IsInf(f.Neg, 0) {
+			delete(m.Features, k)
+		}
+	}
+	return m, nil
+}
+
+// Learn adds one feedback event on an item with the given features and labels (from
+// Features). Unknown signals are ignored and reported false.
+func (m *Model) Learn(sig Signal, keys, labels []string) bool {
+	w, ok := SignalWeights[sig]
+	if !ok || w == 0 || len(keys) == 0 {
+		return false
+	}
+	m.Events++
+	if w > 0 {
+		m.Positive += w
+	} else {
+		m.Negative -= w
+	}
+	for i, k := range keys {
+		f := m.Features[k]
+		if f == nil {
+			f = &FeatureStats{}
+			m.Features[k] = f
+		}
+		if w > 0 {
+			f.Pos += w
+		} else {
+			f.Neg -= w
+		}
+		if i < len(labels) && labels[i] != "" {
+			f.Label = labels[i]
+		}
+	}
+	if len(m.Features) > ModelMaxFeatures {
+		m.prune()
+	}
+	return true
+}
+
+// prune keeps the ModelMaxFeatures features with the most evidence.
+func (m *Model) prune() {
+	type kv struct {
+		k string
+		n float64
+	}
+	all := make([]kv, 0, len(m.Features))
+	for k, f := range m.Features {
+		all = append(all, kv{k, f.Pos + f.Neg})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].n != all[j].n {
+			return all[i].n > all[j].n
+		}
+		return all[i].k < all[j].k
+	})
+	for _, x := range all[ModelMaxFeatures:] {
+		delete(m.Features, x.k)
+	}
+}
+
+// weight is how much a feature says for (positive) or against an item: the log ratio of the
+// weights of liked and disliked events that had it, smoothed by 3 (one "more like this") on
+// both sides, so one event moves it a little, evidence on both sides cancels out, and the
+// imbalance between how much the reader likes and dislikes does not make every feature of a
+// liked item a strong one.
+func (m *Model) weight(f *FeatureStats) float64 {
+	const a = 3.0
+	return math.Log((f.Pos + a) / (f.Neg + a))
+}
+
+// Adjust implements app.Taste: the points an item with these features gets (about ±20 at most)
+// and, for the reason, the features that weighed most for and against it.
+func (m *Model) Adjust(features []string) (points float64, liked, disliked []string) {
+	if m == nil || m.Events == 0 {
+		return 0, nil, nil
+	}
+	type contrib struct {
+		label string
+		w     float64
+	}
+	var sum float64
+	var cs []contrib
+	n := 0
+	for _, k := range features {
+		f := m.Features[k]
+		if f == nil {
+			continue
+		}
+		w := m.weight(f) * kindWeight(k)
+		sum += w
+		n++
+		label := f.Label
+		if label == "" {
+			label = k[strings.IndexByte(k, ':')+1:]
+		}
+		cs = append(cs, contrib{label, w})
+	}
+	if n == 0 {
+		return 0, nil, nil
+	}
+	// Normalized by the item's number of features (so an item the model knows little of moves
+	// little, and long items do not weigh more), then squashed.
+	points = 25 * math.Tanh(2*sum/math.Sqrt(float64(max(len(features), 8))))
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].w > cs[j].w })
+	for _, c := range cs {
+		if c.w > 0.3 && len(liked) < 3 {
+			liked = append(liked, c.label)
+		}
+	}
+	for i := len(cs) - 1; i >= 0; i-- {
+		if cs[i].w < -0.3 && len(disliked) < 3 {
+			disliked = append(disliked, cs[i].label)
+		}
+	}
+	return points, liked, disliked
+}
+
+var _ app.Taste = (*Model)(nil)
+
+// kindWeight is how much a kind of feature counts: a source or a topic is shared by many items,
+// liked or not, so it weighs less than a word.
+func kindWeight(key string) float64 {
+	switch {
+	case strings.HasPrefix(key, "source:"):
+		return 0.3
+	case strings.HasPrefix(key, "topic:"):
+		return 0.5
+	}
+	return 1
+}
+
+// LearnedTerm is a feature and its weight, for the Settings page.
+type LearnedTerm struct {
+	Label  string  `json:"label"`
+	Key    string  `json:"key"`
+	Weight float64 `json:"weight"`
+}
+
+// Top returns the n features that count most for (positive) and against (negative) an item,
+// with at least two events of evidence each.
+func (m *Model) Top(n int) (positive, negative []LearnedTerm) {
+	var all []LearnedTerm
+	for k, f := range m.Features {
+		if f.Pos+f.Neg < 2 {
+			continue
+		}
+		label := f.Label
+		if label == "" {
+			label = k[strings.IndexByte(k, ':')+1:]
+		}
+		all = append(all, LearnedTerm{Label: label, Key: k, Weight: m.weight(f)})
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].Weight != all[j].Weight {
+			return all[i].Weight > all[j].Weight
+		}
+		return all[i].Key < all[j].Key
+	})
+	for _, t := range all {
+		if t.Weight > 0 && len(positive) < n {
+			positive = append(positive, t)
+		}
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].Weight < 0 && len(negative) < n {
+			negative = append(negative, all[i])
+		}
+	}
+	return positive, negative
+}
