@@ -8,7 +8,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -385,35 +384,31 @@ func newLogger(cfg *config, w io.Writer) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: use text or json", cfg.LogFormat)
 }
 
-// env is the wired application.
+// env is the wired application: the database, the queues and the services every door
+// (web, CLI, workers) goes through.
 type env struct {
-	cfg     *config
-	log     *slog.Logger
-	db      *sqlite.DB
-	fetcher *feeds.Fetcher
-	fetchQ  *queue.FetchQueue
-	worker  *queue.FetchWorker
-	sources *app.Sources
+	cfg *config
+	log *slog.Logger
+	db  *sqlite.DB
 
+	fetchQ    *queue.FetchQueue
 	processQ  *queue.ProcessQueue
 	briefingQ *queue.BriefingQueue
 	emailQ    *queue.EmailQueue
-	briefingW *queue.BriefingWorker
 	admin     *queue.Admin
-	accounts  *app.Accounts
-	embedded  *enrich.Embedded
-	llm       *enrich.LLM // from the flags and environment; nil when no model is configured
 
-	prompt string // the LLM prompt template, when --llm-prompt-file replaces the default
+	sources    *app.Sources
+	reading    *app.Reading
+	enriching  *app.Enriching
+	briefings  *app.Briefings
+	deliveries *app.Deliveries
+	accounts   *app.Accounts
+	embedded   *enrich.Embedded
+	chooser    *enrich.Chooser
 
 	careMu   sync.Mutex
 	lastCare time.Time // the last retention prune and automatic backup
-
-	llmMu sync.Mutex
-	llms  map[llmKey]*enrich.LLM // users' own LLM settings, one client each (it remembers what its server accepts)
 }
-
-type llmKey struct{ base, model, key string }
 
 func open(ctx context.Context, cfg *config) (*env, error) {
 	log, err := newLogger(cfg, os.Stderr)
@@ -423,10 +418,25 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	if cfg.FetchWorkers < 1 || cfg.FetchQueueCapacity < 1 || cfg.FetchBatchSize < 1 {
 		return nil, errors.New("--fetch-workers, --fetch-queue-capacity and --fetch-batch-size must be at least 1")
 	}
-	path := filepath.Join(cfg.DataDir, "morningdeck.db")
-	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout})
-	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+	if cfg.Enricher != app.EnricherEmbedded && cfg.Enricher != app.EnricherLLM {
+		return nil, fmt.Errorf("--enricher %q: use embedded or llm", cfg.Enricher)
+	}
+	if err := cfg.SMTP.Validate(); err != nil {
+		return nil, err
+	}
+	prompt := ""
+	if cfg.LLMPromptFile != "" {
+		b, err := os.ReadFile(cfg.LLMPromptFile)
+		if err != nil {
+			return nil, fmt.Errorf("--llm-prompt-file: %w", err)
+		}
+		if _, err := template.New("prompt").Parse(string(b)); err != nil {
+			return nil, fmt.Errorf("--llm-prompt-file %s is not a valid template: %w", cfg.LLMPromptFile, err)
+		}
+		prompt = string(b)
+	}
+	if cfg.LLMModel == "" && cfg.Enricher == app.EnricherLLM {
+		log.Warn("the LLM enricher needs --llm-model (MORNINGDECK_LLM_MODEL); using the embedded enricher")
 	}
 	fo := feeds.Options{UserAgent: feeds.DefaultUserAgent(), Timeout: cfg.HTTPTimeout, MaxBodyBytes: cfg.FetchMaxBody}
 	if cfg.exposed() {
@@ -445,211 +455,93 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		}
 		fo.Transport = feeds.GuardedTransport(fo, g)
 	}
-	fetcher := feeds.New(fo)
-	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.FetchQueueCapacity,
-		Workers: cfg.FetchWorkers, Timeout: cfg.FetchJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
-	e := &env{
-		cfg: cfg, log: log, db: db, fetcher: fetcher, fetchQ: fq,
-		sources:  &app.Sources{Store: db, Queue: fq, Detector: feeds.Detector{Fetcher: fetcher}, Log: log},
-		embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{}),
+	path := filepath.Join(cfg.DataDir, "morningdeck.db")
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout})
+	if err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
-	if cfg.Enricher != app.EnricherEmbedded && cfg.Enricher != app.EnricherLLM {
-		return nil, fmt.Errorf("--enricher %q: use embedded or llm", cfg.Enricher)
+	fetcher := feeds.Adapter{Fetcher: feeds.New(fo)}
+	q := queue.Options{DB: db.Write, Read: db.Read, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}
+	e := &env{cfg: cfg, log: log, db: db,
+		fetchQ: queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.FetchQueueCapacity,
+			Workers: cfg.FetchWorkers, Timeout: cfg.FetchJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}),
+		processQ: queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.ProcessQueueCapacity,
+			Workers: cfg.ProcessWorkers, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}),
+		briefingQ: queue.NewBriefingQueue(q),
+		embedded:  enrich.NewEmbedded(enrich.EmbeddedOptions{}),
+		accounts:  &app.Accounts{Store: db},
 	}
-	if cfg.LLMPromptFile != "" {
-		b, err := os.ReadFile(cfg.LLMPromptFile)
-		if err != nil {
-			return nil, fmt.Errorf("--llm-prompt-file: %w", err)
-		}
-		if _, err := template.New("prompt").Parse(string(b)); err != nil {
-			return nil, fmt.Errorf("--llm-prompt-file %s is not a valid template: %w", cfg.LLMPromptFile, err)
-		}
-		e.prompt = string(b)
-	}
-	if cfg.LLMModel != "" {
-		e.llm = enrich.NewLLM(enrich.LLMOptions{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey,
-			Timeout: cfg.LLMTimeout, MaxConcurrent: cfg.LLMConcurrency, PromptTemplate: e.prompt, Log: log})
-	} else if cfg.Enricher == app.EnricherLLM {
-		log.Warn("the LLM enricher needs --llm-model (MORNINGDECK_LLM_MODEL); using the embedded enricher")
-	}
-	e.processQ = queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.ProcessQueueCapacity,
-		Workers: cfg.ProcessWorkers, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
-	pw := &queue.ProcessWorker{Store: db, Enricher: e.enricherFor, Articles: fetcher, Observer: e.embedded.Stats(), Log: log}
+	q.BaseBackoff = 30 * time.Second
+	e.emailQ = queue.NewEmailQueue(q)
+	e.chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: e.embedded, Settings: db, Log: log,
+		LLM: enrich.LLMOptions{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout,
+			MaxConcurrent: cfg.LLMConcurrency, PromptTemplate: prompt, Log: log}}
+	e.enriching = &app.Enriching{Store: db, Queue: e.processQ, Enrichers: e.chooser, Articles: fetcher, Observer: e.embedded.Stats(), Log: log}
 	if cfg.LLMFallback {
-		pw.Fallback = e.embedded
+		e.enriching.Fallback = e.embedded
 	}
-	pw.Register(e.processQ)
-	e.briefingQ = queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
-	if err := cfg.SMTP.Validate(); err != nil {
-		return nil, err
-	}
-	e.emailQ = queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, Timeout: cfg.ProcessJobTimeout, BaseBackoff: 30 * time.Second, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log})
-	baseURL := cfg.BaseURL
-	if baseURL == "" {
-		baseURL = "http://" + cfg.Addr
-	}
-	ew := &queue.EmailWorker{Store: db, Mailer: userMailer{e}, BaseURL: baseURL, Log: log}
-	ew.Register(e.emailQ)
-	bw := &queue.BriefingWorker{Store: db, Embedded: e.embedded, Log: log, OnReport: e.emailQ.OnReport(db)}
-	bw.Overview = e.writeOverview
-	e.briefingW = bw
-	bw.Register(e.briefingQ)
-	e.worker = &queue.FetchWorker{Store: db, Fetcher: fetcher, Log: log, OnNewItems: e.processQ.OnNewItems(db)}
-	e.worker.Register(fq)
-	e.admin = &queue.Admin{List: []*queue.Queue{fq.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue},
+	e.sources = &app.Sources{Store: db, Queue: e.fetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
+		Fetches: db, Fetcher: fetcher, NewItems: e.enriching.Pend}
+	e.reading = &app.Reading{Items: db, Filters: db, Settings: db, Queue: e.processQ}
+	e.deliveries = &app.Deliveries{Store: db, Queue: e.emailQ, Log: log,
+		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr)}}
+	e.briefings = &app.Briefings{Store: db, Queue: e.briefingQ, Ranker: enrich.Ranker{Embedded: e.embedded}, Writer: e.chooser,
+		Emails: e.deliveries.QueueTx, Log: log}
+	queue.HandleFetch(e.fetchQ, e.sources)
+	queue.HandleProcess(e.processQ, e.enriching)
+	queue.HandleBriefings(e.briefingQ, e.briefings)
+	queue.HandleEmail(e.emailQ, e.deliveries)
+	e.admin = &queue.Admin{List: []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue},
 		Capacities: map[string]int{"fetch": cfg.FetchQueueCapacity, "process": cfg.ProcessQueueCapacity},
 		Store:      db, StuckThreshold: cfg.StuckThreshold}
 	metrics.WatchQueues(e.admin.Sizes)
-	e.accounts = &app.Accounts{Store: db}
 	return e, nil
 }
 
-// writeOverview has the user's LLM write a report's opening paragraph, when the user enriches
-// with an LLM; otherwise the report keeps the embedded overview.
-func (e *env) writeOverview(ctx context.Context, b *app.Briefing, r *app.Report) (string, error) {
-	s, err := e.db.Settings(ctx, b.UserID)
-	if err != nil {
-		return "", err
-	}
-	if name := cmp.Or(s.Enricher, e.cfg.Enricher); name != app.EnricherLLM {
-		return "", nil
-	}
-	l := e.llmFor(s)
-	if l == nil {
-		return "", nil
-	}
-	items := make([]enrich.OverviewItem, len(r.Items))
-	for i, it := range r.Items {
-		items[i] = enrich.OverviewItem{Title: it.Title, Source: it.SourceName, Summary: it.Summary}
-	}
-	return l.Overview(ctx, b.Name, cmp.Or(strings.TrimSpace(b.Focus), s.Interests), items)
-}
-
-// userMailer sends with the user's SMTP settings where set, else the flags and environment.
-type userMailer struct{ e *env }
-
-func (m userMailer) Send(ctx context.Context, msg *mail.Message) error {
-	return mail.New(m.e.smtpFor(ctx, msg.UserID)).Send(ctx, msg)
-}
-
-func (e *env) smtpFor(ctx context.Context, userID int64) mail.Options {
-	s, err := e.db.Settings(ctx, userID)
-	if err != nil {
-		return e.cfg.SMTP
-	}
-	return e.cfg.SMTP.Merge(s.SMTPHost, s.SMTPPort, s.SMTPUsername, s.SMTPPassword, s.SMTPFrom, s.SMTPTLS)
-}
-
-// sendTestEmail is the settings page's "send test email".
-func (e *env) sendTestEmail() func(ctx context.Context, userID int64, to string) error {
-	return func(ctx context.Context, userID int64, to string) error {
-		return userMailer{e}.Send(ctx, &mail.Message{UserID: userID,
-			ID: fmt.Sprintf("test-%d@morningdeck.local", time.Now().UnixNano()), To: to, Subject: "Morning Deck test email",
-			Text: "This is a test email from Morning Deck. Report emails will come from this address.\n",
-			HTML: "<p>This is a test email from Morning Deck. Report emails will come from this address.</p>",
-		})
-	}
-}
-
-// testLLM is the settings page's "test connection": the user's LLM as they configured it.
-func (e *env) testLLM(ctx context.Context, userID int64) error {
-	s, err := e.db.Settings(ctx, userID)
-	if err != nil {
-		return err
-	}
-	l := e.llmFor(s)
-	if l == nil {
-		return errors.New("no model is set: enter one in Settings, or start with --llm-model")
-	}
-	return l.Test(ctx)
-}
-
-// llmFor returns the LLM client of a user's settings (falling back to the flags), or nil
-// when no model is configured anywhere.
-func (e *env) llmFor(s *app.Settings) *enrich.LLM {
-	if s.LLMBaseURL == "" && s.LLMModel == "" && s.LLMAPIKey == "" {
-		return e.llm
-	}
-	k := llmKey{s.LLMBaseURL, s.LLMModel, s.LLMAPIKey}
-	if k.base == "" {
-		k.base = e.cfg.LLMBaseURL
-	}
-	if k.model == "" {
-		k.model = e.cfg.LLMModel
-	}
-	if k.key == "" {
-		k.key = e.cfg.LLMAPIKey
-	}
-	if k.model == "" {
-		return nil
-	}
-	e.llmMu.Lock()
-	defer e.llmMu.Unlock()
-	if e.llms == nil {
-		e.llms = map[llmKey]*enrich.LLM{}
-	}
-	if l := e.llms[k]; l != nil {
-		return l
-	}
-	l := enrich.NewLLM(enrich.LLMOptions{BaseURL: k.base, Model: k.model, APIKey: k.key, Timeout: e.cfg.LLMTimeout,
-		MaxConcurrent: e.cfg.LLMConcurrency, PromptTemplate: e.prompt, Log: e.log})
-	e.llms[k] = l
-	return l
-}
-
-// enricherFor picks a user's enricher: their setting, else the configured default; the LLM
-// only when a model is configured.
-func (e *env) enricherFor(s *app.Settings) app.Enricher {
-	name := s.Enricher
-	if name == "" {
-		name = e.cfg.Enricher
-	}
-	if name == app.EnricherLLM {
-		if l := e.llmFor(s); l != nil {
-			return l
-		}
-	}
-	return e.embedded
-}
-
-// runWorkers runs the pipelines until ctx is done, then shuts them down gracefully.
+// runWorkers runs the pipelines until ctx is done, then shuts them down gracefully. Every
+// background loop of the program starts here.
 func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 	var wg sync.WaitGroup
-	goRun := func(fn func()) { wg.Add(1); go func() { defer wg.Done(); fn() }() }
-	if e.cfg.FetchEnabled {
-		sched := &queue.Scheduler{Store: e.db, Queue: e.fetchQ, Interval: e.cfg.FetchInterval, BatchSize: e.cfg.FetchBatchSize, Log: e.log}
-		rec := &queue.Recovery{Reset: e.db.ResetStuckSources, Entity: "source", Interval: e.cfg.RecoveryInterval, Threshold: e.cfg.StuckThreshold, Log: e.log}
-		goRun(func() { _ = e.fetchQ.Run(ctx) })
-		goRun(func() { sched.Run(ctx) })
-		goRun(func() { rec.Run(ctx) })
+	cfg := e.cfg
+	run := func(q *queue.Queue, every time.Duration, cycles ...*queue.Scheduler) {
+		wg.Go(func() { _ = q.Run(ctx) })
+		for _, c := range cycles {
+			c.Interval = cmp.Or(c.Interval, every)
+			c.Log = e.log
+			wg.Go(func() { c.Run(ctx) })
+		}
 	}
-	if e.cfg.ProcessEnabled {
+	recovery := func(entity string, reset func(context.Context, time.Time) ([]int64, error)) *queue.Scheduler {
+		return &queue.Scheduler{Name: entity + " recovery", Interval: cfg.RecoveryInterval, Cycle: queue.Recovery(entity, reset, cfg.StuckThreshold, nil, e.log)}
+	}
+	if cfg.FetchEnabled {
+		run(e.fetchQ.Queue, cfg.FetchInterval,
+			&queue.Scheduler{Name: "fetch scheduler", Cycle: func(ctx context.Context) (int, error) { return e.sources.QueueDue(ctx, cfg.FetchBatchSize) }},
+			recovery("source", e.sources.ResetStuck))
+	}
+	if cfg.ProcessEnabled {
 		e.seedStats(ctx)
-		sched := &queue.ProcessScheduler{Store: e.db, Queue: e.processQ, Interval: e.cfg.ProcessInterval, BatchSize: e.cfg.ProcessBatchSize, Log: e.log}
-		rec := &queue.Recovery{Reset: e.db.ResetStuckItems, Entity: "item", Interval: e.cfg.RecoveryInterval, Threshold: e.cfg.StuckThreshold, Log: e.log}
-		goRun(func() { _ = e.processQ.Run(ctx) })
-		goRun(func() { sched.Run(ctx) })
-		goRun(func() { rec.Run(ctx) })
+		run(e.processQ.Queue, cfg.ProcessInterval,
+			&queue.Scheduler{Name: "process scheduler", Cycle: func(ctx context.Context) (int, error) { return e.enriching.QueueNew(ctx, cfg.ProcessBatchSize) }},
+			recovery("item", e.enriching.ResetStuck))
 	}
-	if e.cfg.BriefingEnabled {
-		sched := &queue.BriefingScheduler{Store: e.db, Queue: e.briefingQ, Interval: e.cfg.BriefingInterval, Log: e.log}
-		rec := &queue.Recovery{Reset: e.db.ResetStuckBriefings, Entity: "briefing", Interval: e.cfg.RecoveryInterval, Threshold: e.cfg.StuckThreshold, Log: e.log}
-		goRun(func() { _ = e.briefingQ.Run(ctx) })
-		goRun(func() { _ = e.emailQ.Run(ctx) })
-		goRun(func() { sched.Run(ctx) })
-		goRun(func() { rec.Run(ctx) })
+	if cfg.BriefingEnabled {
+		run(e.briefingQ.Queue, cfg.BriefingInterval,
+			&queue.Scheduler{Name: "briefing scheduler", Cycle: e.briefings.QueueDue},
+			recovery("briefing", e.briefings.ResetStuck))
+		run(e.emailQ.Queue, 0)
 	}
-	goRun(func() { e.indexLoop(ctx) })
-	goRun(func() {
+	wg.Go(func() { e.indexLoop(ctx) })
+	wg.Go(func() {
 		queue.Every(ctx, 30*time.Second, func() {
 			if _, err := e.db.CheckpointWAL(ctx, sqlite.WALLimit); err != nil && ctx.Err() == nil {
 				e.log.Warn("WAL checkpoint failed", "component", "sqlite", "error", err)
 			}
 		})
 	})
-	goRun(func() {
+	wg.Go(func() {
 		queue.Every(ctx, time.Hour, func() {
-			for _, q := range []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue} {
+			for _, q := range e.admin.List {
 				if err := q.Cleanup(ctx); err != nil && ctx.Err() == nil {
 					e.log.Warn("queue cleanup failed", "queue", q.Name(), "error", err)
 				}
@@ -747,27 +639,21 @@ func serve(cmd *cobra.Command, cfg *config) error {
 			}
 			return res.Added, res.Skipped, res.Errors, err
 		},
-		ExportOPML: e.sources.ExportOPML,
-		Reading:    &app.Reading{Items: e.db, Filters: e.db, Settings: e.db, Queue: e.processQ},
-		Enricher:   views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.llm != nil, LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
-		TestLLM:    e.testLLM,
-		Briefings:  e.db,
-		Deliveries: e.db.Deliveries,
-		PreviewBriefing: func(ctx context.Context, b *app.Briefing) (*app.Report, error) {
-			return e.briefingW.Preview(ctx, b, time.Now())
-		},
-		ResendDelivery: func(ctx context.Context, userID, id int64) error {
-			return e.db.ResendDelivery(ctx, userID, id, func(ctx context.Context, tx *sql.Tx) error { return e.emailQ.EnqueueTx(ctx, tx, id) })
-		},
-		SendTestEmail: e.sendTestEmail(),
-		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
-			return e.briefingQ.RunNow(ctx, e.db, id, time.Now())
-		},
-		Queues:       e.admin,
-		Accounts:     e.accounts,
-		RequireLogin: requireLogin,
-		DataCare:     views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.db.Path},
-		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
+		ExportOPML:      e.sources.ExportOPML,
+		Reading:         e.reading,
+		Enricher:        views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
+		TestLLM:         e.chooser.TestLLM,
+		Briefings:       e.db,
+		Deliveries:      e.deliveries.List,
+		PreviewBriefing: e.briefings.Preview,
+		ResendDelivery:  e.deliveries.Resend,
+		SendTestEmail:   e.deliveries.SendTest,
+		RunBriefing:     e.briefings.RunNow,
+		Queues:          e.admin,
+		Accounts:        e.accounts,
+		RequireLogin:    requireLogin,
+		DataCare:        views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.db.Path},
+		Metrics:         promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 
@@ -1004,13 +890,12 @@ func fetchCmd(cfg *config) *cobra.Command {
 // fetchOnce queues every due source and runs the workers until the fetch queue is drained.
 func (e *env) fetchOnce(ctx context.Context) (int, error) {
 	began := time.Now()
-	sched := &queue.Scheduler{Store: e.db, Queue: e.fetchQ, BatchSize: e.cfg.FetchQueueCapacity, Log: e.log}
 	runCtx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- e.fetchQ.Run(runCtx) }()
 	total := 0
 	for {
-		n, err := sched.Cycle(ctx)
+		n, err := e.sources.QueueDue(ctx, e.cfg.FetchQueueCapacity)
 		if err != nil {
 			cancel()
 			<-done
@@ -1204,7 +1089,7 @@ func enrichCmd(cfg *config) *cobra.Command {
 					return err
 				}
 				e.seedStats(ctx)
-				enricher := e.enricherFor(s)
+				enricher := e.chooser.EnricherFor(s)
 				res, err := enricher.Enrich(ctx, app.EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
 					SourceName: it.SourceName, PublishedAt: it.PublishedAt, Interests: s.Interests, Topics: s.Topics})
 				if err != nil {
@@ -1326,7 +1211,7 @@ func briefCmd(cfg *config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				ok, err := e.briefingQ.RunNow(ctx, e.db, id, time.Now())
+				ok, err := e.briefings.RunNow(ctx, id)
 				if err != nil {
 					return err
 				}

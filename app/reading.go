@@ -26,6 +26,9 @@ type FilterStore interface {
 // ProcessQueue is where items wait to be enriched.
 type ProcessQueue interface {
 	EnqueueTx(ctx context.Context, tx *sql.Tx, it PendingItem) error
+	Size(ctx context.Context) (int, error)
+	// Capacity is the most jobs the scheduler lets wait.
+	Capacity() int
 }
 
 // Reading is the service behind reading, triaging and filtering items: web UI, API, CLI.

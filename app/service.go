@@ -38,6 +38,8 @@ type FetchQueue interface {
 	// CanAccept reports whether the queue has room (backpressure).
 	CanAccept(ctx context.Context) (bool, error)
 	Size(ctx context.Context) (int, error)
+	// Capacity is the most jobs the scheduler lets wait.
+	Capacity() int
 }
 
 // Detection is what a URL turned out to be.
@@ -66,6 +68,16 @@ type Sources struct {
 	Queue    FetchQueue
 	Detector Detector
 	Log      *slog.Logger
+	Clock    Clock
+
+	// Fetching: the store's fetch steps and the fetcher (nil where only sources are managed).
+	Fetches FetchStore
+	Fetcher FeedFetcher
+	// NewItems, when set, runs in the transaction that stores a fetch's new items (not those of
+	// a source's first import): the Enrichment service's Pend.
+	NewItems func(ctx context.Context, tx *sql.Tx, itemIDs []int64) error
+
+	offline offlineDetector
 }
 
 // AddSource is the input of Sources.Add.
@@ -208,12 +220,7 @@ func (s *Sources) Update(ctx context.Context, userID, id int64, u SourceUpdate) 
 	return s.Store.UpdateSource(ctx, userID, id, u)
 }
 
-func (s *Sources) log() *slog.Logger {
-	if s.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return s.Log
-}
+func (s *Sources) log() *slog.Logger { return logOrDiscard(s.Log) }
 
 // NormalizeURL checks a user-given URL and adds https:// when it has no scheme.
 func NormalizeURL(raw string) (string, error) {

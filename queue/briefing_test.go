@@ -20,7 +20,7 @@ import (
 type briefingRig struct {
 	db    *sqlite.DB
 	q     *queue.BriefingQueue
-	sched *queue.BriefingScheduler
+	sched *app.Briefings
 	clock *testClock
 }
 
@@ -41,16 +41,19 @@ func newBriefingRigWith(t *testing.T, now time.Time, hook func(db *sqlite.DB) fu
 	clock := &testClock{t: now}
 	db := sqlitetest.NewWithClock(t, clock)
 	q := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 10 * time.Millisecond})
-	w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{}), Clock: clock, Overview: overview}
-	if hook != nil {
-		w.OnReport = hook(db)
+	w := &app.Briefings{Store: db, Queue: q, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}, Clock: clock}
+	if overview != nil {
+		w.Writer = overviewFunc(overview)
 	}
-	w.Register(q)
+	if hook != nil {
+		w.Emails = hook(db)
+	}
+	queue.HandleBriefings(q, w)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = q.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &briefingRig{db: db, q: q, sched: &queue.BriefingScheduler{Store: db, Queue: q, Clock: clock}, clock: clock}
+	return &briefingRig{db: db, q: q, sched: w, clock: clock}
 }
 
 // item stores a DONE item with a score, published at pub, in a source named name.
@@ -108,28 +111,28 @@ func TestBriefings(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if n, _ := r.sched.Cycle(ctx); n != 0 {
+		if n, _ := r.sched.QueueDue(ctx); n != 0 {
 			t.Fatalf("queued %d before 07:00", n)
 		}
 		r.clock.Add(2 * time.Hour) // 08:00 Brussels
-		other := &queue.BriefingScheduler{Store: r.db, Queue: r.q, Clock: r.clock}
-		n1, err1 := r.sched.Cycle(ctx)
-		n2, err2 := other.Cycle(ctx)
+		other := &app.Briefings{Store: r.db, Queue: r.q, Clock: r.clock}
+		n1, err1 := r.sched.QueueDue(ctx)
+		n2, err2 := other.QueueDue(ctx)
 		if err1 != nil || err2 != nil || n1+n2 != 1 {
 			t.Fatalf("queued %d and %d (%v, %v), want one run in all", n1, n2, err1, err2)
 		}
 		r.waitReport(t, due.ID, 1)
 		r.clock.Add(3 * time.Hour)
-		if n, _ := r.sched.Cycle(ctx); n != 0 {
+		if n, _ := r.sched.QueueDue(ctx); n != 0 {
 			t.Fatalf("queued %d more the same day", n)
 		}
 		r.clock.Add(24 * time.Hour) // 11:00 the next morning: the morning one; the evening one waits for 19:00
-		if n, _ := r.sched.Cycle(ctx); n != 1 {
+		if n, _ := r.sched.QueueDue(ctx); n != 1 {
 			t.Fatalf("the next morning queued %d, want 1", n)
 		}
 		r.waitReport(t, due.ID, 2)
 		r.clock.Add(9 * time.Hour)
-		if n, _ := r.sched.Cycle(ctx); n != 1 {
+		if n, _ := r.sched.QueueDue(ctx); n != 1 {
 			t.Fatalf("the next evening queued %d, want 1", n)
 		}
 	})
@@ -146,7 +149,7 @@ func TestBriefings(t *testing.T) {
 		if err := r.db.SaveBriefing(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := r.q.RunNow(ctx, r.db, b.ID, now); !ok || err != nil {
+		if ok, err := r.runNow(ctx, b.ID, now); !ok || err != nil {
 			t.Fatalf("run now: %v %v", ok, err)
 		}
 		reps := r.waitReport(t, b.ID, 1)
@@ -161,7 +164,7 @@ func TestBriefings(t *testing.T) {
 		if !strings.Contains(rep.Overview, "2 stories from 3 sources") || rep.PeriodEnd.Sub(rep.PeriodStart) != 24*time.Hour {
 			t.Fatalf("overview %q, period %s–%s", rep.Overview, rep.PeriodStart, rep.PeriodEnd)
 		}
-		if ok, _ := r.q.RunNow(ctx, r.db, b.ID, now); !ok {
+		if ok, _ := r.runNow(ctx, b.ID, now); !ok {
 			t.Fatal("run now refused after the run ended")
 		}
 	})
@@ -177,7 +180,7 @@ func TestBriefings(t *testing.T) {
 		if err := r.db.SaveBriefing(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+		if _, err := r.runNow(ctx, b.ID, now); err != nil {
 			t.Fatal(err)
 		}
 		reps := r.waitReport(t, b.ID, 1)
@@ -193,7 +196,7 @@ func TestBriefings(t *testing.T) {
 		if err := r.db.SaveBriefing(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+		if _, err := r.runNow(ctx, b.ID, now); err != nil {
 			t.Fatal(err)
 		}
 		reps := r.waitReport(t, b.ID, 1)
@@ -215,7 +218,7 @@ func TestBriefings(t *testing.T) {
 		if err := r.db.SaveBriefing(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+		if _, err := r.runNow(ctx, b.ID, now); err != nil {
 			t.Fatal(err)
 		}
 		reps := r.waitReport(t, b.ID, 1)
@@ -224,7 +227,7 @@ func TestBriefings(t *testing.T) {
 		}
 		r.item(t, "Le Soir", "Second tram line studied", "A study of a second line.", 90, now.Add(time.Hour))
 		r.clock.Add(2 * time.Hour)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, r.clock.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, r.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		reps = r.waitReport(t, b.ID, 2)
@@ -239,7 +242,7 @@ func TestBriefings(t *testing.T) {
 		if err := r.db.SaveBriefing(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := r.sched.Cycle(ctx); n != 0 {
+		if n, _ := r.sched.QueueDue(ctx); n != 0 {
 			t.Fatal("ran for a period that began before it existed")
 		}
 		if next := b.NextRunAt(now); next == nil || !next.Equal(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)) {
@@ -258,5 +261,19 @@ func TestBriefings(t *testing.T) {
 				t.Errorf("%+v: %v", b, err)
 			}
 		}
+	})
+}
+
+// overviewFunc is a function that writes overviews (an LLM's stand-in).
+type overviewFunc func(context.Context, *app.Briefing, *app.Report) (string, error)
+
+func (f overviewFunc) Overview(ctx context.Context, b *app.Briefing, r *app.Report) (string, error) {
+	return f(ctx, b, r)
+}
+
+// runNow queues a run of briefing id as of at, as "run now" does.
+func (r *briefingRig) runNow(ctx context.Context, id int64, at time.Time) (bool, error) {
+	return r.db.QueueBriefing(ctx, id, nil, func(ctx context.Context, tx *sql.Tx) error {
+		return r.q.EnqueueTx(ctx, tx, app.BriefingJob{BriefingID: id, RunAt: at.UnixMilli()}, 10)
 	})
 }

@@ -85,12 +85,12 @@ func emailRig(t *testing.T, srv *smtpServer) *briefingRig {
 	var eq *queue.EmailQueue
 	r := newBriefingRigHook(t, time.Now(), func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error {
 		eq = queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 20 * time.Millisecond})
-		return eq.OnReport(db)
+		return (&app.Deliveries{Store: db, Queue: eq}).QueueTx
 	})
 	host, port, _ := net.SplitHostPort(srv.addr)
 	p, _ := strconv.Atoi(port)
-	ew := &queue.EmailWorker{Store: r.db, Mailer: mail.New(mail.Options{Host: host, Port: p, TLS: "none", From: "deck@example.com", Timeout: 5 * time.Second}), BaseURL: "http://127.0.0.1:7777"}
-	ew.Register(eq)
+	ew := &app.Deliveries{Store: r.db, Queue: eq, Mailer: &mail.Mailer{Default: mail.Options{Host: host, Port: p, TLS: "none", From: "deck@example.com", Timeout: 5 * time.Second}, BaseURL: "http://127.0.0.1:7777"}}
+	queue.HandleEmail(eq, ew)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = eq.Run(ctx); close(done) }()
@@ -130,7 +130,7 @@ func TestEmailDelivery(t *testing.T) {
 	t.Run("a report is mailed once, with an HTML and a plain-text part and the links back", func(t *testing.T) {
 		srv := newSMTPServer(t)
 		r, b := setup(t, srv)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, r, app.DeliverySent)
@@ -161,7 +161,7 @@ func TestEmailDelivery(t *testing.T) {
 		srv := newSMTPServer(t)
 		srv.fail.Store(2)
 		r, b := setup(t, srv)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, r, app.DeliverySent)
@@ -174,7 +174,7 @@ func TestEmailDelivery(t *testing.T) {
 		srv := newSMTPServer(t)
 		srv.fail.Store(-1)
 		r, b := setup(t, srv)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, r, app.DeliveryFailed)
@@ -197,7 +197,7 @@ func TestEmailDelivery(t *testing.T) {
 		srv := newSMTPServer(t)
 		srv.fail.Store(-1) // keep the first attempt failing so there is time to turn email off
 		r, b := setup(t, srv)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(10 * time.Second); srv.attempts.Load() == 0; time.Sleep(5 * time.Millisecond) {
@@ -226,7 +226,7 @@ func TestEmailEmptyReport(t *testing.T) {
 		if err := r.db.SaveBriefing(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		r.waitReport(t, b.ID, 1)

@@ -44,6 +44,7 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 	if detect {
 		sources.Detector = feeds.Detector{Fetcher: feeds.New(feeds.Options{})}
 	}
+	briefings := &app.Briefings{Store: db, Queue: bq, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}}
 	h := views.New(views.Options{
 		Sources: sources,
 		Store:   db,
@@ -55,17 +56,12 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 			}
 			return res.Added, res.Skipped, res.Errors, err
 		},
-		ExportOPML: sources.ExportOPML,
-		Reading:    &app.Reading{Items: db, Filters: db, Settings: db, Queue: pq},
-		Briefings:  db,
-		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
-			return bq.RunNow(ctx, db, id, time.Now())
-		},
-		PreviewBriefing: func(ctx context.Context, b *app.Briefing) (*app.Report, error) {
-			w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}
-			return w.Preview(ctx, b, time.Now())
-		},
-		Enricher: views.EnricherInfo{Default: "embedded"},
+		ExportOPML:      sources.ExportOPML,
+		Reading:         &app.Reading{Items: db, Filters: db, Settings: db, Queue: pq},
+		Briefings:       db,
+		RunBriefing:     briefings.RunNow,
+		PreviewBriefing: briefings.Preview,
+		Enricher:        views.EnricherInfo{Default: "embedded"},
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
