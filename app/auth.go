@@ -223,3 +223,17 @@ func randomToken(prefix string) string {
 	_, _ = rand.Read(b)
 	return prefix + base64.RawURLEncoding.EncodeToString(b)
 }
+
+// Users lists the accounts.
+func (a *Accounts) Users(ctx context.Context) ([]*User, error) { return a.Store.Users(ctx) }
+
+// User is the account of that name.
+func (a *Accounts) User(ctx context.Context, name string) (*User, error) {
+	u, _, err := a.Store.UserByName(ctx, name)
+	return u, err
+}
+
+// DeleteUser deletes an account and its data.
+func (a *Accounts) DeleteUser(ctx context.Context, userID int64) error {
+	return a.Store.DeleteUser(ctx, userID)
+}

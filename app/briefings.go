@@ -287,3 +287,23 @@ func overview(r *Report, cands []candidate, from, to time.Time) string {
 	}
 	return out
 }
+
+// Get is one of the user's briefings.
+func (s *Briefings) Get(ctx context.Context, userID, id int64) (*Briefing, error) {
+	return s.Store.Briefing(ctx, userID, id)
+}
+
+// List is the user's briefings.
+func (s *Briefings) List(ctx context.Context, userID int64) ([]*Briefing, error) {
+	return s.Store.Briefings(ctx, userID)
+}
+
+// Reports are a briefing's latest reports, newest first.
+func (s *Briefings) Reports(ctx context.Context, userID, briefingID int64, limit int) ([]*Report, error) {
+	return s.Store.Reports(ctx, userID, briefingID, limit)
+}
+
+// Report is one of the user's reports.
+func (s *Briefings) Report(ctx context.Context, userID, id int64) (*Report, error) {
+	return s.Store.Report(ctx, userID, id)
+}

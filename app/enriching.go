@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 )
@@ -19,6 +20,10 @@ type EnrichingStore interface {
 	FailProcessing(ctx context.Context, id int64, msg string, final bool, then TxFunc) error
 	RefillCredits(ctx context.Context) (int, error)
 	ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, error)
+	// RecentTexts are the texts of the latest items, to learn the collection's vocabulary from.
+	RecentTexts(ctx context.Context, limit int) ([]string, error)
+	Item(ctx context.Context, userID, id int64) (*Item, error)
+	Settings(ctx context.Context, userID int64) (*Settings, error)
 }
 
 // EnricherChooser picks the enricher of a user's settings (their choice, else the configured
@@ -172,6 +177,42 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 	}
 	log.Info("enriched", "enricher", res.EnrichedBy, "score", res.Score, "tags", res.Tags, "duration", time.Since(start))
 	return Outcome{By: res.EnrichedBy, Result: "ok"}, nil
+}
+
+// Learn teaches the Observer (the embedded enricher's statistics) the collection's vocabulary
+// from the latest items.
+func (e *Enriching) Learn(ctx context.Context, limit int) {
+	if e.Observer == nil {
+		return
+	}
+	texts, err := e.Store.RecentTexts(ctx, limit)
+	if err != nil {
+		e.log().Warn("could not read recent items for the enricher's statistics", "error", err)
+		return
+	}
+	for _, t := range texts {
+		e.Observer.Observe(t)
+	}
+}
+
+// Try enriches one of the user's items with their enricher and returns what it found,
+// storing nothing (the CLI's enrich command).
+func (e *Enriching) Try(ctx context.Context, userID, id int64) (*Item, *Enrichment, error) {
+	it, err := e.Store.Item(ctx, userID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := e.Store.Settings(ctx, userID)
+	if err != nil {
+		return nil, nil, err
+	}
+	enricher := e.Enrichers.EnricherFor(s)
+	res, err := enricher.Enrich(ctx, EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
+		SourceName: it.SourceName, PublishedAt: it.PublishedAt, Interests: s.Interests, Topics: s.Topics})
+	if err != nil {
+		return it, nil, fmt.Errorf("%s: %w", enricher.Name(), err)
+	}
+	return it, res, nil
 }
 
 func (e *Enriching) log() *slog.Logger { return logOrDiscard(e.Log) }

@@ -80,3 +80,13 @@ func (r *Reading) AddFilter(ctx context.Context, userID int64, f *Filter) error 
 	f.UserID = userID
 	return r.Filters.CreateFilter(ctx, f)
 }
+
+// List is a page of the user's items.
+func (r *Reading) List(ctx context.Context, f ItemFilter) ([]*Item, error) {
+	return r.Items.Items(ctx, f)
+}
+
+// Item is one of the user's items, as it is (Open marks it read).
+func (r *Reading) Item(ctx context.Context, userID, id int64) (*Item, error) {
+	return r.Items.Item(ctx, userID, id)
+}

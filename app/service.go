@@ -271,3 +271,13 @@ func validSubreddit(name string) bool {
 	}
 	return true
 }
+
+// List is every source of the user.
+func (s *Sources) List(ctx context.Context, userID int64) ([]*Source, error) {
+	return s.Store.Sources(ctx, userID)
+}
+
+// Delete stops following a source and deletes its items.
+func (s *Sources) Delete(ctx context.Context, userID, id int64) error {
+	return s.Store.DeleteSource(ctx, userID, id)
+}
