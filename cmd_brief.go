@@ -75,7 +75,7 @@ func briefCmd(cfg *config) *cobra.Command {
 		Short: "Write a report of the briefing now and print it",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
+			id, err := parseID("briefing", args[0])
 			if err != nil {
 				return err
 			}
@@ -131,7 +131,7 @@ func briefCmd(cfg *config) *cobra.Command {
 		Short: "Print a report as Markdown or JSON",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
+			id, err := parseID("report", args[0])
 			if err != nil {
 				return err
 			}

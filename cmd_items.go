@@ -79,7 +79,7 @@ func itemsCmd(cfg *config) *cobra.Command {
 		Short: "Show an item with its summary, tags, topics and score",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
+			id, err := parseID("item", args[0])
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func enrichCmd(cfg *config) *cobra.Command {
 		Short: "Run the enricher on one item and print the result (nothing is stored)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
+			id, err := parseID("item", args[0])
 			if err != nil {
 				return err
 			}

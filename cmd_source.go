@@ -83,7 +83,7 @@ func sourceCmd(cfg *config) *cobra.Command {
 		Short: "Stop following a source and delete its items",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			id, err := parseID(args[0])
+			id, err := parseID("source", args[0])
 			if err != nil {
 				return err
 			}
@@ -108,7 +108,7 @@ func sourceCmd(cfg *config) *cobra.Command {
 			}
 			var ids []int64
 			if !all {
-				id, err := parseID(args[0])
+				id, err := parseID("source", args[0])
 				if err != nil {
 					return err
 				}

@@ -130,6 +130,12 @@ func TestCLI(t *testing.T) {
 			{[]string{"source", "add", farm.URL(0), "--type", "bogus"}, "Unknown source type"},
 			{[]string{"source", "rm", "42"}, "not found"},
 			{[]string{"source", "rm", "abc"}, "not a source ID"},
+			{[]string{"items", "show", "abc"}, `"abc" is not an item ID`},
+			{[]string{"enrich", "0"}, `"0" is not an item ID`},
+			{[]string{"brief", "run", "abc"}, `"abc" is not a briefing ID`},
+			{[]string{"brief", "show", "abc"}, `"abc" is not a report ID`},
+			{[]string{"source", "add", "r/golang+rust"}, "multireddit"},
+			{[]string{"source", "add", "r/golang+rust", "--type", "reddit"}, "add each subreddit (r/golang, r/rust)"},
 			{[]string{"source", "refresh"}, "--all"},
 			{[]string{"import", "opml", filepath.Join(dir, "missing.opml")}, "no such file"},
 		} {

@@ -137,12 +137,15 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 		FetchStatus:            FetchQueued,
 		RefreshIntervalMinutes: in.RefreshIntervalMinutes,
 	}
-	if in.Type == SourceReddit {
-		u, ok := RedditURL(raw)
-		if !ok {
-			return nil, Errorf(EINVALID, "%q is not a subreddit: use r/NAME or https://www.reddit.com/r/NAME.", raw)
+	if in.Type == SourceReddit || in.Type == "" && LooksLikeSubreddit(raw) {
+		u, err := Subreddit(raw)
+		if err != nil {
+			return nil, err
 		}
-		src.URL = u
+		src.Type, src.URL = SourceReddit, u
+		if src.Name == "" && in.Type == "" {
+			src.Name = u[strings.Index(u, "/r/")+1:]
+		}
 	} else if in.Type != "" {
 		u, err := NormalizeURL(raw)
 		if err != nil {
@@ -236,40 +239,77 @@ func NormalizeURL(raw string) (string, error) {
 	return u.String(), nil
 }
 
-// RedditURL turns r/NAME, /r/NAME or a subreddit URL into scheme://host/r/NAME.
-func RedditURL(raw string) (string, bool) {
+// Subreddit is the one rule for subreddit addresses, used when a source is added and (in
+// app/feeds) when it is fetched: r/NAME, /r/NAME or a URL whose path starts with /r/NAME, on
+// any host (reddit.com, old.reddit.com, a test server). NAME is 2 to 21 letters, digits or
+// underscores. It returns scheme://host/r/NAME. A multireddit (r/golang+rust) is refused with
+// a message that says what to do: the fetcher reads one subreddit per source.
+func Subreddit(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if name, ok := strings.CutPrefix(strings.TrimPrefix(raw, "/"), "r/"); ok {
 		name = strings.Trim(name, "/")
-		if validSubreddit(name) {
-			return "https://www.reddit.com/r/" + name, true
+		if err := checkSubreddit(raw, name); err != nil {
+			return "", err
 		}
-		return "", false
+		return "https://www.reddit.com/r/" + name, nil
 	}
-	if !strings.Contains(raw, "://") {
-		raw = "https://" + raw
+	s := raw
+	if !strings.Contains(s, "://") {
+		s = "https://" + s
 	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", false
+		return "", Errorf(EINVALID, "%q is not a subreddit: use r/NAME or https://www.reddit.com/r/NAME.", raw)
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(parts) < 2 || parts[0] != "r" || !validSubreddit(parts[1]) {
-		return "", false
+	if len(parts) < 2 || parts[0] != "r" {
+		return "", Errorf(EINVALID, "%q is not a subreddit: use r/NAME or https://www.reddit.com/r/NAME.", raw)
 	}
-	return u.Scheme + "://" + u.Host + "/r/" + parts[1], true
+	if err := checkSubreddit(raw, parts[1]); err != nil {
+		return "", err
+	}
+	return u.Scheme + "://" + u.Host + "/r/" + parts[1], nil
 }
 
-func validSubreddit(name string) bool {
-	if len(name) < 2 || len(name) > 50 {
+// LooksLikeSubreddit reports whether raw is written as a subreddit (r/NAME, /r/NAME, or an
+// address on reddit.com), so that the subreddit rule, not detection, decides about it.
+func LooksLikeSubreddit(raw string) bool {
+	raw = strings.TrimSpace(raw)
+	if strings.HasPrefix(raw, "r/") || strings.HasPrefix(raw, "/r/") {
+		return true
+	}
+	s := raw
+	if !strings.Contains(s, "://") {
+		s = "https://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
 		return false
 	}
+	host := strings.ToLower(u.Hostname())
+	return (host == "reddit.com" || strings.HasSuffix(host, ".reddit.com")) && strings.HasPrefix(u.Path, "/r/")
+}
+
+// RedditURL is Subreddit reporting only whether raw is one.
+func RedditURL(raw string) (string, bool) {
+	u, err := Subreddit(raw)
+	return u, err == nil
+}
+
+func checkSubreddit(raw, name string) error {
+	if strings.Contains(name, "+") {
+		return Errorf(EINVALID, "%q is a multireddit, which Morning Deck cannot follow: add each subreddit (%s) as a source of its own.",
+			raw, "r/"+strings.Join(strings.Split(name, "+"), ", r/"))
+	}
+	if len(name) < 2 || len(name) > 21 {
+		return Errorf(EINVALID, "%q is not a subreddit: a subreddit's name has 2 to 21 letters, digits or underscores.", raw)
+	}
 	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '+') {
-			return false
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return Errorf(EINVALID, "%q is not a subreddit: a subreddit's name has 2 to 21 letters, digits or underscores.", raw)
 		}
 	}
-	return true
+	return nil
 }
 
 // List is every source of the user.
