@@ -49,10 +49,3 @@ func oneLineText(s string, n int) string {
 	}
 	return s
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}

@@ -31,7 +31,7 @@ func briefCmd(cfg *config) *cobra.Command {
 				for _, b := range bs {
 					next, last := "-", "-"
 					if n := b.NextRunAt(time.Now()); n != nil {
-						next = n.In(location(b.Timezone)).Format("Mon 2 Jan 15:04 MST")
+						next = n.In(app.Location(b.Timezone)).Format("Mon 2 Jan 15:04 MST")
 					}
 					if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, b.ID, 1); err == nil && len(reps) > 0 {
 						last = fmt.Sprintf("#%d %s", reps[0].ID, reps[0].GeneratedAt.Local().Format("2006-01-02 15:04"))
@@ -120,7 +120,7 @@ func briefCmd(cfg *config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, location(b.Timezone)))
+				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, app.Location(b.Timezone)))
 				return err
 			})
 		},
@@ -152,7 +152,7 @@ func briefCmd(cfg *config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, location(b.Timezone)))
+				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, app.Location(b.Timezone)))
 				return err
 			})
 		},
@@ -160,12 +160,4 @@ func briefCmd(cfg *config) *cobra.Command {
 	show.Flags().StringVar(&format, "format", "md", "md or json")
 	c.AddCommand(list, add, run, show)
 	return c
-}
-
-func location(zone string) *time.Location {
-	loc, err := time.LoadLocation(zone)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
 }

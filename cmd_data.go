@@ -64,7 +64,7 @@ func pruneCmd(cfg *config) *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "Pruned %d %s older than %d days (kept %d starred, in reports or in progress).\n",
-					res.Items, plural(res.Items, "item", "items"), cfg.RetentionDays, res.Kept)
+					res.Items, app.Plural(res.Items, "item", "items"), cfg.RetentionDays, res.Kept)
 				if vacuum {
 					before, _ := os.Stat(svc.Care.Path)
 					if err := svc.Care.Vacuum(ctx); err != nil {

@@ -59,7 +59,7 @@ func itemsCmd(cfg *config) *cobra.Command {
 					if it.PublishedAt != nil {
 						pub = it.PublishedAt.Local().Format("2006-01-02 15:04")
 					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", it.ID, score, it.Status, pub, shorten(it.SourceName, 24), shorten(it.Title, 70))
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", it.ID, score, it.Status, pub, app.Shorten(it.SourceName, 24), app.Shorten(it.Title, 70))
 				}
 				return tw.Flush()
 			})
@@ -147,14 +147,6 @@ func printItem(w io.Writer, it *app.Item) {
 		fmt.Fprintf(w, "\n%s\n", it.Summary)
 	}
 	if it.Text != "" {
-		fmt.Fprintf(w, "\n%s\n", shorten(it.Text, 2000))
+		fmt.Fprintf(w, "\n%s\n", app.Shorten(it.Text, 2000))
 	}
-}
-
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -103,7 +103,7 @@ func queueCmd(cfg *config) *cobra.Command {
 					if err != nil {
 						return err
 					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%d failed %s sent back to the %s queue.\n", n, plural(n, "job", "jobs"), args[0])
+					fmt.Fprintf(cmd.OutOrStdout(), "%d failed %s sent back to the %s queue.\n", n, app.Plural(n, "job", "jobs"), args[0])
 					return nil
 				}
 				for _, id := range args[1:] {

@@ -23,11 +23,8 @@ func sourceCmd(cfg *config) *cobra.Command {
 		Short: "Follow a feed, a web page or a subreddit (r/NAME)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := app.ValidateInterval(interval); err != nil {
-				return err
-			}
 			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
-				s, err := svc.Sources.Add(ctx, app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: interval})
+				s, err := svc.Sources.Add(ctx, app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: &interval})
 				if err != nil {
 					return err
 				}

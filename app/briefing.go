@@ -143,3 +143,13 @@ func (s Schedule) Period(runAt time.Time, lastRun *time.Time) (from, to time.Tim
 	}
 	return runAt.Add(-24 * time.Hour), runAt
 }
+
+// Location is the time zone of that name, or UTC when the name is unknown (a zone stored
+// before the tz database dropped it, say): the one fallback for showing times in a zone.
+func Location(zone string) *time.Location {
+	loc, err := time.LoadLocation(zone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
+}

@@ -86,7 +86,7 @@ type AddSource struct {
 	URL                    string
 	Name                   string
 	Type                   SourceType // empty: detect
-	RefreshIntervalMinutes int        // 0: default
+	RefreshIntervalMinutes *int       // nil: the default; an explicit 0 is refused
 	// OfferChoice makes Add return a *FeedChoice when a page advertises several feeds,
 	// instead of following the first.
 	OfferChoice bool
@@ -116,11 +116,13 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 	if in.UserID == 0 {
 		in.UserID = DefaultUserID
 	}
-	if in.RefreshIntervalMinutes == 0 {
-		in.RefreshIntervalMinutes = DefaultRefreshInterval
-	}
-	if err := ValidateInterval(in.RefreshIntervalMinutes); err != nil {
-		return nil, err
+	interval := DefaultRefreshInterval
+	if in.RefreshIntervalMinutes != nil {
+		// The one check of an interval given when adding (the API, the form, the CLI, OPML).
+		if err := ValidateInterval(*in.RefreshIntervalMinutes); err != nil {
+			return nil, err
+		}
+		interval = *in.RefreshIntervalMinutes
 	}
 	raw := strings.TrimSpace(in.URL)
 	if raw == "" {
@@ -135,7 +137,7 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 		Name:                   strings.TrimSpace(in.Name),
 		Status:                 SourceActive,
 		FetchStatus:            FetchQueued,
-		RefreshIntervalMinutes: in.RefreshIntervalMinutes,
+		RefreshIntervalMinutes: interval,
 	}
 	if in.Type == SourceReddit || in.Type == "" && LooksLikeSubreddit(raw) {
 		u, err := Subreddit(raw)

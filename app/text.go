@@ -19,3 +19,21 @@ func FirstNonEmpty(s ...string) string {
 	}
 	return ""
 }
+
+// SafeLink lets only http(s) links out; anything else (javascript:, data:) becomes "".
+func SafeLink(u string) string {
+	l := strings.ToLower(strings.TrimSpace(u))
+	if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
+		return strings.TrimSpace(u)
+	}
+	return ""
+}
+
+// Shorten cuts s to at most n runes, ending with "…" when it was cut.
+func Shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -21,7 +21,7 @@ type briefingRig struct {
 	db    *sqlite.DB
 	q     *queue.BriefingQueue
 	sched *app.Briefings
-	clock *testClock
+	clock *sqlitetest.Clock
 }
 
 func newBriefingRig(t *testing.T, now time.Time) *briefingRig {
@@ -38,7 +38,7 @@ func newBriefingRigHook(t *testing.T, now time.Time, hook func(db *sqlite.DB) fu
 func newBriefingRigWith(t *testing.T, now time.Time, hook func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error,
 	overview func(context.Context, *app.Briefing, *app.Report) (string, error)) *briefingRig {
 	t.Helper()
-	clock := &testClock{t: now}
+	clock := sqlitetest.NewClock(now)
 	db := sqlitetest.NewWithClock(t, clock)
 	q := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 10 * time.Millisecond})
 	w := &app.Briefings{Store: db, Queue: q, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}, Clock: clock}

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,19 +19,6 @@ import (
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
-
-// testClock is a clock the test moves.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 type pipeline struct {
 	db      *sqlite.DB
@@ -70,7 +56,7 @@ func (p *pipeline) run(t *testing.T) {
 
 func (p *pipeline) add(t *testing.T, url string, interval int) *app.Source {
 	t.Helper()
-	s, err := p.sources.Add(context.Background(), app.AddSource{URL: url, Type: app.SourceRSS, RefreshIntervalMinutes: interval})
+	s, err := p.sources.Add(context.Background(), app.AddSource{URL: url, Type: app.SourceRSS, RefreshIntervalMinutes: &interval})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +178,7 @@ func TestFetchPipeline(t *testing.T) {
 	t.Run("each source is fetched on its own interval", func(t *testing.T) {
 		farm := feedtest.NewFarm(2, 5)
 		defer farm.Close()
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		ctx := context.Background()
 		fast := p.add(t, farm.URL(0), 15)
@@ -285,7 +271,7 @@ func TestFetchPipeline(t *testing.T) {
 	})
 
 	t.Run("sources stuck in QUEUED or FETCHING are reset to IDLE once their job is gone", func(t *testing.T) {
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		s := p.add(t, "http://127.0.0.1:1/feed.xml", 15)
 		rec := queue.Recovery("source", p.db.ResetStuckSources, 0, clock, nil)
@@ -316,7 +302,7 @@ func TestFetchPipeline(t *testing.T) {
 		farm := feedtest.NewFarm(1, 3)
 		defer farm.Close()
 		farm.SetStatus(0, http.StatusInternalServerError)
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		p.run(t)
 		s := p.add(t, farm.URL(0), 10)
@@ -383,7 +369,7 @@ func TestFetchPipeline(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 		}))
 		defer srv.Close()
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		p.run(t)
 		s := p.add(t, srv.URL+"/feed", 15)
@@ -539,7 +525,7 @@ func TestPoliteness(t *testing.T) {
 			_, _ = w.Write(farm.Feed(0, 3))
 		}))
 		defer srv.Close()
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		p.run(t)
 		s := p.add(t, srv.URL+"/feed", 15)

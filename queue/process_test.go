@@ -288,7 +288,7 @@ func TestProcessing(t *testing.T) {
 	t.Run("without credits items stay NEW; after the daily refill they are processed", func(t *testing.T) {
 		farm := feedtest.NewFarm(1, 3)
 		defer farm.Close()
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newProcessPipeline(t, clock, "")
 		if _, err := p.psched.Cycle(ctx); err != nil { // first refill of the day
 			t.Fatal(err)
@@ -310,7 +310,7 @@ func TestProcessing(t *testing.T) {
 	})
 
 	t.Run("items stuck in PENDING or PROCESSING are reset to NEW", func(t *testing.T) {
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newProcessPipeline(t, clock, "")
 		src := p.add(t, "http://127.0.0.1:1/feed", 15)
 		_, err := p.db.Write.Exec(`insert into items (source_id, user_id, guid, status, status_changed_at) values (?, 1, 'a', 'PROCESSING', ?), (?, 1, 'b', 'PENDING', ?)`,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/sqlite"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
 // BenchmarkRetention simulates weeks of a busy installation with a daily prune and reports the
@@ -144,7 +145,7 @@ type dayFigures struct {
 
 func runRetention(b *testing.B, simDays, keepDays, nSources int) {
 	ctx := context.Background()
-	clock := &fakeClock{t: day0}
+	clock := sqlitetest.NewClock(day0)
 	path := os.Getenv("RETENTION_DB")
 	if path == "" {
 		// The sizes do not depend on the file system, the run time does: on this machine's

@@ -270,14 +270,8 @@ func (s *Server) apiCreateSource(w http.ResponseWriter, r *http.Request) {
 	if req.Type == "auto" {
 		in.Type = ""
 	}
-	if req.RefreshIntervalMinutes != nil {
-		// An explicit 0 is a mistake, not "the default": leaving the field out gives the default.
-		if err := app.ValidateInterval(*req.RefreshIntervalMinutes); err != nil {
-			s.apiError(w, r, err)
-			return
-		}
-		in.RefreshIntervalMinutes = *req.RefreshIntervalMinutes
-	}
+	// Leaving the field out gives the default; an explicit 0 is a mistake the service refuses.
+	in.RefreshIntervalMinutes = req.RefreshIntervalMinutes
 	src, err := s.opts.Sources.Add(r.Context(), in)
 	if err != nil {
 		s.apiError(w, r, err)

@@ -250,10 +250,7 @@ func (s *Server) briefingView(r *http.Request, b *app.Briefing) BriefingView {
 	v.Schedule = fmt.Sprintf("%s%s at %s · %s", map[string]string{app.Daily: "Every day", app.Weekly: "Every week"}[b.Frequency], day, b.Time, b.Timezone)
 	now := s.clock.Now()
 	if next := b.NextRunAt(now); next != nil {
-		loc, err := time.LoadLocation(b.Timezone)
-		if err != nil {
-			loc = time.UTC
-		}
+		loc := app.Location(b.Timezone)
 		local := next.In(loc)
 		when := local.Format("Mon 2 Jan 15:04")
 		today := now.In(loc)
@@ -526,10 +523,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		s.appError(w, r, err)
 		return
 	}
-	loc, lerr := time.LoadLocation(b.Timezone)
-	if lerr != nil {
-		loc = time.UTC
-	}
+	loc := app.Location(b.Timezone)
 	v := ReportView{Report: rep, Briefing: b, FeedURL: s.feedURL(r, b.ID),
 		Period: rep.PeriodStart.In(loc).Format("Mon 2 Jan 15:04") + " – " + rep.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")}
 	if s.opts.Deliveries != nil {
@@ -594,7 +588,7 @@ func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
 			full = append(full, f)
 		}
 	}
-	out, err := app.ReportsAtom(b, full, baseURL(r), location(b.Timezone))
+	out, err := app.ReportsAtom(b, full, baseURL(r), app.Location(b.Timezone))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -622,15 +616,7 @@ func (s *Server) reportMarkdown(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="report-%d.md"`, rep.ID))
-	_, _ = w.Write([]byte(app.ReportMarkdown(b, rep, location(b.Timezone))))
-}
-
-func location(zone string) *time.Location {
-	loc, err := time.LoadLocation(zone)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
+	_, _ = w.Write([]byte(app.ReportMarkdown(b, rep, app.Location(b.Timezone))))
 }
 
 func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {

@@ -286,13 +286,7 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
 			s.addFailed(w, r, form)
 			return
 		}
-		if n == 0 {
-			// 0 would mean "default" to the service; in a form it is a mistake.
-			form.Error = app.ErrorMessage(app.ValidateInterval(0))
-			s.addFailed(w, r, form)
-			return
-		}
-		in.RefreshIntervalMinutes = n
+		in.RefreshIntervalMinutes = &n
 	}
 	src, err := s.opts.Sources.Add(r.Context(), in)
 	var choice *app.FeedChoice

@@ -87,27 +87,20 @@ func relativeTime(t, now time.Time) string {
 		}
 		return "just now"
 	case d < time.Hour:
-		s = plural(int(d.Round(time.Minute)/time.Minute), "min", "min")
+		s = app.Plural(int(d.Round(time.Minute)/time.Minute), "min", "min")
 	case d < 24*time.Hour:
-		s = plural(int(d.Round(time.Hour)/time.Hour), "hour", "hours")
+		s = app.Plural(int(d.Round(time.Hour)/time.Hour), "hour", "hours")
 	case d < 30*24*time.Hour:
-		s = plural(int(d.Round(24*time.Hour)/(24*time.Hour)), "day", "days")
+		s = app.Plural(int(d.Round(24*time.Hour)/(24*time.Hour)), "day", "days")
 	case d < 365*24*time.Hour:
-		s = plural(int(d/(30*24*time.Hour)), "month", "months")
+		s = app.Plural(int(d/(30*24*time.Hour)), "month", "months")
 	default:
-		s = plural(int(d/(365*24*time.Hour)), "year", "years")
+		s = app.Plural(int(d/(365*24*time.Hour)), "year", "years")
 	}
 	if future {
 		return "in " + s
 	}
 	return s + " ago"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }
 
 // SourceView is a source made for display.
@@ -155,11 +148,11 @@ func (v SourceView) IntervalLabel() string {
 func intervalWords(m int) string {
 	switch {
 	case m%(24*60) == 0:
-		return plural(m/(24*60), "day", "days")
+		return app.Plural(m/(24*60), "day", "days")
 	case m%60 == 0:
-		return plural(m/60, "hour", "hours")
+		return app.Plural(m/60, "hour", "hours")
 	default:
-		return plural(m, "minute", "minutes")
+		return app.Plural(m, "minute", "minutes")
 	}
 }
 
@@ -199,14 +192,7 @@ func typeLabel(t app.SourceType) string {
 	return string(t)
 }
 
-func hostOf(u string) string {
-	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
-	u = strings.TrimPrefix(u, "www.")
-	if i := strings.IndexAny(u, "/?#"); i >= 0 {
-		u = u[:i]
-	}
-	return u
-}
+func hostOf(u string) string { return strings.TrimPrefix(app.HostOf(u), "www.") }
 
 // initials are up to two letters standing for a name, in place of a favicon.
 func initials(name string) string {
@@ -325,7 +311,7 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 	return ItemView{
 		ID:         it.ID,
 		Title:      title,
-		Link:       safeLink(it.Link),
+		Link:       app.SafeLink(it.Link),
 		Author:     it.Author,
 		SourceID:   it.SourceID,
 		SourceName: sourceName,
@@ -346,15 +332,6 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 		Hidden:     it.Hidden,
 		Snippet:    snippetParts(it.Snippet),
 	}
-}
-
-// safeLink lets only http(s) links out; anything else (javascript:, data:) becomes empty.
-func safeLink(u string) string {
-	l := strings.ToLower(strings.TrimSpace(u))
-	if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
-		return strings.TrimSpace(u)
-	}
-	return ""
 }
 
 // excerpt cuts plain text to at most n runes at a word boundary; truncated tells whether it was cut.

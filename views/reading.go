@@ -443,13 +443,6 @@ func actionText(f *app.Filter) string {
 	return fmt.Sprintf("score %+d", f.ScoreDelta)
 }
 
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
 func keyPlaceholder(set bool) string {
 	if set {
 		return "•••••• stored (leave blank to keep)"

@@ -139,10 +139,7 @@ type Message struct {
 // external assets, a plain-text part, a link back to the report and one to the briefing's settings.
 func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL string) *Message {
 	base := strings.TrimRight(baseURL, "/")
-	loc, err := time.LoadLocation(b.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := app.Location(b.Timezone)
 	reportURL := fmt.Sprintf("%s/reports/%d", base, r.ID)
 	settingsURL := base + "/briefings"
 	e := html.EscapeString
@@ -156,7 +153,7 @@ func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL strin
 	for _, it := range r.Items {
 		h.WriteString(`<div style="margin:0 0 20px;padding:0 0 16px;border-bottom:1px solid #dedbd3;">`)
 		title := e(it.Title)
-		if link := safeLink(it.Link); link != "" {
+		if link := app.SafeLink(it.Link); link != "" {
 			title = fmt.Sprintf(`<a href="%s" style="color:#1f5fa8;text-decoration:none;">%s</a>`, e(link), title)
 		}
 		fmt.Fprintf(&h, `<h2 style="font-size:19px;margin:0 0 4px;">%d. %s</h2>`, it.Rank, title)
@@ -167,7 +164,7 @@ func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL strin
 		if len(it.AlsoCoveredBy) > 0 {
 			var also []string
 			for _, c := range it.AlsoCoveredBy {
-				if link := safeLink(c.Link); link != "" {
+				if link := app.SafeLink(c.Link); link != "" {
 					also = append(also, fmt.Sprintf(`<a href="%s" style="color:#1f5fa8;">%s</a>`, e(link), e(c.Source)))
 				} else {
 					also = append(also, e(c.Source))
@@ -191,14 +188,6 @@ func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL strin
 		ID:     fmt.Sprintf("report-%d-delivery-%d@%s", r.ID, deliveryID, strings.Split(host, ":")[0]), To: to,
 		Subject: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan")), Text: text, HTML: h.String(), Unsubscribe: settingsURL,
 	}
-}
-
-func safeLink(u string) string {
-	l := strings.ToLower(strings.TrimSpace(u))
-	if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
-		return strings.TrimSpace(u)
-	}
-	return ""
 }
 
 // Merge returns base with the user's own settings where they are set.
