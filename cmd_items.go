@@ -36,7 +36,7 @@ func itemsCmd(cfg *config) *cobra.Command {
 						return err
 					}
 				}
-				items, err := svc.Reading.List(ctx, f)
+				items, err := svc.Reading.Items(ctx, f)
 				if err != nil {
 					return err
 				}

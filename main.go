@@ -152,7 +152,8 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	e.svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.fetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
 			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend},
-		Reading:    &app.Reading{Items: db, Filters: db, Settings: db, Queue: e.processQ},
+		Reading:    &app.Reading{Store: db, Queue: e.processQ},
+		Settings:   &app.UserSettings{Store: db},
 		Enriching:  enriching,
 		Deliveries: deliveries,
 		Briefings: &app.Briefings{Store: db, Queue: e.briefingQ, Ranker: enrich.Ranker{Embedded: e.embedded}, Writer: e.chooser,
@@ -263,7 +264,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		return err
 	}
 	handler := views.New(views.Options{
-		Sources: e.svc.Sources, Store: e.db, Log: e.log, Version: version,
+		Sources: e.svc.Sources, Log: e.log, Version: version,
 		ImportOPML: func(ctx context.Context, userID int64, r io.Reader) (int, int, []string, error) {
 			res, err := e.svc.Sources.ImportOPML(ctx, userID, r, nil)
 			if res == nil {
@@ -271,21 +272,18 @@ func serve(cmd *cobra.Command, cfg *config) error {
 			}
 			return res.Added, res.Skipped, res.Errors, err
 		},
-		ExportOPML:      e.svc.Sources.ExportOPML,
-		Reading:         e.svc.Reading,
-		Enricher:        views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
-		TestLLM:         e.chooser.TestLLM,
-		Briefings:       e.db,
-		Deliveries:      e.svc.Deliveries.List,
-		PreviewBriefing: e.svc.Briefings.Preview,
-		ResendDelivery:  e.svc.Deliveries.Resend,
-		SendTestEmail:   e.svc.Deliveries.SendTest,
-		RunBriefing:     e.svc.Briefings.RunNow,
-		Queues:          e.admin,
-		Accounts:        e.svc.Accounts,
-		RequireLogin:    requireLogin,
-		DataCare:        views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.db.Path},
-		Metrics:         promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
+		ExportOPML:   e.svc.Sources.ExportOPML,
+		Reading:      e.svc.Reading,
+		Settings:     e.svc.Settings,
+		Enricher:     views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
+		TestLLM:      e.chooser.TestLLM,
+		Briefings:    e.svc.Briefings,
+		Deliveries:   e.svc.Deliveries,
+		Queues:       e.admin,
+		Accounts:     e.svc.Accounts,
+		RequireLogin: requireLogin,
+		DataCare:     views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.db.Path},
+		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 

@@ -307,3 +307,18 @@ func (s *Briefings) Reports(ctx context.Context, userID, briefingID int64, limit
 func (s *Briefings) Report(ctx context.Context, userID, id int64) (*Report, error) {
 	return s.Store.Report(ctx, userID, id)
 }
+
+// Delete deletes one of the user's briefings and its reports.
+func (s *Briefings) Delete(ctx context.Context, userID, id int64) error {
+	return s.Store.DeleteBriefing(ctx, userID, id)
+}
+
+// SetPaused pauses or resumes one of the user's briefings.
+func (s *Briefings) SetPaused(ctx context.Context, userID, id int64, paused bool) error {
+	return s.Store.SetBriefingPaused(ctx, userID, id, paused)
+}
+
+// Owner is the user a briefing belongs to (for its feed, reached by token).
+func (s *Briefings) Owner(ctx context.Context, id int64) (int64, error) {
+	return s.Store.BriefingOwner(ctx, id)
+}

@@ -323,3 +323,28 @@ func (s *Sources) List(ctx context.Context, userID int64) ([]*Source, error) {
 func (s *Sources) Delete(ctx context.Context, userID, id int64) error {
 	return s.Store.DeleteSource(ctx, userID, id)
 }
+
+// Get is one of the user's sources.
+func (s *Sources) Get(ctx context.Context, userID, id int64) (*Source, error) {
+	return s.Store.Source(ctx, userID, id)
+}
+
+// Page is a page of the user's sources (the Sources page: a user may follow thousands).
+func (s *Sources) Page(ctx context.Context, f SourceFilter) ([]*Source, error) {
+	return s.Store.SourceList(ctx, f)
+}
+
+// Summary counts the user's sources.
+func (s *Sources) Summary(ctx context.Context, userID int64) (SourceSummary, error) {
+	return s.Store.SourceSummary(ctx, userID)
+}
+
+// Names lists the ids and names of the user's sources, the address standing in for a missing name.
+func (s *Sources) Names(ctx context.Context, userID int64) ([]SourceName, error) {
+	return s.Store.SourceNames(ctx, userID)
+}
+
+// Items is a page of the items of the user's sources.
+func (s *Sources) Items(ctx context.Context, f ItemFilter) ([]*Item, error) {
+	return s.Store.Items(ctx, f)
+}

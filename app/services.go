@@ -5,6 +5,7 @@ package app
 type Services struct {
 	Sources    *Sources
 	Reading    *Reading
+	Settings   *UserSettings
 	Enriching  *Enriching
 	Briefings  *Briefings
 	Deliveries *Deliveries

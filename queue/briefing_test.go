@@ -107,7 +107,7 @@ func TestBriefings(t *testing.T) {
 		due := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "Europe/Brussels"}
 		later := &app.Briefing{UserID: 1, Name: "Evening", Time: "19:00", Timezone: "Europe/Brussels"}
 		for _, b := range []*app.Briefing{due, later} {
-			if err := r.db.SaveBriefing(ctx, b); err != nil {
+			if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -146,7 +146,7 @@ func TestBriefings(t *testing.T) {
 		r.item(t, "Tech", "A minor library update", "Version 1.0.1 fixes a typo.", 10, h(5))
 		r.item(t, "Tech", "Old news from last week", "This is old.", 95, h(24*6))
 		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 50, ItemLimit: 5}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := r.runNow(ctx, b.ID, now); !ok || err != nil {
@@ -177,7 +177,7 @@ func TestBriefings(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := &app.Briefing{UserID: 1, Name: "DB", Time: "07:00", Timezone: "UTC", Topic: "databases"}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := r.runNow(ctx, b.ID, now); err != nil {
@@ -193,7 +193,7 @@ func TestBriefings(t *testing.T) {
 	t.Run("an empty period gives an honest 'nothing new' report", func(t *testing.T) {
 		r := newBriefingRig(t, now)
 		b := &app.Briefing{UserID: 1, Name: "Quiet", Time: "07:00", Timezone: "UTC"}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := r.runNow(ctx, b.ID, now); err != nil {
@@ -215,7 +215,7 @@ func TestBriefings(t *testing.T) {
 		})
 		r.item(t, "Le Soir", "Tram to the airport approved", "The council approved the tram.", 90, now.Add(-time.Hour))
 		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC"}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := r.runNow(ctx, b.ID, now); err != nil {
@@ -239,7 +239,7 @@ func TestBriefings(t *testing.T) {
 	t.Run("a briefing created after today's time first runs tomorrow", func(t *testing.T) {
 		r := newBriefingRig(t, now) // 08:00 Brussels
 		b := &app.Briefing{UserID: 1, Name: "Late", Time: "07:00", Timezone: "Europe/Brussels"}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		if n, _ := r.sched.QueueDue(ctx); n != 0 {
@@ -257,7 +257,7 @@ func TestBriefings(t *testing.T) {
 			{UserID: 1, Name: "x", ItemLimit: 500}, {UserID: 1, Name: "x", EmailEnabled: true}, {UserID: 1, Name: "x", Recipients: []string{"nope"}},
 			{UserID: 1, Name: "x", SourceIDs: []int64{99}},
 		} {
-			if err := r.db.SaveBriefing(ctx, b); app.ErrorCode(err) != app.EINVALID {
+			if err := (&app.Briefings{Store: r.db}).Save(ctx, b); app.ErrorCode(err) != app.EINVALID {
 				t.Errorf("%+v: %v", b, err)
 			}
 		}

@@ -121,7 +121,7 @@ func TestEmailDelivery(t *testing.T) {
 		r := emailRig(t, srv)
 		r.item(t, "Le Soir", "Tram to the airport <approved>", "The council approved the tram.", 90, time.Now().Add(-time.Hour))
 		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "Europe/Brussels", EmailEnabled: true, Recipients: []string{"ann@example.com"}}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		return r, b
@@ -206,7 +206,7 @@ func TestEmailDelivery(t *testing.T) {
 			}
 		}
 		b.EmailEnabled = false
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, r, app.DeliverySkipped)
@@ -223,7 +223,7 @@ func TestEmailEmptyReport(t *testing.T) {
 	quiet := &app.Briefing{UserID: 1, Name: "Quiet", Time: "07:00", Timezone: "UTC", EmailEnabled: true, Recipients: []string{"ann@example.com"}}
 	asked := &app.Briefing{UserID: 1, Name: "Always", Time: "07:00", Timezone: "UTC", EmailEnabled: true, EmailWhenEmpty: true, Recipients: []string{"bob@example.com"}}
 	for _, b := range []*app.Briefing{quiet, asked} {
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {

@@ -183,7 +183,7 @@ func runRetention(b *testing.B, simDays, keepDays, nSources int) {
 		sources = append(sources, s)
 	}
 	brief := &app.Briefing{UserID: 1, Name: "Daily", Frequency: "DAILY"}
-	if err := db.SaveBriefing(ctx, brief); err != nil {
+	if err := (&app.Briefings{Store: db}).Save(ctx, brief); err != nil {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(5, 6))

@@ -106,7 +106,7 @@ func TestPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := &app.Briefing{UserID: 1, Name: "Morning", Frequency: "DAILY"}
-		if err := db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		reported := idOf(t, db, "old-reported")

@@ -33,11 +33,8 @@ func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error)
 	return s, nil
 }
 
-// UpdateSettings validates and stores a settings change.
+// UpdateSettings stores a settings change that app.UserSettings.Update validated.
 func (db *DB) UpdateSettings(ctx context.Context, userID int64, u app.SettingsUpdate) (*app.Settings, error) {
-	if err := u.Validate(); err != nil {
-		return nil, err
-	}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		set := func(col string, v any) error {
 			_, err := tx.ExecContext(ctx, `update users set `+col+` = ? where id = ?`, v, userID)
@@ -142,11 +139,9 @@ func (db *DB) Filters(ctx context.Context, userID int64) ([]*app.Filter, error) 
 	return out, rows.Err()
 }
 
-// CreateFilter validates and stores a filter rule.
+// CreateFilter stores a filter rule that app.Reading.AddFilter validated; it checks that the
+// rule's source is the user's.
 func (db *DB) CreateFilter(ctx context.Context, f *app.Filter) error {
-	if err := f.Validate(); err != nil {
-		return err
-	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		if f.SourceID != nil {
 			var n int

@@ -241,7 +241,7 @@ func (s *Server) apiID(w http.ResponseWriter, r *http.Request) (int64, bool) {
 }
 
 func (s *Server) apiListSources(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.opts.Store.Sources(r.Context(), userID(r))
+	srcs, err := s.opts.Sources.List(r.Context(), userID(r))
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -278,7 +278,7 @@ func (s *Server) apiCreateSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Read it back so the answer shows what is stored (item count, times).
-	if stored, err := s.opts.Store.Source(r.Context(), userID(r), src.ID); err == nil {
+	if stored, err := s.opts.Sources.Get(r.Context(), userID(r), src.ID); err == nil {
 		src = stored
 	}
 	w.Header().Set("Location", "/api/sources/"+strconv.FormatInt(src.ID, 10))
@@ -290,7 +290,7 @@ func (s *Server) apiGetSource(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	src, err := s.opts.Store.Source(r.Context(), userID(r), id)
+	src, err := s.opts.Sources.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -333,7 +333,7 @@ func (s *Server) apiDeleteSource(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.opts.Store.DeleteSource(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Sources.Delete(r.Context(), userID(r), id); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -346,7 +346,7 @@ func (s *Server) apiRefreshSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Check it exists, so an unknown id is a 404 rather than "nothing queued".
-	if _, err := s.opts.Store.Source(r.Context(), userID(r), id); err != nil {
+	if _, err := s.opts.Sources.Get(r.Context(), userID(r), id); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -390,11 +390,11 @@ func (s *Server) apiItems(w http.ResponseWriter, r *http.Request) {
 		}
 		f.Offset = n
 	}
-	if _, err := s.opts.Store.Source(r.Context(), userID(r), id); err != nil {
+	if _, err := s.opts.Sources.Get(r.Context(), userID(r), id); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
-	items, err := s.opts.Store.Items(r.Context(), f)
+	items, err := s.opts.Sources.Items(r.Context(), f)
 	if err != nil {
 		s.apiError(w, r, err)
 		return

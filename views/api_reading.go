@@ -82,7 +82,7 @@ func (s *Server) apiListItems(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	items, err := s.opts.Reading.Items.Items(r.Context(), f)
+	items, err := s.opts.Reading.Items(r.Context(), f)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -107,7 +107,7 @@ func (s *Server) apiGetItem(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	it, err := s.opts.Reading.Items.Item(r.Context(), userID(r), id)
+	it, err := s.opts.Reading.Item(r.Context(), userID(r), id)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -131,7 +131,7 @@ func (s *Server) apiPatchItem(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	it, err := s.opts.Reading.Items.UpdateItem(r.Context(), userID(r), id, app.ItemUpdate{Read: req.Read, Starred: req.Starred, Hidden: req.Hidden})
+	it, err := s.opts.Reading.Update(r.Context(), userID(r), id, app.ItemUpdate{Read: req.Read, Starred: req.Starred, Hidden: req.Hidden})
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -185,10 +185,11 @@ func (s *Server) settingsJSON(st *app.Settings) SettingsJSON {
 }
 
 func (s *Server) apiGetSettings(w http.ResponseWriter, r *http.Request) {
-	if !s.reading(w, r) {
+	if s.opts.Settings == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Settings are not enabled on this server."))
 		return
 	}
-	st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r))
+	st, err := s.opts.Settings.Get(r.Context(), userID(r))
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -214,7 +215,8 @@ type patchSettingsRequest struct {
 }
 
 func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
-	if !s.reading(w, r) {
+	if s.opts.Settings == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Settings are not enabled on this server."))
 		return
 	}
 	var req patchSettingsRequest
@@ -222,7 +224,7 @@ func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	st, err := s.opts.Reading.Settings.UpdateSettings(r.Context(), userID(r), app.SettingsUpdate{
+	st, err := s.opts.Settings.Update(r.Context(), userID(r), app.SettingsUpdate{
 		Interests: req.Interests, Topics: req.Topics, Enricher: req.Enricher, DailyCredits: req.DailyCredits, Timezone: req.Timezone,
 		LLMBaseURL: req.LLMBaseURL, LLMModel: req.LLMModel, LLMAPIKey: req.LLMAPIKey,
 		SMTPHost: req.SMTPHost, SMTPPort: req.SMTPPort, SMTPUsername: req.SMTPUsername, SMTPPassword: req.SMTPPassword, SMTPFrom: req.SMTPFrom, SMTPTLS: req.SMTPTLS})
@@ -237,7 +239,7 @@ func (s *Server) apiListFilters(w http.ResponseWriter, r *http.Request) {
 	if !s.reading(w, r) {
 		return
 	}
-	fs, err := s.opts.Reading.Filters.Filters(r.Context(), userID(r))
+	fs, err := s.opts.Reading.Filters(r.Context(), userID(r))
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -308,7 +310,7 @@ func (s *Server) apiDeleteFilter(w http.ResponseWriter, r *http.Request) {
 	if !s.reading(w, r) {
 		return
 	}
-	if err := s.opts.Reading.Filters.DeleteFilter(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Reading.DeleteFilter(r.Context(), userID(r), id); err != nil {
 		s.apiError(w, r, err)
 		return
 	}

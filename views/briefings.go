@@ -38,7 +38,7 @@ func (s *Server) apiListBriefings(w http.ResponseWriter, r *http.Request) {
 	if !s.briefingsOn(w, r) {
 		return
 	}
-	bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r))
+	bs, err := s.opts.Briefings.List(r.Context(), userID(r))
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -83,7 +83,7 @@ func (s *Server) apiCreateBriefing(w http.ResponseWriter, r *http.Request) {
 	}
 	b := &app.Briefing{UserID: userID(r)}
 	req.apply(b)
-	if err := s.opts.Briefings.SaveBriefing(r.Context(), b); err != nil {
+	if err := s.opts.Briefings.Save(r.Context(), b); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -104,7 +104,7 @@ func (s *Server) apiGetBriefing(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -117,7 +117,7 @@ func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -129,7 +129,7 @@ func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.apply(b)
-	if err := s.opts.Briefings.SaveBriefing(r.Context(), b); err != nil {
+	if err := s.opts.Briefings.Save(r.Context(), b); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -141,7 +141,7 @@ func (s *Server) apiDeleteBriefing(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.opts.Briefings.DeleteBriefing(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Briefings.Delete(r.Context(), userID(r), id); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -162,13 +162,13 @@ func (s *Server) apiRunBriefing(w http.ResponseWriter, r *http.Request) {
 
 // runBriefing queues a run now; a briefing already queued or running is a conflict.
 func (s *Server) runBriefing(r *http.Request, id int64) error {
-	if _, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id); err != nil {
+	if _, err := s.opts.Briefings.Get(r.Context(), userID(r), id); err != nil {
 		return err
 	}
-	if s.opts.RunBriefing == nil {
+	if s.opts.Briefings == nil {
 		return app.Errorf(app.ECONFLICT, "Briefings do not run on this server (no workers).")
 	}
-	ok, err := s.opts.RunBriefing(r.Context(), id)
+	ok, err := s.opts.Briefings.RunNow(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (s *Server) apiBriefingReports(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if _, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id); err != nil {
+	if _, err := s.opts.Briefings.Get(r.Context(), userID(r), id); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -224,7 +224,7 @@ func (s *Server) apiGetReport(w http.ResponseWriter, r *http.Request) {
 		Deliveries []*app.Delivery `json:"deliveries"`
 	}{Report: rep, Deliveries: []*app.Delivery{}}
 	if s.opts.Deliveries != nil {
-		if ds, err := s.opts.Deliveries(r.Context(), rep.ID); err == nil && ds != nil {
+		if ds, err := s.opts.Deliveries.List(r.Context(), rep.ID); err == nil && ds != nil {
 			out.Deliveries = ds
 		}
 	}
@@ -323,7 +323,7 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 		s.comingSoon("briefings")(w, r)
 		return
 	}
-	bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r))
+	bs, err := s.opts.Briefings.List(r.Context(), userID(r))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -336,8 +336,8 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 	}
 	if v.Form.Time == "" {
 		v.Form.Time, v.Form.ItemLimit, v.Form.Frequency, v.Form.DayOfWeek = "07:00", "10", app.Daily, "1"
-		if s.opts.Reading != nil {
-			if st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r)); err == nil {
+		if s.opts.Settings != nil {
+			if st, err := s.opts.Settings.Get(r.Context(), userID(r)); err == nil {
 				v.Form.Timezone = st.Timezone
 			}
 		}
@@ -405,7 +405,7 @@ func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingFo
 	atoi(f.ItemLimit, &b.ItemLimit, "The number of items")
 	atoi(f.MinScore, &b.MinScore, "The minimum score")
 	if err == nil {
-		err = s.opts.Briefings.SaveBriefing(r.Context(), b)
+		err = s.opts.Briefings.Save(r.Context(), b)
 	}
 	return f, err
 }
@@ -421,7 +421,7 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 		s.notFound(w, r)
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return
@@ -436,8 +436,8 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 		return
 	}
 	v.Reports, _ = s.opts.Briefings.Reports(r.Context(), userID(r), id, 30)
-	if s.opts.PreviewBriefing != nil {
-		if v.Preview, err = s.opts.PreviewBriefing(r.Context(), b); err != nil {
+	if s.opts.Briefings != nil {
+		if v.Preview, err = s.opts.Briefings.Preview(r.Context(), b); err != nil {
 			v.PrevErr = app.ErrorMessage(err)
 		}
 	}
@@ -450,7 +450,7 @@ func (s *Server) saveBriefing(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return
@@ -480,11 +480,11 @@ func (s *Server) briefingAction(action string) http.HandlerFunc {
 		case "run":
 			err, msg = s.runBriefing(r, id), "Running — the report appears here in a moment."
 		case "pause":
-			err, msg = s.opts.Briefings.SetBriefingPaused(r.Context(), userID(r), id, true), "Briefing paused."
+			err, msg = s.opts.Briefings.SetPaused(r.Context(), userID(r), id, true), "Briefing paused."
 		case "resume":
-			err, msg = s.opts.Briefings.SetBriefingPaused(r.Context(), userID(r), id, false), "Briefing resumed."
+			err, msg = s.opts.Briefings.SetPaused(r.Context(), userID(r), id, false), "Briefing resumed."
 		case "delete":
-			err, msg = s.opts.Briefings.DeleteBriefing(r.Context(), userID(r), id), "Briefing deleted."
+			err, msg = s.opts.Briefings.Delete(r.Context(), userID(r), id), "Briefing deleted."
 		}
 		if err != nil {
 			if app.ErrorCode(err) == app.EINTERNAL {
@@ -518,7 +518,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		s.appError(w, r, err)
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), rep.BriefingID)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), rep.BriefingID)
 	if err != nil {
 		s.appError(w, r, err)
 		return
@@ -527,7 +527,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	v := ReportView{Report: rep, Briefing: b, FeedURL: s.feedURL(r, b.ID),
 		Period: rep.PeriodStart.In(loc).Format("Mon 2 Jan 15:04") + " – " + rep.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")}
 	if s.opts.Deliveries != nil {
-		v.Deliveries, _ = s.opts.Deliveries(r.Context(), rep.ID)
+		v.Deliveries, _ = s.opts.Deliveries.List(r.Context(), rep.ID)
 	}
 	s.render(w, r, reportPage(s.page(w, r, "briefings", b.Name), v))
 }
@@ -565,14 +565,14 @@ func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
 			s.notFound(w, r)
 			return
 		}
-		owner, err := s.opts.Briefings.BriefingOwner(r.Context(), id)
+		owner, err := s.opts.Briefings.Owner(r.Context(), id)
 		if err != nil {
 			s.appError(w, r, err)
 			return
 		}
 		uid = owner
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), uid, id)
+	b, err := s.opts.Briefings.Get(r.Context(), uid, id)
 	if err != nil {
 		s.appError(w, r, err)
 		return
@@ -609,7 +609,7 @@ func (s *Server) reportMarkdown(w http.ResponseWriter, r *http.Request) {
 		s.appError(w, r, err)
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), rep.BriefingID)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), rep.BriefingID)
 	if err != nil {
 		s.appError(w, r, err)
 		return
@@ -621,11 +621,11 @@ func (s *Server) reportMarkdown(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(r)
-	if !ok || s.opts.ResendDelivery == nil {
+	if !ok || s.opts.Deliveries == nil {
 		s.notFound(w, r)
 		return
 	}
-	if err := s.opts.ResendDelivery(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Deliveries.Resend(r.Context(), userID(r), id); err != nil {
 		s.redirect(w, r, back(r, "/briefings"), flashError(app.ErrorMessage(err)))
 		return
 	}
@@ -634,11 +634,11 @@ func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) apiResendDelivery(w http.ResponseWriter, r *http.Request) {
 	id, ok := pathID(r)
-	if !ok || s.opts.ResendDelivery == nil {
+	if !ok || s.opts.Deliveries == nil {
 		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Delivery %q not found.", r.PathValue("id")))
 		return
 	}
-	if err := s.opts.ResendDelivery(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Deliveries.Resend(r.Context(), userID(r), id); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -647,7 +647,7 @@ func (s *Server) apiResendDelivery(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
 	to := strings.TrimSpace(r.PostFormValue("to"))
-	if s.opts.SendTestEmail == nil {
+	if s.opts.Deliveries == nil {
 		s.redirect(w, r, "/settings", flashError("No SMTP server is configured: set MORNINGDECK_SMTP_HOST and MORNINGDECK_SMTP_FROM."))
 		return
 	}
@@ -655,7 +655,7 @@ func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
 		s.redirect(w, r, "/settings", flashError("Enter the address to send the test email to."))
 		return
 	}
-	if err := s.opts.SendTestEmail(r.Context(), userID(r), to); err != nil {
+	if err := s.opts.Deliveries.SendTest(r.Context(), userID(r), to); err != nil {
 		s.redirect(w, r, "/settings", flashError("The test email failed: "+err.Error()))
 		return
 	}
@@ -664,10 +664,10 @@ func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
 
 // topicNames lists the user's topics, for the briefing form's topic picker.
 func (s *Server) topicNames(r *http.Request) []string {
-	if s.opts.Reading == nil {
+	if s.opts.Settings == nil {
 		return nil
 	}
-	st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r))
+	st, err := s.opts.Settings.Get(r.Context(), userID(r))
 	if err != nil {
 		return nil
 	}

@@ -26,7 +26,7 @@ const (
 // sourceNames lists the user's sources for a picker: ids and names (the host of its address
 // for a source without a name), in name order.
 func (s *Server) sourceNames(r *http.Request) ([]app.SourceName, error) {
-	names, err := s.opts.Store.SourceNames(r.Context(), userID(r))
+	names, err := s.opts.Sources.Names(r.Context(), userID(r))
 	for i := range names {
 		if strings.Contains(names[i].Name, "://") {
 			names[i].Name = hostOf(names[i].Name)
@@ -49,7 +49,7 @@ func (s *Server) itemViews(items []*app.Item) []ItemView {
 
 // today is the home page: onboarding on the first start, the newest items afterwards.
 func (s *Server) today(w http.ResponseWriter, r *http.Request) {
-	sum, err := s.opts.Store.SourceSummary(r.Context(), userID(r))
+	sum, err := s.opts.Sources.Summary(r.Context(), userID(r))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -59,7 +59,7 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Since your last visit: what is unread, best first (then newest).
-	items, err := s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), Unread: true, Sort: "score", Limit: todayItems})
+	items, err := s.opts.Sources.Items(r.Context(), app.ItemFilter{UserID: userID(r), Unread: true, Sort: "score", Limit: todayItems})
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -67,7 +67,7 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
 		Items: s.itemViews(items)}
 	if s.opts.Briefings != nil {
-		if bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r)); err == nil {
+		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
 			for _, b := range bs {
 				if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 1); err == nil && len(reps) > 0 {
 					v.Reports = append(v.Reports, TodayReport{ID: reps[0].ID, Name: b.Name, Overview: reps[0].Overview, When: s.timeView(&reps[0].GeneratedAt)})
@@ -115,10 +115,10 @@ func (s *Server) sourceList(r *http.Request) (SourceListView, error) {
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	var err error
-	if l.Summary, err = s.opts.Store.SourceSummary(r.Context(), userID(r)); err != nil {
+	if l.Summary, err = s.opts.Sources.Summary(r.Context(), userID(r)); err != nil {
 		return l, err
 	}
-	srcs, err := s.opts.Store.SourceList(r.Context(), app.SourceFilter{UserID: userID(r), Q: l.Q, Show: l.Show, Limit: sourcesPerPage + 1, Offset: offset})
+	srcs, err := s.opts.Sources.Page(r.Context(), app.SourceFilter{UserID: userID(r), Q: l.Q, Show: l.Show, Limit: sourcesPerPage + 1, Offset: offset})
 	if err != nil {
 		return l, err
 	}
@@ -210,7 +210,7 @@ func (s *Server) loadSource(w http.ResponseWriter, r *http.Request) (*app.Source
 		s.notFound(w, r)
 		return nil, false
 	}
-	src, err := s.opts.Store.Source(r.Context(), userID(r), id)
+	src, err := s.opts.Sources.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return nil, false
@@ -219,7 +219,7 @@ func (s *Server) loadSource(w http.ResponseWriter, r *http.Request) (*app.Source
 }
 
 func (s *Server) sourceItems(r *http.Request, src *app.Source) ([]ItemView, error) {
-	items, err := s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), SourceID: src.ID, Limit: sourceItems})
+	items, err := s.opts.Sources.Items(r.Context(), app.ItemFilter{UserID: userID(r), SourceID: src.ID, Limit: sourceItems})
 	if err != nil {
 		return nil, err
 	}
@@ -412,7 +412,7 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, confirmDeletePage(s.page(w, r, "sources", "Delete "+sv.Name), sv))
 		return
 	}
-	if err := s.opts.Store.DeleteSource(r.Context(), userID(r), src.ID); err != nil {
+	if err := s.opts.Sources.Delete(r.Context(), userID(r), src.ID); err != nil {
 		s.actionFailed(w, r, "/sources", err)
 		return
 	}

@@ -31,13 +31,13 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 	if s.opts.RequireLogin {
 		p.Account = currentUser(r).Name
 	}
-	if s.opts.Store != nil {
-		if sum, err := s.opts.Store.SourceSummary(r.Context(), userID(r)); err == nil {
+	if s.opts.Sources != nil {
+		if sum, err := s.opts.Sources.Summary(r.Context(), userID(r)); err == nil {
 			p.ErrorSources = sum.Errors
 		}
 	}
-	if s.opts.Reading != nil && s.opts.Reading.Items != nil {
-		if c, err := s.opts.Reading.Items.Counts(r.Context(), userID(r)); err == nil {
+	if s.opts.Reading != nil {
+		if c, err := s.opts.Reading.Counts(r.Context(), userID(r)); err == nil {
 			p.UnreadItems = c.Unread
 		}
 	}

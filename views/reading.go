@@ -101,8 +101,8 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	if s.opts.Reading != nil {
-		if st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r)); err == nil {
+	if s.opts.Settings != nil {
+		if st, err := s.opts.Settings.Get(r.Context(), userID(r)); err == nil {
 			for _, t := range st.Topics {
 				v.Topics = append(v.Topics, t.Name)
 			}
@@ -110,7 +110,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	}
 	var items []*app.Item
 	if v.AllSources > 0 {
-		if items, err = s.opts.Store.Items(r.Context(), f); err != nil {
+		if items, err = s.opts.Sources.Items(r.Context(), f); err != nil {
 			s.serverError(w, r, err)
 			return
 		}
@@ -140,7 +140,7 @@ func (s *Server) loadItem(w http.ResponseWriter, r *http.Request) (*app.Item, bo
 		s.notFound(w, r)
 		return nil, false
 	}
-	it, err := s.opts.Reading.Items.Item(r.Context(), userID(r), id)
+	it, err := s.opts.Reading.Item(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return nil, false
@@ -162,7 +162,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	v := ItemPageView{Item: s.itemView(it, "")}
 	if len(it.Topics) > 0 {
 		v.Topic = it.Topics[0]
-		related, err := s.opts.Reading.Items.Items(r.Context(), app.ItemFilter{UserID: userID(r), Topic: v.Topic, Limit: 6})
+		related, err := s.opts.Reading.Items(r.Context(), app.ItemFilter{UserID: userID(r), Topic: v.Topic, Limit: 6})
 		if err == nil {
 			for _, o := range related {
 				if o.ID != it.ID && len(v.Related) < 5 {
@@ -191,7 +191,7 @@ func (s *Server) toggleItem(action string) http.HandlerFunc {
 		case "hide":
 			u.Hidden = &on
 		}
-		it, err := s.opts.Reading.Items.UpdateItem(r.Context(), userID(r), it.ID, u)
+		it, err := s.opts.Reading.Update(r.Context(), userID(r), it.ID, u)
 		if err != nil {
 			s.appError(w, r, err)
 			return
@@ -199,7 +199,7 @@ func (s *Server) toggleItem(action string) http.HandlerFunc {
 		here := back(r, "/items")
 		if r.Header.Get("HX-Request") == "true" {
 			card := itemCard(s.itemView(it, ""), true, false, here)
-			if c, err := s.opts.Reading.Items.Counts(r.Context(), userID(r)); err == nil {
+			if c, err := s.opts.Reading.Counts(r.Context(), userID(r)); err == nil {
 				card = templ.Join(card, unreadBadge(c.Unread, true)) // the sidebar's count follows
 			}
 			s.render(w, r, card)
@@ -227,7 +227,7 @@ func (s *Server) markAllRead(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	src, _ := strconv.ParseInt(r.PostFormValue("source"), 10, 64)
-	n, err := s.opts.Reading.Items.MarkAllRead(r.Context(), userID(r), src)
+	n, err := s.opts.Reading.MarkAllRead(r.Context(), userID(r), src)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -241,18 +241,18 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status int, form *SettingsView, ff FilterForm) {
-	if s.opts.Reading == nil {
+	if s.opts.Settings == nil {
 		s.comingSoon("settings")(w, r)
 		return
 	}
-	st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r))
+	st, err := s.opts.Settings.Get(r.Context(), userID(r))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	v := SettingsView{Interests: st.Interests, Topics: app.FormatTopics(st.Topics), Enricher: st.Enricher, Info: s.opts.Enricher,
 		Credits: st.Credits, DailyCredits: strconv.Itoa(st.DailyCredits), Timezone: st.Timezone, FilterForm: ff,
-		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil, CanTestEmail: s.opts.SendTestEmail != nil,
+		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil, CanTestEmail: s.opts.Deliveries != nil,
 		SMTPHost: st.SMTPHost, SMTPPort: portValue(st.SMTPPort), SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS,
 		LLMAvailable: s.opts.Enricher.LLMConfigured || st.LLMModel != "" || st.Enricher == app.EnricherLLM,
 		DataCare:     s.opts.DataCare, Admin: currentUser(r).Admin}
@@ -263,7 +263,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 		v.Interests, v.Topics, v.Enricher, v.DailyCredits, v.Timezone, v.Error = form.Interests, form.Topics, form.Enricher, form.DailyCredits, form.Timezone, form.Error
 		v.LLMBaseURL, v.LLMModel = form.LLMBaseURL, form.LLMModel
 	}
-	if v.Filters, err = s.opts.Reading.Filters.Filters(r.Context(), userID(r)); err != nil {
+	if v.Filters, err = s.opts.Reading.Filters(r.Context(), userID(r)); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
@@ -275,7 +275,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 }
 
 func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Reading == nil {
+	if s.opts.Settings == nil {
 		s.notFound(w, r)
 		return
 	}
@@ -305,7 +305,7 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) {
 		}
 		u.DailyCredits = &n
 	}
-	if _, err := s.opts.Reading.Settings.UpdateSettings(r.Context(), userID(r), u); err != nil {
+	if _, err := s.opts.Settings.Update(r.Context(), userID(r), u); err != nil {
 		if app.ErrorCode(err) != app.EINVALID {
 			s.serverError(w, r, err)
 			return
@@ -406,7 +406,7 @@ func (s *Server) deleteFilter(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	if err := s.opts.Reading.Filters.DeleteFilter(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Reading.DeleteFilter(r.Context(), userID(r), id); err != nil {
 		s.redirect(w, r, "/settings", flashError(app.ErrorMessage(err)))
 		return
 	}
@@ -459,7 +459,7 @@ func portValue(p int) string {
 
 // saveEmail stores the user's SMTP settings; a blank password keeps the stored one.
 func (s *Server) saveEmail(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Reading == nil {
+	if s.opts.Settings == nil {
 		s.notFound(w, r)
 		return
 	}
@@ -478,7 +478,7 @@ func (s *Server) saveEmail(w http.ResponseWriter, r *http.Request) {
 	if pass := r.PostFormValue("smtpPassword"); pass != "" {
 		u.SMTPPassword = &pass
 	}
-	if _, err := s.opts.Reading.Settings.UpdateSettings(r.Context(), userID(r), u); err != nil {
+	if _, err := s.opts.Settings.Update(r.Context(), userID(r), u); err != nil {
 		if app.ErrorCode(err) != app.EINVALID {
 			s.serverError(w, r, err)
 			return

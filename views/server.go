@@ -21,7 +21,6 @@ import (
 // Options for New. Sources and Store are required; the rest may be zero.
 type Options struct {
 	Sources *app.Sources
-	Store   app.SourceStore
 	Log     *slog.Logger
 	Version string
 	Clock   app.Clock // for relative times rendered on the server; nil is the system clock
@@ -30,22 +29,16 @@ type Options struct {
 	// ExportOPML writes the user's sources as OPML; nil makes export answer 404.
 	ExportOPML func(ctx context.Context, userID int64, w io.Writer) error
 
-	// Reading serves the items pages, the item API, settings and filters; nil hides them.
+	// Reading serves the items pages, the item API and filters; nil hides them.
 	Reading *app.Reading
+	// Settings are each user's settings (the settings page and API, interests for briefings).
+	Settings *app.UserSettings
 	// Enricher describes the configured enrichers for the settings page (never an API key).
 	Enricher EnricherInfo
-	// Briefings keeps briefings and reports; nil shows the page as coming soon.
-	Briefings app.BriefingStore
-	// RunBriefing queues a run of a briefing now; false when it is already queued, running or paused.
-	RunBriefing func(ctx context.Context, id int64) (bool, error)
-	// PreviewBriefing computes the report a briefing would write now, without storing it.
-	PreviewBriefing func(ctx context.Context, b *app.Briefing) (*app.Report, error)
-	// Deliveries lists a report's email deliveries.
-	Deliveries func(ctx context.Context, reportID int64) ([]*app.Delivery, error)
-	// ResendDelivery queues a failed delivery again.
-	ResendDelivery func(ctx context.Context, userID, id int64) error
-	// SendTestEmail sends a test message to an address with the configured SMTP server; nil hides it.
-	SendTestEmail func(ctx context.Context, userID int64, to string) error
+	// Briefings keeps, runs and previews briefings and their reports; nil shows the page as coming soon.
+	Briefings *app.Briefings
+	// Deliveries lists, resends and tests report emails; nil hides them.
+	Deliveries *app.Deliveries
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
 	// Queues sees and steers the background queues (the Queues page, /admin/queue-stats,
