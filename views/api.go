@@ -120,26 +120,13 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// apiError maps a domain error to a status; internal errors are logged and not shown.
+// apiError answers a JSON request that failed (see failure); internal errors are logged and not shown.
 func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
-	status := http.StatusInternalServerError
-	switch app.ErrorCode(err) {
-	case app.EINVALID:
-		status = http.StatusBadRequest
-	case app.ENOTFOUND:
-		status = http.StatusNotFound
-	case app.ECONFLICT:
-		status = http.StatusConflict
-	case app.EUNAUTHORIZED:
-		status = http.StatusUnauthorized
-	case app.EFORBIDDEN:
-		status = http.StatusForbidden
-	case app.ETOOMANY:
-		status = http.StatusTooManyRequests
-	default:
+	status, msg, internal := failure(err)
+	if internal {
 		s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "error", err)
 	}
-	writeJSON(w, status, apiErrorBody{Error: app.ErrorMessage(err)})
+	writeJSON(w, status, apiErrorBody{Error: msg})
 }
 
 // decode reads one JSON object into v: at most 1 MiB, no unknown fields, nothing after it.

@@ -423,12 +423,10 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 // the error page for the rest.
 func (s *Server) actionFailed(w http.ResponseWriter, r *http.Request, fallback string, err error) {
 	switch app.ErrorCode(err) {
-	case app.ENOTFOUND:
-		s.appError(w, r, err)
 	case app.EINVALID, app.ECONFLICT:
 		s.redirect(w, r, back(r, fallback), flashError(app.ErrorMessage(err)))
 	default:
-		s.serverError(w, r, err)
+		s.appError(w, r, err)
 	}
 }
 

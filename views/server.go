@@ -290,13 +290,42 @@ func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) 
 		"The server hit an unexpected problem and has logged it. Try again in a moment."))
 }
 
-// appError shows a domain error as a page: not found as 404, the rest as 500.
+// failure is the one mapping of an error to an answer, for pages and the JSON API alike: the
+// HTTP status of its domain code, the message for a person, and whether it is an internal
+// error (logged, never shown: the person gets a generic message).
+func failure(err error) (status int, msg string, internal bool) {
+	switch app.ErrorCode(err) {
+	case app.EINVALID:
+		status = http.StatusBadRequest
+	case app.ENOTFOUND:
+		status = http.StatusNotFound
+	case app.ECONFLICT:
+		status = http.StatusConflict
+	case app.EUNAUTHORIZED:
+		status = http.StatusUnauthorized
+	case app.EFORBIDDEN:
+		status = http.StatusForbidden
+	case app.ETOOMANY:
+		status = http.StatusTooManyRequests
+	default:
+		return http.StatusInternalServerError, app.ErrorMessage(err), true
+	}
+	return status, app.ErrorMessage(err), false
+}
+
+// appError shows an error as a page with its status (see failure); internal errors get the
+// error page and are logged.
 func (s *Server) appError(w http.ResponseWriter, r *http.Request, err error) {
-	if app.ErrorCode(err) == app.ENOTFOUND {
-		s.renderStatus(w, r, http.StatusNotFound, errorPage(s.page(w, r, "", "Not found"), "Not found", app.ErrorMessage(err)))
+	status, msg, internal := failure(err)
+	if internal {
+		s.serverError(w, r, err)
 		return
 	}
-	s.serverError(w, r, err)
+	title := http.StatusText(status)
+	if status == http.StatusNotFound {
+		title = "Not found"
+	}
+	s.renderStatus(w, r, status, errorPage(s.page(w, r, "", title), title, msg))
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
