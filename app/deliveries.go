@@ -127,3 +127,23 @@ func (s *Deliveries) Send(ctx context.Context, a Attempt, id int64) (Outcome, er
 	log.Info("email sent", "to", d.Recipient, "report", r.ID, "duration", time.Since(start))
 	return Outcome{Result: "sent"}, nil
 }
+
+// Delivery statuses.
+const (
+	DeliveryPending = "PENDING"
+	DeliverySending = "SENDING"
+	DeliverySent    = "SENT"
+	DeliveryFailed  = "FAILED"
+	DeliverySkipped = "SKIPPED"
+)
+
+// Delivery is one email of a report to one recipient.
+type Delivery struct {
+	ID        int64      `json:"id"`
+	ReportID  int64      `json:"reportId"`
+	Recipient string     `json:"recipient"`
+	Status    string     `json:"status"`
+	Attempts  int        `json:"attempts"`
+	LastError string     `json:"lastError"`
+	SentAt    *time.Time `json:"sentAt"`
+}

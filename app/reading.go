@@ -5,24 +5,6 @@ import (
 	"database/sql"
 )
 
-// ItemStore keeps items for reading.
-type ItemStore interface {
-	Items(ctx context.Context, f ItemFilter) ([]*Item, error)
-	Item(ctx context.Context, userID, id int64) (*Item, error)
-	UpdateItem(ctx context.Context, userID, id int64, u ItemUpdate) (*Item, error)
-	MarkAllRead(ctx context.Context, userID, sourceID int64) (int, error)
-	Counts(ctx context.Context, userID int64) (ItemCounts, error)
-	// RetryItem puts an ERROR (or DONE) item back to PENDING and calls enqueue in the same transaction.
-	RetryItem(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx, it PendingItem) error) error
-}
-
-// FilterStore keeps filter rules.
-type FilterStore interface {
-	Filters(ctx context.Context, userID int64) ([]*Filter, error)
-	CreateFilter(ctx context.Context, f *Filter) error
-	DeleteFilter(ctx context.Context, userID, id int64) error
-}
-
 // ProcessQueue is where items wait to be enriched.
 type ProcessQueue interface {
 	EnqueueTx(ctx context.Context, tx *sql.Tx, it PendingItem) error
