@@ -349,3 +349,21 @@ func back(r *http.Request, fallback string) string {
 	}
 	return fallback
 }
+
+func (s *Server) comingSoon(key string) http.HandlerFunc {
+	v := comingSoonPages[key]
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.render(w, r, comingSoonPage(s.page(w, r, key, v.Title), v))
+	}
+}
+
+// actionFailed ends a form post that could not be done: an error flash for what the user can fix,
+// the error page for the rest.
+func (s *Server) actionFailed(w http.ResponseWriter, r *http.Request, fallback string, err error) {
+	switch app.ErrorCode(err) {
+	case app.EINVALID, app.ECONFLICT:
+		s.redirect(w, r, back(r, fallback), flashError(app.ErrorMessage(err)))
+	default:
+		s.appError(w, r, err)
+	}
+}
