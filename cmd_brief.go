@@ -139,7 +139,7 @@ func briefCmd(cfg *config) *cobra.Command {
 				return fmt.Errorf("--format %q: use md or json", format)
 			}
 			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
-				rep, err := svc.Briefings.Report(ctx, app.DefaultUserID, id)
+				rep, b, err := svc.Briefings.ReportWithBriefing(ctx, app.DefaultUserID, id)
 				if err != nil {
 					return err
 				}
@@ -147,10 +147,6 @@ func briefCmd(cfg *config) *cobra.Command {
 					enc := json.NewEncoder(cmd.OutOrStdout())
 					enc.SetIndent("", "  ")
 					return enc.Encode(rep)
-				}
-				b, err := svc.Briefings.Get(ctx, app.DefaultUserID, rep.BriefingID)
-				if err != nil {
-					return err
 				}
 				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, app.Location(b.Timezone)))
 				return err

@@ -322,3 +322,16 @@ func (s *Briefings) SetPaused(ctx context.Context, userID, id int64, paused bool
 func (s *Briefings) Owner(ctx context.Context, id int64) (int64, error) {
 	return s.Store.BriefingOwner(ctx, id)
 }
+
+// ReportWithBriefing is one of the user's reports with the briefing that wrote it.
+func (s *Briefings) ReportWithBriefing(ctx context.Context, userID, id int64) (*Report, *Briefing, error) {
+	r, err := s.Store.Report(ctx, userID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err := s.Store.Briefing(ctx, userID, r.BriefingID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, b, nil
+}

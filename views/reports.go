@@ -76,12 +76,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
-	if err != nil {
-		s.appError(w, r, err)
-		return
-	}
-	b, err := s.opts.Briefings.Get(r.Context(), userID(r), rep.BriefingID)
+	rep, b, err := s.opts.Briefings.ReportWithBriefing(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return
@@ -167,12 +162,7 @@ func (s *Server) reportMarkdown(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
-	if err != nil {
-		s.appError(w, r, err)
-		return
-	}
-	b, err := s.opts.Briefings.Get(r.Context(), userID(r), rep.BriefingID)
+	rep, b, err := s.opts.Briefings.ReportWithBriefing(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return
