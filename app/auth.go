@@ -237,3 +237,13 @@ func (a *Accounts) User(ctx context.Context, name string) (*User, error) {
 func (a *Accounts) DeleteUser(ctx context.Context, userID int64) error {
 	return a.Store.DeleteUser(ctx, userID)
 }
+
+// APITokens lists the user's API tokens (never their secrets).
+func (a *Accounts) APITokens(ctx context.Context, userID int64) ([]*APIToken, error) {
+	return a.Store.APITokens(ctx, userID)
+}
+
+// DeleteAPIToken revokes one of the user's API tokens.
+func (a *Accounts) DeleteAPIToken(ctx context.Context, userID, id int64) error {
+	return a.Store.DeleteAPIToken(ctx, userID, id)
+}
