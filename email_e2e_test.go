@@ -8,67 +8,12 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/emersion/go-smtp"
-
 	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
 )
-
-// mailbox is a real SMTP server in the test process; hangFirst makes the first message's DATA
-// block until the client goes away.
-type mailbox struct {
-	addr      string
-	mu        sync.Mutex
-	got       []string
-	hangFirst atomic.Bool
-	hung      chan struct{}
-	n         atomic.Int64
-}
-
-func newMailbox(t *testing.T) *mailbox {
-	t.Helper()
-	m := &mailbox{hung: make(chan struct{})}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailboxSession{m: m}, nil }))
-	srv.Domain, srv.AllowInsecureAuth = "localhost", true
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m.addr = l.Addr().String()
-	go func() { _ = srv.Serve(l) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	return m
-}
-
-type mailboxSession struct{ m *mailbox }
-
-func (s *mailboxSession) Reset()                               {}
-func (s *mailboxSession) Logout() error                        { return nil }
-func (s *mailboxSession) Mail(string, *smtp.MailOptions) error { return nil }
-func (s *mailboxSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
-func (s *mailboxSession) Data(r io.Reader) error {
-	if s.m.n.Add(1) == 1 && s.m.hangFirst.Load() {
-		close(s.m.hung)
-		_, _ = io.Copy(io.Discard, r) // until the killed client's connection drops
-		return &smtp.SMTPError{Code: 451, Message: "connection lost"}
-	}
-	b, _ := io.ReadAll(r)
-	s.m.mu.Lock()
-	s.m.got = append(s.m.got, string(b))
-	s.m.mu.Unlock()
-	return nil
-}
-
-func (m *mailbox) messages() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]string(nil), m.got...)
-}
 
 func TestEmailEndToEnd(t *testing.T) {
 	t.Run("a kill -9 while sending: after the restart the report is delivered exactly once", func(t *testing.T) {

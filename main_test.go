@@ -1,7 +1,6 @@
 package main_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"database/sql"
@@ -11,9 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -21,70 +18,8 @@ import (
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite"
-
 	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
 )
-
-var binary string
-
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "morningdeck-bin")
-	if err != nil {
-		panic(err)
-	}
-	binary = filepath.Join(dir, "morningdeck")
-	build := exec.Command("go", "build", "-o", binary, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "build failed: %v\n%s", err, out)
-		os.Exit(1)
-	}
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-// run runs the binary with a data dir and returns stdout, stderr and the exit error.
-func run(t *testing.T, dataDir string, args ...string) (string, string, error) {
-	t.Helper()
-	cmd := exec.Command(binary, append([]string{"--data-dir", dataDir}, args...)...)
-	// A configuration file of the machine's user must not change what the tests see.
-	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn", "XDG_CONFIG_HOME="+t.TempDir())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	return stdout.String(), stderr.String(), err
-}
-
-func mustRun(t *testing.T, dataDir string, args ...string) string {
-	t.Helper()
-	out, errOut, err := run(t, dataDir, args...)
-	if err != nil {
-		t.Fatalf("morningdeck %v: %v\nstdout: %s\nstderr: %s", args, err, out, errOut)
-	}
-	return out
-}
-
-type sourceJSON struct {
-	ID          int64  `json:"id"`
-	URL         string `json:"url"`
-	Name        string `json:"name"`
-	Type        string `json:"type"`
-	Status      string `json:"status"`
-	FetchStatus string `json:"fetchStatus"`
-	ItemCount   int    `json:"itemCount"`
-	LastError   string `json:"lastError"`
-}
-
-func listSources(t *testing.T, dataDir string) []sourceJSON {
-	t.Helper()
-	var out []sourceJSON
-	if err := json.Unmarshal([]byte(mustRun(t, dataDir, "source", "list", "--json")), &out); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
 
 func TestCLI(t *testing.T) {
 	farm := feedtest.NewFarm(3, 5)
@@ -130,6 +65,12 @@ func TestCLI(t *testing.T) {
 			{[]string{"source", "add", farm.URL(0), "--type", "bogus"}, "Unknown source type"},
 			{[]string{"source", "rm", "42"}, "not found"},
 			{[]string{"source", "rm", "abc"}, "not a source ID"},
+			{[]string{"items", "show", "abc"}, `"abc" is not an item ID`},
+			{[]string{"enrich", "0"}, `"0" is not an item ID`},
+			{[]string{"brief", "run", "abc"}, `"abc" is not a briefing ID`},
+			{[]string{"brief", "show", "abc"}, `"abc" is not a report ID`},
+			{[]string{"source", "add", "r/golang+rust"}, "multireddit"},
+			{[]string{"source", "add", "r/golang+rust", "--type", "reddit"}, "add each subreddit (r/golang, r/rust)"},
 			{[]string{"source", "refresh"}, "--all"},
 			{[]string{"import", "opml", filepath.Join(dir, "missing.opml")}, "no such file"},
 		} {
@@ -173,46 +114,6 @@ func TestCLI(t *testing.T) {
 			t.Fatalf("version said %q", out)
 		}
 	})
-}
-
-// startServer starts `morningdeck serve` and returns its base URL and process.
-func startServer(t *testing.T, dataDir string, extra ...string) (string, *exec.Cmd) {
-	t.Helper()
-	return startServerLog(t, dataDir, os.Stderr, extra...)
-}
-
-// startServerLog is startServer with the app's log (its stderr) written to logw.
-func startServerLog(t *testing.T, dataDir string, logw io.Writer, extra ...string) (string, *exec.Cmd) {
-	t.Helper()
-	args := append([]string{"--data-dir", dataDir, "serve", "--no-browser", "--addr", "127.0.0.1:0"}, extra...)
-	cmd := exec.Command(binary, args...)
-	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = logw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	lines := bufio.NewScanner(stdout)
-	re := regexp.MustCompile(`http://[0-9.:]+/`)
-	found := make(chan string, 1)
-	go func() {
-		for lines.Scan() {
-			if u := re.FindString(lines.Text()); u != "" {
-				found <- u
-			}
-		}
-	}()
-	select {
-	case u := <-found:
-		return u, cmd
-	case <-time.After(20 * time.Second):
-		t.Fatal("server did not start")
-	}
-	return "", nil
 }
 
 func TestCrashMidFetch(t *testing.T) {

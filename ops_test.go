@@ -96,25 +96,6 @@ func TestTwoWorkerProcesses(t *testing.T) {
 	}
 }
 
-func openRead(t *testing.T, dir string) *sql.DB {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db")+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
-}
-
-func countItems(t *testing.T, dir, status string) int {
-	t.Helper()
-	var n int
-	if err := openRead(t, dir).QueryRow(`select count(*) from items where status = ?`, status).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
 func TestConfigAndQueueCLI(t *testing.T) {
 	t.Run("flags win over the environment, which wins over the config file; secrets are masked", func(t *testing.T) {
 		dir := t.TempDir()

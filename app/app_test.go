@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,35 @@ func TestRedditURL(t *testing.T) {
 			t.Errorf("RedditURL(%q) = %q, %v; want %q", in, got, ok, want)
 		}
 	}
+}
+
+func TestSubreddit(t *testing.T) {
+	for _, tc := range []struct{ name, in, want, err string }{
+		{"the short form", "r/golang", "https://www.reddit.com/r/golang", ""},
+		{"an address on any host keeps its host", "http://127.0.0.1:8080/r/golang/new", "http://127.0.0.1:8080/r/golang", ""},
+		{"a multireddit is refused with what to do instead", "r/golang+rust", "", "add each subreddit (r/golang, r/rust) as a source of its own"},
+		{"a multireddit address is refused too", "https://www.reddit.com/r/golang+rust/", "", "multireddit"},
+		{"a name longer than Reddit allows is refused", "r/" + strings.Repeat("a", 22), "", "2 to 21 letters"},
+		{"a user page is not a subreddit", "https://www.reddit.com/user/someone", "", "is not a subreddit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := app.Subreddit(tc.in)
+			if got != tc.want || (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+				t.Fatalf("Subreddit(%q) = %q, %v; want %q, error with %q", tc.in, got, err, tc.want, tc.err)
+			}
+			if err != nil && app.ErrorCode(err) != app.EINVALID {
+				t.Fatalf("error code %q, want invalid", app.ErrorCode(err))
+			}
+		})
+	}
+	t.Run("adding a multireddit is refused before anything is stored, with or without a type", func(t *testing.T) {
+		s := &app.Sources{} // no store: a refusal must come before it is needed
+		for _, typ := range []app.SourceType{"", app.SourceReddit} {
+			if _, err := s.Add(context.Background(), app.AddSource{URL: "r/golang+rust", Type: typ}); err == nil || !strings.Contains(err.Error(), "multireddit") {
+				t.Errorf("type %q: err %v, want the multireddit refusal", typ, err)
+			}
+		}
+	})
 }
 
 func TestNormalizeURL(t *testing.T) {

@@ -223,3 +223,27 @@ func randomToken(prefix string) string {
 	_, _ = rand.Read(b)
 	return prefix + base64.RawURLEncoding.EncodeToString(b)
 }
+
+// Users lists the accounts.
+func (a *Accounts) Users(ctx context.Context) ([]*User, error) { return a.Store.Users(ctx) }
+
+// User is the account of that name.
+func (a *Accounts) User(ctx context.Context, name string) (*User, error) {
+	u, _, err := a.Store.UserByName(ctx, name)
+	return u, err
+}
+
+// DeleteUser deletes an account and its data.
+func (a *Accounts) DeleteUser(ctx context.Context, userID int64) error {
+	return a.Store.DeleteUser(ctx, userID)
+}
+
+// APITokens lists the user's API tokens (never their secrets).
+func (a *Accounts) APITokens(ctx context.Context, userID int64) ([]*APIToken, error) {
+	return a.Store.APITokens(ctx, userID)
+}
+
+// DeleteAPIToken revokes one of the user's API tokens.
+func (a *Accounts) DeleteAPIToken(ctx context.Context, userID, id int64) error {
+	return a.Store.DeleteAPIToken(ctx, userID, id)
+}

@@ -61,42 +61,54 @@ func ReportMarkdown(b *Briefing, r *Report, loc *time.Location) string {
 	return w.String()
 }
 
+// HTMLStyle is the inline style of each element of a report's HTML: empty for the Atom feed
+// (a feed reader styles it), the newsletter look for email (mail clients drop style sheets).
+type HTMLStyle struct {
+	Period, Overview, Item, Title, Link, Meta, Summary, Also string
+}
+
 // ReportHTML writes a report as a self-contained HTML fragment with every piece of text escaped
-// (for the Atom feed; email uses the same).
-func ReportHTML(b *Briefing, r *Report, loc *time.Location) string {
+// and only http(s) links: the one HTML rendering of a report outside the web page, used by the
+// Atom feed (no style) and the email (with its style).
+func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string {
 	if loc == nil {
 		loc = time.UTC
 	}
-	var w strings.Builder
 	e := html.EscapeString
-	fmt.Fprintf(&w, "<p><em>%s – %s</em></p>\n<p>%s</p>\n<ol>\n", e(r.PeriodStart.In(loc).Format("Mon 2 Jan 15:04")),
-		e(r.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")), e(r.Overview))
+	attr := func(style string) string {
+		if style == "" {
+			return ""
+		}
+		return ` style="` + e(style) + `"`
+	}
+	link := func(u, text string) string {
+		if u = SafeLink(u); u == "" {
+			return text
+		}
+		return `<a href="` + e(u) + `"` + attr(st.Link) + `>` + text + `</a>`
+	}
+	var w strings.Builder
+	fmt.Fprintf(&w, "<p%s>%s – %s</p>\n", attr(st.Period), e(r.PeriodStart.In(loc).Format("Mon 2 Jan 15:04")), e(r.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")))
+	fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Overview), e(r.Overview))
 	for _, it := range r.Items {
-		title := e(it.Title)
-		if u := mdURL(it.Link); u != "" {
-			title = `<a href="` + e(u) + `">` + title + `</a>`
-		}
-		fmt.Fprintf(&w, "<li><p><strong>%s</strong> — %s · %d</p>", title, e(it.SourceName), it.Score)
-		if it.Summary != "" {
-			fmt.Fprintf(&w, "<p>%s</p>", e(it.Summary))
-		}
+		fmt.Fprintf(&w, "<div%s>\n<h2%s>%d. %s</h2>\n", attr(st.Item), attr(st.Title), it.Rank, link(it.Link, e(it.Title)))
+		meta := fmt.Sprintf("%s · score %d", e(it.SourceName), it.Score)
 		if it.ScoreReasoning != "" {
-			fmt.Fprintf(&w, "<p><em>%s</em></p>", e(it.ScoreReasoning))
+			meta += " · " + e(it.ScoreReasoning)
+		}
+		fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Meta), meta)
+		if it.Summary != "" {
+			fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Summary), e(it.Summary))
 		}
 		if len(it.AlsoCoveredBy) > 0 {
 			var also []string
 			for _, c := range it.AlsoCoveredBy {
-				if u := mdURL(c.Link); u != "" {
-					also = append(also, `<a href="`+e(u)+`">`+e(c.Source)+`</a>`)
-				} else {
-					also = append(also, e(c.Source))
-				}
+				also = append(also, link(c.Link, e(c.Source)))
 			}
-			fmt.Fprintf(&w, "<p>Also covered by %s</p>", strings.Join(also, ", "))
+			fmt.Fprintf(&w, "<p%s>Also covered by %s</p>\n", attr(st.Also), strings.Join(also, ", "))
 		}
-		w.WriteString("</li>\n")
+		w.WriteString("</div>\n")
 	}
-	w.WriteString("</ol>\n")
 	return w.String()
 }
 
@@ -142,7 +154,7 @@ func ReportsAtom(b *Briefing, reports []*Report, baseURL string, loc *time.Locat
 		f.Entries = append(f.Entries, atomEntry{
 			Title: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan 2006")), ID: href,
 			Updated: r.GeneratedAt.UTC().Format(time.RFC3339), Link: atomLink{Href: href, Rel: "alternate", Type: "text/html"},
-			Content: atomText{Type: "html", Body: ReportHTML(b, r, loc)},
+			Content: atomText{Type: "html", Body: ReportHTML(b, r, loc, HTMLStyle{})},
 		})
 	}
 	out, err := xml.MarshalIndent(f, "", "  ")

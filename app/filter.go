@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"time"
@@ -190,4 +191,11 @@ func ApplyFilters(filters []*Filter, it *Item) FilterEffect {
 		}
 	}
 	return e
+}
+
+// FilterStore keeps filter rules.
+type FilterStore interface {
+	Filters(ctx context.Context, userID int64) ([]*Filter, error)
+	CreateFilter(ctx context.Context, f *Filter) error
+	DeleteFilter(ctx context.Context, userID, id int64) error
 }

@@ -139,9 +139,9 @@ func (s *Sources) ImportOPML(ctx context.Context, userID int64, r io.Reader, pro
 	}
 	res := &ImportResult{}
 	for i, e := range entries {
-		interval := e.Interval
-		if interval < MinRefreshInterval || interval > MaxRefreshInterval {
-			interval = 0
+		var interval *int // an interval outside the allowed range gets the default
+		if e.Interval >= MinRefreshInterval && e.Interval <= MaxRefreshInterval {
+			interval = &e.Interval
 		}
 		_, err := s.Add(ctx, AddSource{UserID: userID, URL: e.URL, Name: e.Name, Type: e.Type, RefreshIntervalMinutes: interval})
 		var ae *Error

@@ -188,3 +188,22 @@ func FormatTopics(ts []Topic) string {
 	}
 	return b.String()
 }
+
+// UserSettings is the service behind each user's settings: interests, topics, enricher, SMTP.
+// (app.Settings is the settings themselves, hence the name.)
+type UserSettings struct {
+	Store SettingsStore
+}
+
+// Get is the user's settings.
+func (s *UserSettings) Get(ctx context.Context, userID int64) (*Settings, error) {
+	return s.Store.Settings(ctx, userID)
+}
+
+// Update validates and applies a change to the user's settings.
+func (s *UserSettings) Update(ctx context.Context, userID int64, u SettingsUpdate) (*Settings, error) {
+	if err := u.Validate(); err != nil {
+		return nil, err
+	}
+	return s.Store.UpdateSettings(ctx, userID, u)
+}

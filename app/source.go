@@ -91,52 +91,6 @@ func Backoff(interval time.Duration, errors int) time.Duration {
 	return min(d, MaxBackoff)
 }
 
-// ItemStatus is where an item is in the processing pipeline.
-type ItemStatus string
-
-const (
-	ItemNew        ItemStatus = "NEW"
-	ItemPending    ItemStatus = "PENDING"
-	ItemProcessing ItemStatus = "PROCESSING"
-	ItemDone       ItemStatus = "DONE"
-	ItemError      ItemStatus = "ERROR"
-)
-
-// Item is one entry of a source: an article, a post, a link on a page.
-type Item struct {
-	ID           int64
-	SourceID     int64
-	UserID       int64
-	GUID         string
-	Title        string
-	Link         string
-	Author       string
-	PublishedAt  *time.Time
-	RawContent   string
-	CleanContent string // sanitized HTML, safe to render
-	Text         string // plain text of the content, for search and enrichment
-	Extra        map[string]any
-	Status       ItemStatus
-	CreatedAt    time.Time
-	SourceName   string // filled by queries that join the source
-
-	// Enrichment (the processing pipeline).
-	Summary        string
-	Tags           []string
-	Topics         []string
-	Score          *int // nil until scored
-	ScoreReasoning string
-	EnrichedBy     string
-	Attempts       int
-	LastError      string
-
-	// Reading state.
-	ReadAt  *time.Time
-	Starred bool
-	Hidden  bool
-	Snippet string // search result snippet: plain text with the matches marked by \x01 … \x02
-}
-
 // SourceUpdate holds the user-editable fields of a source; nil leaves a field as it is.
 type SourceUpdate struct {
 	Name                   *string
@@ -154,35 +108,6 @@ type FetchResult struct {
 	Items        []Item
 	NextFetchAt  *time.Time // floor from Cache-Control, Expires, ttl
 	Interval     *int       // new interval for auto-interval sources
-}
-
-// ItemUpdate changes an item's reading state; nil leaves a field as it is.
-type ItemUpdate struct {
-	Read    *bool
-	Starred *bool
-	Hidden  *bool
-}
-
-// ItemCounts are the numbers the navigation shows.
-type ItemCounts struct {
-	Unread, Starred, Errors, Hidden int
-}
-
-// ItemFilter selects items.
-type ItemFilter struct {
-	UserID   int64
-	SourceID int64
-	Q        string     // full-text search
-	Status   ItemStatus // "" for any
-	Unread   bool
-	Starred  bool
-	Hidden   bool // the "flagged" view: only hidden items; otherwise hidden items are left out
-	MinScore int
-	Topic    string
-	Tag      string
-	Sort     string // "date" (default) or "score"; a search sorts by relevance
-	Limit    int
-	Offset   int
 }
 
 // SourceFilter selects a page of a user's sources, ordered by name.

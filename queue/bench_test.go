@@ -33,8 +33,8 @@ func BenchmarkIngest(b *testing.B) {
 		db := sqlitetest.New(b)
 		ctx := context.Background()
 		q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 2000, Workers: 4, PollInterval: 10 * time.Millisecond})
-		w := &queue.FetchWorker{Store: db, Fetcher: feeds.New(feeds.Options{PerHost: 4})}
-		w.Register(q)
+		sources := &app.Sources{Store: db, Queue: q, Fetches: db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{PerHost: 4})}}
+		queue.HandleFetch(q, sources)
 		// Sources are created as the OPML import or the API would, but without their own
 		// immediate enqueue, so the scheduler does the queueing as in steady state.
 		tx, _ := db.Write.Begin()
@@ -44,7 +44,7 @@ func BenchmarkIngest(b *testing.B) {
 			}
 		}
 		_ = tx.Commit()
-		sched := &queue.Scheduler{Store: db, Queue: q, BatchSize: 2000}
+		sched := &dueSources{s: sources, BatchSize: 2000}
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
 		go func() { _ = q.Run(runCtx); close(done) }()
@@ -175,14 +175,14 @@ func BenchmarkNotModifiedCycle(b *testing.B) {
 	db := sqlitetest.New(b)
 	ctx := context.Background()
 	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 2000, Workers: 4, PollInterval: 10 * time.Millisecond})
-	w := &queue.FetchWorker{Store: db, Fetcher: feeds.New(feeds.Options{PerHost: 4})}
-	w.Register(q)
+	sources := &app.Sources{Store: db, Queue: q, Fetches: db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{PerHost: 4})}}
+	queue.HandleFetch(q, sources)
 	for i := range feedCount {
 		if _, err := db.Write.Exec(`insert into sources (user_id, type, url, name) values (1, 'rss', ?, '')`, farm.URL(i)); err != nil {
 			b.Fatal(err)
 		}
 	}
-	sched := &queue.Scheduler{Store: db, Queue: q, BatchSize: 2000}
+	sched := &dueSources{s: sources, BatchSize: 2000}
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { _ = q.Run(runCtx) }()

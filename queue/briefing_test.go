@@ -20,8 +20,8 @@ import (
 type briefingRig struct {
 	db    *sqlite.DB
 	q     *queue.BriefingQueue
-	sched *queue.BriefingScheduler
-	clock *testClock
+	sched *app.Briefings
+	clock *sqlitetest.Clock
 }
 
 func newBriefingRig(t *testing.T, now time.Time) *briefingRig {
@@ -38,19 +38,22 @@ func newBriefingRigHook(t *testing.T, now time.Time, hook func(db *sqlite.DB) fu
 func newBriefingRigWith(t *testing.T, now time.Time, hook func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error,
 	overview func(context.Context, *app.Briefing, *app.Report) (string, error)) *briefingRig {
 	t.Helper()
-	clock := &testClock{t: now}
+	clock := sqlitetest.NewClock(now)
 	db := sqlitetest.NewWithClock(t, clock)
 	q := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 10 * time.Millisecond})
-	w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{}), Clock: clock, Overview: overview}
-	if hook != nil {
-		w.OnReport = hook(db)
+	w := &app.Briefings{Store: db, Queue: q, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}, Clock: clock}
+	if overview != nil {
+		w.Writer = overviewFunc(overview)
 	}
-	w.Register(q)
+	if hook != nil {
+		w.Emails = hook(db)
+	}
+	queue.HandleBriefings(q, w)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = q.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	return &briefingRig{db: db, q: q, sched: &queue.BriefingScheduler{Store: db, Queue: q, Clock: clock}, clock: clock}
+	return &briefingRig{db: db, q: q, sched: w, clock: clock}
 }
 
 // item stores a DONE item with a score, published at pub, in a source named name.
@@ -104,32 +107,32 @@ func TestBriefings(t *testing.T) {
 		due := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "Europe/Brussels"}
 		later := &app.Briefing{UserID: 1, Name: "Evening", Time: "19:00", Timezone: "Europe/Brussels"}
 		for _, b := range []*app.Briefing{due, later} {
-			if err := r.db.SaveBriefing(ctx, b); err != nil {
+			if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if n, _ := r.sched.Cycle(ctx); n != 0 {
+		if n, _ := r.sched.QueueDue(ctx); n != 0 {
 			t.Fatalf("queued %d before 07:00", n)
 		}
 		r.clock.Add(2 * time.Hour) // 08:00 Brussels
-		other := &queue.BriefingScheduler{Store: r.db, Queue: r.q, Clock: r.clock}
-		n1, err1 := r.sched.Cycle(ctx)
-		n2, err2 := other.Cycle(ctx)
+		other := &app.Briefings{Store: r.db, Queue: r.q, Clock: r.clock}
+		n1, err1 := r.sched.QueueDue(ctx)
+		n2, err2 := other.QueueDue(ctx)
 		if err1 != nil || err2 != nil || n1+n2 != 1 {
 			t.Fatalf("queued %d and %d (%v, %v), want one run in all", n1, n2, err1, err2)
 		}
 		r.waitReport(t, due.ID, 1)
 		r.clock.Add(3 * time.Hour)
-		if n, _ := r.sched.Cycle(ctx); n != 0 {
+		if n, _ := r.sched.QueueDue(ctx); n != 0 {
 			t.Fatalf("queued %d more the same day", n)
 		}
 		r.clock.Add(24 * time.Hour) // 11:00 the next morning: the morning one; the evening one waits for 19:00
-		if n, _ := r.sched.Cycle(ctx); n != 1 {
+		if n, _ := r.sched.QueueDue(ctx); n != 1 {
 			t.Fatalf("the next morning queued %d, want 1", n)
 		}
 		r.waitReport(t, due.ID, 2)
 		r.clock.Add(9 * time.Hour)
-		if n, _ := r.sched.Cycle(ctx); n != 1 {
+		if n, _ := r.sched.QueueDue(ctx); n != 1 {
 			t.Fatalf("the next evening queued %d, want 1", n)
 		}
 	})
@@ -143,10 +146,10 @@ func TestBriefings(t *testing.T) {
 		r.item(t, "Tech", "A minor library update", "Version 1.0.1 fixes a typo.", 10, h(5))
 		r.item(t, "Tech", "Old news from last week", "This is old.", 95, h(24*6))
 		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 50, ItemLimit: 5}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if ok, err := r.q.RunNow(ctx, r.db, b.ID, now); !ok || err != nil {
+		if ok, err := r.runNow(ctx, b.ID, now); !ok || err != nil {
 			t.Fatalf("run now: %v %v", ok, err)
 		}
 		reps := r.waitReport(t, b.ID, 1)
@@ -161,7 +164,7 @@ func TestBriefings(t *testing.T) {
 		if !strings.Contains(rep.Overview, "2 stories from 3 sources") || rep.PeriodEnd.Sub(rep.PeriodStart) != 24*time.Hour {
 			t.Fatalf("overview %q, period %s–%s", rep.Overview, rep.PeriodStart, rep.PeriodEnd)
 		}
-		if ok, _ := r.q.RunNow(ctx, r.db, b.ID, now); !ok {
+		if ok, _ := r.runNow(ctx, b.ID, now); !ok {
 			t.Fatal("run now refused after the run ended")
 		}
 	})
@@ -174,10 +177,10 @@ func TestBriefings(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := &app.Briefing{UserID: 1, Name: "DB", Time: "07:00", Timezone: "UTC", Topic: "databases"}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+		if _, err := r.runNow(ctx, b.ID, now); err != nil {
 			t.Fatal(err)
 		}
 		reps := r.waitReport(t, b.ID, 1)
@@ -190,10 +193,10 @@ func TestBriefings(t *testing.T) {
 	t.Run("an empty period gives an honest 'nothing new' report", func(t *testing.T) {
 		r := newBriefingRig(t, now)
 		b := &app.Briefing{UserID: 1, Name: "Quiet", Time: "07:00", Timezone: "UTC"}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+		if _, err := r.runNow(ctx, b.ID, now); err != nil {
 			t.Fatal(err)
 		}
 		reps := r.waitReport(t, b.ID, 1)
@@ -212,10 +215,10 @@ func TestBriefings(t *testing.T) {
 		})
 		r.item(t, "Le Soir", "Tram to the airport approved", "The council approved the tram.", 90, now.Add(-time.Hour))
 		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC"}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, now); err != nil {
+		if _, err := r.runNow(ctx, b.ID, now); err != nil {
 			t.Fatal(err)
 		}
 		reps := r.waitReport(t, b.ID, 1)
@@ -224,7 +227,7 @@ func TestBriefings(t *testing.T) {
 		}
 		r.item(t, "Le Soir", "Second tram line studied", "A study of a second line.", 90, now.Add(time.Hour))
 		r.clock.Add(2 * time.Hour)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, r.clock.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, r.clock.Now()); err != nil {
 			t.Fatal(err)
 		}
 		reps = r.waitReport(t, b.ID, 2)
@@ -236,10 +239,10 @@ func TestBriefings(t *testing.T) {
 	t.Run("a briefing created after today's time first runs tomorrow", func(t *testing.T) {
 		r := newBriefingRig(t, now) // 08:00 Brussels
 		b := &app.Briefing{UserID: 1, Name: "Late", Time: "07:00", Timezone: "Europe/Brussels"}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := r.sched.Cycle(ctx); n != 0 {
+		if n, _ := r.sched.QueueDue(ctx); n != 0 {
 			t.Fatal("ran for a period that began before it existed")
 		}
 		if next := b.NextRunAt(now); next == nil || !next.Equal(time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)) {
@@ -254,9 +257,23 @@ func TestBriefings(t *testing.T) {
 			{UserID: 1, Name: "x", ItemLimit: 500}, {UserID: 1, Name: "x", EmailEnabled: true}, {UserID: 1, Name: "x", Recipients: []string{"nope"}},
 			{UserID: 1, Name: "x", SourceIDs: []int64{99}},
 		} {
-			if err := r.db.SaveBriefing(ctx, b); app.ErrorCode(err) != app.EINVALID {
+			if err := (&app.Briefings{Store: r.db}).Save(ctx, b); app.ErrorCode(err) != app.EINVALID {
 				t.Errorf("%+v: %v", b, err)
 			}
 		}
+	})
+}
+
+// overviewFunc is a function that writes overviews (an LLM's stand-in).
+type overviewFunc func(context.Context, *app.Briefing, *app.Report) (string, error)
+
+func (f overviewFunc) Overview(ctx context.Context, b *app.Briefing, r *app.Report) (string, error) {
+	return f(ctx, b, r)
+}
+
+// runNow queues a run of briefing id as of at, as "run now" does.
+func (r *briefingRig) runNow(ctx context.Context, id int64, at time.Time) (bool, error) {
+	return r.db.QueueBriefing(ctx, id, nil, func(ctx context.Context, tx *sql.Tx) error {
+		return r.q.EnqueueTx(ctx, tx, app.BriefingJob{BriefingID: id, RunAt: at.UnixMilli()}, 10)
 	})
 }

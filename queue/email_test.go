@@ -85,12 +85,12 @@ func emailRig(t *testing.T, srv *smtpServer) *briefingRig {
 	var eq *queue.EmailQueue
 	r := newBriefingRigHook(t, time.Now(), func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error {
 		eq = queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 20 * time.Millisecond})
-		return eq.OnReport(db)
+		return (&app.Deliveries{Store: db, Queue: eq}).QueueTx
 	})
 	host, port, _ := net.SplitHostPort(srv.addr)
 	p, _ := strconv.Atoi(port)
-	ew := &queue.EmailWorker{Store: r.db, Mailer: mail.New(mail.Options{Host: host, Port: p, TLS: "none", From: "deck@example.com", Timeout: 5 * time.Second}), BaseURL: "http://127.0.0.1:7777"}
-	ew.Register(eq)
+	ew := &app.Deliveries{Store: r.db, Queue: eq, Mailer: &mail.Mailer{Default: mail.Options{Host: host, Port: p, TLS: "none", From: "deck@example.com", Timeout: 5 * time.Second}, BaseURL: "http://127.0.0.1:7777"}}
+	queue.HandleEmail(eq, ew)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { _ = eq.Run(ctx); close(done) }()
@@ -121,7 +121,7 @@ func TestEmailDelivery(t *testing.T) {
 		r := emailRig(t, srv)
 		r.item(t, "Le Soir", "Tram to the airport <approved>", "The council approved the tram.", 90, time.Now().Add(-time.Hour))
 		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "Europe/Brussels", EmailEnabled: true, Recipients: []string{"ann@example.com"}}
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		return r, b
@@ -130,7 +130,7 @@ func TestEmailDelivery(t *testing.T) {
 	t.Run("a report is mailed once, with an HTML and a plain-text part and the links back", func(t *testing.T) {
 		srv := newSMTPServer(t)
 		r, b := setup(t, srv)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, r, app.DeliverySent)
@@ -161,7 +161,7 @@ func TestEmailDelivery(t *testing.T) {
 		srv := newSMTPServer(t)
 		srv.fail.Store(2)
 		r, b := setup(t, srv)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, r, app.DeliverySent)
@@ -174,7 +174,7 @@ func TestEmailDelivery(t *testing.T) {
 		srv := newSMTPServer(t)
 		srv.fail.Store(-1)
 		r, b := setup(t, srv)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, r, app.DeliveryFailed)
@@ -197,7 +197,7 @@ func TestEmailDelivery(t *testing.T) {
 		srv := newSMTPServer(t)
 		srv.fail.Store(-1) // keep the first attempt failing so there is time to turn email off
 		r, b := setup(t, srv)
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		for deadline := time.Now().Add(10 * time.Second); srv.attempts.Load() == 0; time.Sleep(5 * time.Millisecond) {
@@ -206,7 +206,7 @@ func TestEmailDelivery(t *testing.T) {
 			}
 		}
 		b.EmailEnabled = false
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		d := waitDelivery(t, r, app.DeliverySkipped)
@@ -223,10 +223,10 @@ func TestEmailEmptyReport(t *testing.T) {
 	quiet := &app.Briefing{UserID: 1, Name: "Quiet", Time: "07:00", Timezone: "UTC", EmailEnabled: true, Recipients: []string{"ann@example.com"}}
 	asked := &app.Briefing{UserID: 1, Name: "Always", Time: "07:00", Timezone: "UTC", EmailEnabled: true, EmailWhenEmpty: true, Recipients: []string{"bob@example.com"}}
 	for _, b := range []*app.Briefing{quiet, asked} {
-		if err := r.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := r.q.RunNow(ctx, r.db, b.ID, time.Now()); err != nil {
+		if _, err := r.runNow(ctx, b.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 		r.waitReport(t, b.ID, 1)

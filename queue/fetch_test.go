@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,25 +20,11 @@ import (
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
-// testClock is a clock the test moves.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *testClock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 type pipeline struct {
 	db      *sqlite.DB
 	q       *queue.FetchQueue
 	sources *app.Sources
-	sched   *queue.Scheduler
-	worker  *queue.FetchWorker
+	sched   *dueSources
 	clock   app.Clock
 }
 
@@ -48,14 +33,18 @@ func newPipeline(t *testing.T, clock app.Clock, capacity int) *pipeline {
 	db := sqlitetest.NewWithClock(t, clock)
 	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: capacity, PollInterval: 20 * time.Millisecond})
 	f := feeds.New(feeds.Options{Timeout: 5 * time.Second})
-	w := &queue.FetchWorker{Store: db, Fetcher: f, Clock: clock}
-	w.Register(q)
-	return &pipeline{
-		db: db, q: q, worker: w, clock: clock,
-		sources: &app.Sources{Store: db, Queue: q, Detector: feeds.Detector{Fetcher: f}},
-		sched:   &queue.Scheduler{Store: db, Queue: q, Clock: clock},
-	}
+	sources := &app.Sources{Store: db, Queue: q, Detector: feeds.Detector{Fetcher: f}, Fetches: db, Fetcher: feeds.Adapter{Fetcher: f}, Clock: clock}
+	queue.HandleFetch(q, sources)
+	return &pipeline{db: db, q: q, clock: clock, sources: sources, sched: &dueSources{s: sources}}
 }
+
+// dueSources is the fetch scheduler's cycle with a batch size.
+type dueSources struct {
+	s         *app.Sources
+	BatchSize int
+}
+
+func (d *dueSources) Cycle(ctx context.Context) (int, error) { return d.s.QueueDue(ctx, d.BatchSize) }
 
 // run runs the workers until the test ends.
 func (p *pipeline) run(t *testing.T) {
@@ -67,7 +56,7 @@ func (p *pipeline) run(t *testing.T) {
 
 func (p *pipeline) add(t *testing.T, url string, interval int) *app.Source {
 	t.Helper()
-	s, err := p.sources.Add(context.Background(), app.AddSource{URL: url, Type: app.SourceRSS, RefreshIntervalMinutes: interval})
+	s, err := p.sources.Add(context.Background(), app.AddSource{URL: url, Type: app.SourceRSS, RefreshIntervalMinutes: &interval})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +134,7 @@ func TestFetchPipeline(t *testing.T) {
 		defer farm.Close()
 		p := newPipeline(t, nil, 100)
 		var seam []int64
-		p.worker.OnNewItems = func(ctx context.Context, tx *sql.Tx, ids []int64) error { seam = append(seam, ids...); return nil }
+		p.sources.NewItems = func(ctx context.Context, tx *sql.Tx, ids []int64) error { seam = append(seam, ids...); return nil }
 		p.run(t)
 		s := p.add(t, farm.URL(0), 15)
 		p.drain(t)
@@ -189,7 +178,7 @@ func TestFetchPipeline(t *testing.T) {
 	t.Run("each source is fetched on its own interval", func(t *testing.T) {
 		farm := feedtest.NewFarm(2, 5)
 		defer farm.Close()
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		ctx := context.Background()
 		fast := p.add(t, farm.URL(0), 15)
@@ -282,16 +271,16 @@ func TestFetchPipeline(t *testing.T) {
 	})
 
 	t.Run("sources stuck in QUEUED or FETCHING are reset to IDLE once their job is gone", func(t *testing.T) {
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		s := p.add(t, "http://127.0.0.1:1/feed.xml", 15)
-		rec := &queue.Recovery{Reset: p.db.ResetStuckSources, Entity: "source", Clock: clock}
-		if n, _ := rec.Cycle(context.Background()); n != 0 {
+		rec := queue.Recovery("source", p.db.ResetStuckSources, 0, clock, nil)
+		if n, _ := rec(context.Background()); n != 0 {
 			t.Fatalf("reset %d fresh sources", n)
 		}
 		clock.Add(11 * time.Minute)
 		// Its job still waits (the workers are not running: as with a paused queue): not stuck.
-		if n, _ := rec.Cycle(context.Background()); n != 0 {
+		if n, _ := rec(context.Background()); n != 0 {
 			t.Fatalf("reset %d sources whose job still waits", n)
 		}
 		if got := p.source(t, s.ID).FetchStatus; got != app.FetchQueued {
@@ -301,7 +290,7 @@ func TestFetchPipeline(t *testing.T) {
 		if _, err := p.db.Write.Exec(`delete from goqite where queue = 'fetch'`); err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := rec.Cycle(context.Background()); n != 1 {
+		if n, _ := rec(context.Background()); n != 1 {
 			t.Fatalf("reset %d, want 1", n)
 		}
 		if got := p.source(t, s.ID).FetchStatus; got != app.FetchIdle {
@@ -313,7 +302,7 @@ func TestFetchPipeline(t *testing.T) {
 		farm := feedtest.NewFarm(1, 3)
 		defer farm.Close()
 		farm.SetStatus(0, http.StatusInternalServerError)
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		p.run(t)
 		s := p.add(t, farm.URL(0), 10)
@@ -380,7 +369,7 @@ func TestFetchPipeline(t *testing.T) {
 			w.WriteHeader(http.StatusTooManyRequests)
 		}))
 		defer srv.Close()
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		p.run(t)
 		s := p.add(t, srv.URL+"/feed", 15)
@@ -536,7 +525,7 @@ func TestPoliteness(t *testing.T) {
 			_, _ = w.Write(farm.Feed(0, 3))
 		}))
 		defer srv.Close()
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newPipeline(t, clock, 100)
 		p.run(t)
 		s := p.add(t, srv.URL+"/feed", 15)
@@ -576,7 +565,7 @@ func TestAutoInterval(t *testing.T) {
 		{"undated items leave the interval alone", []app.Item{{}, {}}, 0, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, ok := queue.AutoInterval(tc.items)
+			got, ok := app.AutoInterval(tc.items)
 			if got != tc.want || ok != tc.ok {
 				t.Fatalf("AutoInterval = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
 			}

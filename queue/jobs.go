@@ -53,6 +53,9 @@ type Job struct {
 	Attempt  int // 1-based
 	Data     json.RawMessage
 	Received int // how many times goqite handed out this message, this delivery included
+	// Last is true on the job's last attempt (Attempt == MaxAttempts): a handler records a
+	// failure for good instead of leaving it to the retry.
+	Last bool
 
 	q         *Queue
 	completed *bool
@@ -72,6 +75,10 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 	*j.completed = true
 	return nil
 }
+
+// Run is what the services know of the job: whether it is the last attempt, and how to
+// acknowledge it inside their final transaction.
+func (j Job) Run() app.Attempt { return app.Attempt{Last: j.Last, Complete: j.CompleteTx} }
 
 // Handler runs a job. Returning an error retries it (up to MaxAttempts) unless it is Permanent.
 // A job may run more than once (a crash, a redelivery), so handlers must be idempotent.
@@ -217,6 +224,30 @@ func (q *Queue) Name() string { return q.opts.Name }
 
 // Register the handler for a kind of job. Call it before Run.
 func (q *Queue) Register(kind string, h Handler) { q.handlers[kind] = h }
+
+// Payload is a job's data: it says whether it names what the job is about.
+type Payload interface{ Valid() bool }
+
+// Handle registers fn for a kind of job whose data is a T: a job whose data does not decode
+// into a valid T goes to the dead letters at once, and fn gets the decoded payload.
+func Handle[T Payload](q *Queue, kind string, fn func(ctx context.Context, job Job, p T) error) {
+	q.Register(kind, func(ctx context.Context, job Job) error {
+		p, err := decode[T](job)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, job, p)
+	})
+}
+
+// decode reads a job's payload; a bad one is a Permanent error.
+func decode[T Payload](job Job) (T, error) {
+	var p T
+	if err := json.Unmarshal(job.Data, &p); err != nil || !p.Valid() {
+		return p, Permanent(fmt.Errorf("bad %s job payload %s", job.Kind, job.Data))
+	}
+	return p, nil
+}
 
 // Pause stops every process on this database from receiving the queue's jobs, until Resume,
 // across restarts; Send still works and running jobs finish. Another process notices within
@@ -484,7 +515,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 
 	var completed bool
 	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received,
-		Claimed: d.claimed, q: q, completed: &completed}
+		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, completed: &completed}
 	log.Debug("job started")
 	start := time.Now()
 	stop := q.heartbeat(log, m.ID)
@@ -520,8 +551,11 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 	default:
 		delay := q.backoff(env.Attempt)
 		var later laterError
+		var retryer app.Retryer
 		if errors.As(err, &later) {
 			delay = max(delay, later.delay)
+		} else if errors.As(err, &retryer) {
+			delay = max(delay, retryer.RetryDelay())
 		}
 		next := env
 		next.Attempt++

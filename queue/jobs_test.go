@@ -108,18 +108,6 @@ func rawQueue(db *sqlite.DB, timeout time.Duration) *goqite.Queue {
 	return goqite.New(goqite.NewOpts{DB: db.Write, Name: name, MaxReceive: 1_000_000, Timeout: timeout})
 }
 
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
 func TestQueueBadMessages(t *testing.T) {
 	t.Run("an unknown kind is dead-lettered with the reason and other jobs keep running", func(t *testing.T) {
 		db := sqlitetest.New(t)
@@ -496,7 +484,7 @@ func TestQueueCounts(t *testing.T) {
 
 	t.Run("Cleanup removes old dead jobs and counters but keeps recent ones", func(t *testing.T) {
 		db := sqlitetest.New(t)
-		c := &clock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+		c := sqlitetest.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 		q := newQueue(t, db, queue.Options{Clock: c, DeadRetention: 24 * time.Hour})
 		for _, row := range [][]string{{"old", "2026-02-28T11:59:00.000Z"}, {"new", "2026-02-28T12:01:00.000Z"}} {
 			if _, err := db.Write.Exec(`insert into queue_dead (id, queue, kind, body, failed_at) values (?, ?, 'x', cast('{}' as blob), ?)`, row[0], name, row[1]); err != nil {

@@ -57,8 +57,8 @@ func newLLMServer(t *testing.T) *llmServer {
 type processPipeline struct {
 	*pipeline
 	pq     *queue.ProcessQueue
-	pw     *queue.ProcessWorker
-	psched *queue.ProcessScheduler
+	pw     *app.Enriching
+	psched cycle
 }
 
 // newProcessPipeline wires fetch and process queues; enricher "embedded" or an LLM base URL.
@@ -72,11 +72,21 @@ func newProcessPipeline(t *testing.T, clock app.Clock, llmURL string) *processPi
 	if llmURL != "" {
 		chosen = enrich.NewLLM(enrich.LLMOptions{BaseURL: llmURL, Model: "test", Timeout: 2 * time.Second})
 	}
-	pw := &queue.ProcessWorker{Store: p.db, Enricher: func(*app.Settings) app.Enricher { return chosen }, Clock: clock}
-	pw.Register(pq)
-	p.worker.OnNewItems = pq.OnNewItems(p.db)
-	return &processPipeline{pipeline: p, pq: pq, pw: pw, psched: &queue.ProcessScheduler{Store: p.db, Queue: pq}}
+	pw := &app.Enriching{Store: p.db, Queue: pq, Enrichers: chooseAlways{chosen}, Clock: clock}
+	queue.HandleProcess(pq, pw)
+	p.sources.NewItems = pw.Pend
+	return &processPipeline{pipeline: p, pq: pq, pw: pw, psched: func(ctx context.Context) (int, error) { return pw.QueueNew(ctx, 0) }}
 }
+
+// chooseAlways chooses the same enricher for everyone.
+type chooseAlways struct{ e app.Enricher }
+
+func (c chooseAlways) EnricherFor(*app.Settings) app.Enricher { return c.e }
+
+// cycle is a scheduler's cycle.
+type cycle func(ctx context.Context) (int, error)
+
+func (c cycle) Cycle(ctx context.Context) (int, error) { return c(ctx) }
 
 func (p *processPipeline) run(t *testing.T) {
 	p.pipeline.run(t)
@@ -196,7 +206,7 @@ func TestProcessing(t *testing.T) {
 			ids = append(ids, id)
 		}
 		tx, _ := p.db.Write.Begin()
-		if err := p.pq.OnNewItems(p.db)(ctx, tx, ids); err != nil {
+		if err := p.pw.Pend(ctx, tx, ids); err != nil {
 			t.Fatal(err)
 		}
 		_ = tx.Commit()
@@ -278,7 +288,7 @@ func TestProcessing(t *testing.T) {
 	t.Run("without credits items stay NEW; after the daily refill they are processed", func(t *testing.T) {
 		farm := feedtest.NewFarm(1, 3)
 		defer farm.Close()
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newProcessPipeline(t, clock, "")
 		if _, err := p.psched.Cycle(ctx); err != nil { // first refill of the day
 			t.Fatal(err)
@@ -300,7 +310,7 @@ func TestProcessing(t *testing.T) {
 	})
 
 	t.Run("items stuck in PENDING or PROCESSING are reset to NEW", func(t *testing.T) {
-		clock := &testClock{t: time.Now()}
+		clock := sqlitetest.NewClock(time.Now())
 		p := newProcessPipeline(t, clock, "")
 		src := p.add(t, "http://127.0.0.1:1/feed", 15)
 		_, err := p.db.Write.Exec(`insert into items (source_id, user_id, guid, status, status_changed_at) values (?, 1, 'a', 'PROCESSING', ?), (?, 1, 'b', 'PENDING', ?)`,
@@ -308,12 +318,12 @@ func TestProcessing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rec := &queue.Recovery{Reset: p.db.ResetStuckItems, Entity: "item", Clock: clock}
-		if n, _ := rec.Cycle(ctx); n != 0 {
+		rec := queue.Recovery("item", p.db.ResetStuckItems, 0, clock, nil)
+		if n, _ := rec(ctx); n != 0 {
 			t.Fatalf("reset %d fresh items", n)
 		}
 		clock.Add(11 * time.Minute)
-		if n, _ := rec.Cycle(ctx); n != 2 {
+		if n, _ := rec(ctx); n != 2 {
 			t.Fatalf("reset %d, want 2", n)
 		}
 	})
@@ -355,11 +365,10 @@ func BenchmarkNewItemLatency(b *testing.B) {
 	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read})
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
 	embedded := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	fw := &queue.FetchWorker{Store: db, Fetcher: feeds.New(feeds.Options{}), OnNewItems: pq.OnNewItems(db)}
-	fw.Register(fq)
-	pw := &queue.ProcessWorker{Store: db, Enricher: func(*app.Settings) app.Enricher { return embedded }}
-	pw.Register(pq)
-	sources := &app.Sources{Store: db, Queue: fq}
+	pw := &app.Enriching{Store: db, Queue: pq, Enrichers: chooseAlways{embedded}}
+	queue.HandleProcess(pq, pw)
+	sources := &app.Sources{Store: db, Queue: fq, Fetches: db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{})}, NewItems: pw.Pend}
+	queue.HandleFetch(fq, sources)
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() { _ = fq.Run(runCtx) }()

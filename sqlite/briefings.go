@@ -38,11 +38,9 @@ func jsonText(v any) string {
 	return string(b)
 }
 
-// SaveBriefing validates and inserts (ID 0) or updates a briefing.
+// SaveBriefing inserts (ID 0) or updates a briefing that app.Briefings.Save validated; it
+// checks that the briefing's sources are the user's.
 func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
-	if err := b.Validate(); err != nil {
-		return err
-	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		for _, id := range b.SourceIDs {
 			var n int

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"golang.org/x/text/unicode/norm"
@@ -433,3 +434,27 @@ func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
 
 var _ app.ItemStore = (*DB)(nil)
 var _ app.FilterStore = (*DB)(nil)
+
+var qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, text_content, extra, status, created_at, status_changed_at)
+	values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
+
+// insertItemsTx stores a fetch's items of src with the given status, within tx, and returns
+// the ids of those that were new (a re-fetch never duplicates an item: same source, same GUID).
+func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, items []app.Item, status app.ItemStatus, now time.Time) ([]int64, error) {
+	stmt := db.stmt(ctx, tx, qInsertItem)
+	created := FormatTime(now)
+	var ids []int64
+	for i := range items {
+		it := &items[i]
+		var id int64
+		err := stmt.QueryRowContext(ctx, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
+			it.RawContent, it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // already stored
+		} else if err != nil {
+			return ids, fmt.Errorf("sqlite: insert item: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}

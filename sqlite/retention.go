@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"github.com/morningdeck/morningdeck/app"
 )
 
 // Retention: Prune deletes old items, Vacuum gives the space back to the file system.
@@ -63,17 +65,7 @@ const (
 )
 
 // PruneResult says what Prune did.
-type PruneResult struct {
-	Items      int   // items deleted
-	Kept       int   // items older than the cutoff kept: starred, in a report, or being processed
-	Tombstones int   // tombstones deleted (their entries left their feeds long ago)
-	Batches    int   // write transactions used for the items
-	FreeBytes  int64 // free space in the file after pruning (reused by later writes; Vacuum returns it)
-	// LongestBatch is the longest a batch held the write connection (what a worker may have waited).
-	LongestBatch time.Duration
-	// SearchCompacted says a full compaction of the search index finished during this Prune.
-	SearchCompacted bool
-}
+type PruneResult = app.PruneResult
 
 // Prune deletes the items that arrived (created_at) before olderThan, except starred items,
 // items referenced by a report and items being processed (PENDING, PROCESSING). It leaves a

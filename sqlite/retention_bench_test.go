@@ -13,6 +13,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/sqlite"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
 // BenchmarkRetention simulates weeks of a busy installation with a daily prune and reports the
@@ -144,7 +145,7 @@ type dayFigures struct {
 
 func runRetention(b *testing.B, simDays, keepDays, nSources int) {
 	ctx := context.Background()
-	clock := &fakeClock{t: day0}
+	clock := sqlitetest.NewClock(day0)
 	path := os.Getenv("RETENTION_DB")
 	if path == "" {
 		// The sizes do not depend on the file system, the run time does: on this machine's
@@ -182,7 +183,7 @@ func runRetention(b *testing.B, simDays, keepDays, nSources int) {
 		sources = append(sources, s)
 	}
 	brief := &app.Briefing{UserID: 1, Name: "Daily", Frequency: "DAILY"}
-	if err := db.SaveBriefing(ctx, brief); err != nil {
+	if err := (&app.Briefings{Store: db}).Save(ctx, brief); err != nil {
 		b.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(5, 6))

@@ -7,7 +7,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,19 +14,6 @@ import (
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
-
-// fakeClock is a clock the test moves.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
 
 var day0 = time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC)
 
@@ -102,7 +88,7 @@ func TestPrune(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("removes old items but keeps starred, reported, transitional and recent ones, and search stays exact", func(t *testing.T) {
-		clock := &fakeClock{t: day0}
+		clock := sqlitetest.NewClock(day0)
 		db := sqlitetest.NewWithClock(t, clock)
 		src := newSource(t, db, "http://x/feed")
 		fetch(t, db, src, "old-starred", "old-reported", "old-pending", "old-processing", "old-read", "old-hidden", "old-error", "old-enriched")
@@ -120,7 +106,7 @@ func TestPrune(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := &app.Briefing{UserID: 1, Name: "Morning", Frequency: "DAILY"}
-		if err := db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		reported := idOf(t, db, "old-reported")
@@ -209,7 +195,7 @@ func TestPrune(t *testing.T) {
 	})
 
 	t.Run("pruned items do not come back while their feed still lists them", func(t *testing.T) {
-		clock := &fakeClock{t: day0}
+		clock := sqlitetest.NewClock(day0)
 		db := sqlitetest.NewWithClock(t, clock)
 		src := newSource(t, db, "http://x/feed")
 		fetch(t, db, src, "a", "b", "c")
@@ -240,7 +226,7 @@ func TestPrune(t *testing.T) {
 	})
 
 	t.Run("a tombstone goes once its entry has been absent from the feed for the grace period", func(t *testing.T) {
-		clock := &fakeClock{t: day0}
+		clock := sqlitetest.NewClock(day0)
 		db := sqlitetest.NewWithClock(t, clock)
 		src := newSource(t, db, "http://x/feed")
 		quiet := newSource(t, db, "http://x/quiet") // paused, failing or answering 304 from now on
@@ -295,7 +281,7 @@ func TestPrune(t *testing.T) {
 	})
 
 	t.Run("works in batches while a worker keeps writing", func(t *testing.T) {
-		clock := &fakeClock{t: day0}
+		clock := sqlitetest.NewClock(day0)
 		db := sqlitetest.NewWithClock(t, clock)
 		src := newSource(t, db, "http://x/feed")
 		var old []string
@@ -356,7 +342,7 @@ func TestPrune(t *testing.T) {
 	})
 
 	t.Run("compacts the search index: deleted rows' entries leave it", func(t *testing.T) {
-		clock := &fakeClock{t: day0}
+		clock := sqlitetest.NewClock(day0)
 		db := sqlitetest.NewWithClock(t, clock)
 		src := newSource(t, db, "http://x/feed")
 		blocks := func() int { return count(t, db, `select count(*) from items_fts_data`) }
@@ -404,7 +390,7 @@ func TestPrune(t *testing.T) {
 	})
 
 	t.Run("Vacuum gives the space of a large prune back to the file system", func(t *testing.T) {
-		clock := &fakeClock{t: day0}
+		clock := sqlitetest.NewClock(day0)
 		db := sqlitetest.NewWithClock(t, clock)
 		src := newSource(t, db, "http://x/feed")
 		var items []app.Item

@@ -369,8 +369,6 @@ func (db *DB) StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter
 }
 
 var (
-	qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, text_content, extra, status, created_at, status_changed_at)
-		values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
 	qFinishFetch = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
 		last_fetched_at = ?, next_fetch_at = ?, last_error = '', error_count = 0,
 		status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
@@ -412,19 +410,9 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 			return nil
 		}
 		if !r.NotModified && len(r.Items) > 0 {
-			stmt := db.stmt(ctx, tx, qInsertItem)
-			created := FormatTime(now)
-			for i := range r.Items {
-				it := &r.Items[i]
-				var id int64
-				err := stmt.QueryRowContext(ctx, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
-					it.RawContent, it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created).Scan(&id)
-				if errors.Is(err, sql.ErrNoRows) {
-					continue // already stored
-				} else if err != nil {
-					return fmt.Errorf("sqlite: insert item: %w", err)
-				}
-				newIDs = append(newIDs, id)
+			var err error
+			if newIDs, err = db.insertItemsTx(ctx, tx, src, r.Items, status, now); err != nil {
+				return err
 			}
 		}
 		name := src.Name

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"context"
-	"github.com/morningdeck/morningdeck/sqlite"
 	"testing"
+
+	"github.com/morningdeck/morningdeck/sqlite"
 
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )

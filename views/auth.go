@@ -262,7 +262,7 @@ func (s *Server) accountOn(w http.ResponseWriter, r *http.Request) bool {
 
 func (s *Server) renderAccount(w http.ResponseWriter, r *http.Request, status int, v AccountView) {
 	v.User = currentUser(r)
-	toks, err := s.opts.Accounts.Store.APITokens(r.Context(), v.User.ID)
+	toks, err := s.opts.Accounts.APITokens(r.Context(), v.User.ID)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -309,7 +309,7 @@ func (s *Server) deleteToken(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	if err := s.opts.Accounts.Store.DeleteAPIToken(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Accounts.DeleteAPIToken(r.Context(), userID(r), id); err != nil {
 		s.appError(w, r, err)
 		return
 	}

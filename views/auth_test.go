@@ -45,8 +45,8 @@ func newAuthEnv(t *testing.T) *authEnv {
 		t.Fatal(err)
 	}
 	admin := &queue.Admin{List: []*queue.Queue{fq.Queue, pq.Queue}, Store: db}
-	h := views.New(views.Options{Sources: &app.Sources{Store: db, Queue: fq}, Store: db, Version: "v-test",
-		Reading: &app.Reading{Items: db, Filters: db, Settings: db, Queue: pq}, Briefings: db,
+	h := views.New(views.Options{Sources: &app.Sources{Store: db, Queue: fq}, Version: "v-test",
+		Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}, Briefings: &app.Briefings{Store: db},
 		Queues: admin, Accounts: accounts, RequireLogin: true})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -235,7 +235,7 @@ func TestSignIn(t *testing.T) {
 	t.Run("a briefing's feed is reachable with its token only", func(t *testing.T) {
 		e := newAuthEnv(t)
 		b := &app.Briefing{UserID: e.bob.ID, Name: "Bob's evening", Time: "19:00", Timezone: "UTC"}
-		if err := e.db.SaveBriefing(context.Background(), b); err != nil {
+		if err := (&app.Briefings{Store: e.db}).Save(context.Background(), b); err != nil {
 			t.Fatal(err)
 		}
 		path := fmt.Sprintf("/briefings/%d/feed.xml", b.ID)

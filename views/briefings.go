@@ -38,7 +38,7 @@ func (s *Server) apiListBriefings(w http.ResponseWriter, r *http.Request) {
 	if !s.briefingsOn(w, r) {
 		return
 	}
-	bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r))
+	bs, err := s.opts.Briefings.List(r.Context(), userID(r))
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -83,7 +83,7 @@ func (s *Server) apiCreateBriefing(w http.ResponseWriter, r *http.Request) {
 	}
 	b := &app.Briefing{UserID: userID(r)}
 	req.apply(b)
-	if err := s.opts.Briefings.SaveBriefing(r.Context(), b); err != nil {
+	if err := s.opts.Briefings.Save(r.Context(), b); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -104,7 +104,7 @@ func (s *Server) apiGetBriefing(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -117,7 +117,7 @@ func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -129,7 +129,7 @@ func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.apply(b)
-	if err := s.opts.Briefings.SaveBriefing(r.Context(), b); err != nil {
+	if err := s.opts.Briefings.Save(r.Context(), b); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -141,7 +141,7 @@ func (s *Server) apiDeleteBriefing(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if err := s.opts.Briefings.DeleteBriefing(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Briefings.Delete(r.Context(), userID(r), id); err != nil {
 		s.apiError(w, r, err)
 		return
 	}
@@ -162,13 +162,13 @@ func (s *Server) apiRunBriefing(w http.ResponseWriter, r *http.Request) {
 
 // runBriefing queues a run now; a briefing already queued or running is a conflict.
 func (s *Server) runBriefing(r *http.Request, id int64) error {
-	if _, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id); err != nil {
+	if _, err := s.opts.Briefings.Get(r.Context(), userID(r), id); err != nil {
 		return err
 	}
-	if s.opts.RunBriefing == nil {
+	if s.opts.Briefings == nil {
 		return app.Errorf(app.ECONFLICT, "Briefings do not run on this server (no workers).")
 	}
-	ok, err := s.opts.RunBriefing(r.Context(), id)
+	ok, err := s.opts.Briefings.RunNow(r.Context(), id)
 	if err != nil {
 		return err
 	}
@@ -176,59 +176,6 @@ func (s *Server) runBriefing(r *http.Request, id int64) error {
 		return app.Errorf(app.ECONFLICT, "This briefing is already queued or running, or paused.")
 	}
 	return nil
-}
-
-func (s *Server) apiBriefingReports(w http.ResponseWriter, r *http.Request) {
-	id, ok := s.apiBriefingID(w, r)
-	if !ok {
-		return
-	}
-	if _, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id); err != nil {
-		s.apiError(w, r, err)
-		return
-	}
-	reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), id, 100)
-	if err != nil {
-		s.apiError(w, r, err)
-		return
-	}
-	if reps == nil {
-		reps = []*app.Report{}
-	}
-	writeJSON(w, http.StatusOK, reps)
-}
-
-func (s *Server) apiGetReport(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(r)
-	if !ok || !s.briefingsOn(w, r) {
-		if !ok {
-			s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Report %q not found.", r.PathValue("id")))
-		}
-		return
-	}
-	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
-	if err != nil {
-		s.apiError(w, r, err)
-		return
-	}
-	for i := range rep.Items {
-		if rep.Items[i].AlsoCoveredBy == nil {
-			rep.Items[i].AlsoCoveredBy = []app.Coverage{}
-		}
-	}
-	if rep.Items == nil {
-		rep.Items = []app.ReportItem{}
-	}
-	out := struct {
-		*app.Report
-		Deliveries []*app.Delivery `json:"deliveries"`
-	}{Report: rep, Deliveries: []*app.Delivery{}}
-	if s.opts.Deliveries != nil {
-		if ds, err := s.opts.Deliveries(r.Context(), rep.ID); err == nil && ds != nil {
-			out.Deliveries = ds
-		}
-	}
-	writeJSON(w, http.StatusOK, out)
 }
 
 // BriefingView is a briefing made for display.
@@ -250,10 +197,7 @@ func (s *Server) briefingView(r *http.Request, b *app.Briefing) BriefingView {
 	v.Schedule = fmt.Sprintf("%s%s at %s · %s", map[string]string{app.Daily: "Every day", app.Weekly: "Every week"}[b.Frequency], day, b.Time, b.Timezone)
 	now := s.clock.Now()
 	if next := b.NextRunAt(now); next != nil {
-		loc, err := time.LoadLocation(b.Timezone)
-		if err != nil {
-			loc = time.UTC
-		}
+		loc := app.Location(b.Timezone)
 		local := next.In(loc)
 		when := local.Format("Mon 2 Jan 15:04")
 		today := now.In(loc)
@@ -326,7 +270,7 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 		s.comingSoon("briefings")(w, r)
 		return
 	}
-	bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r))
+	bs, err := s.opts.Briefings.List(r.Context(), userID(r))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -339,8 +283,8 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 	}
 	if v.Form.Time == "" {
 		v.Form.Time, v.Form.ItemLimit, v.Form.Frequency, v.Form.DayOfWeek = "07:00", "10", app.Daily, "1"
-		if s.opts.Reading != nil {
-			if st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r)); err == nil {
+		if s.opts.Settings != nil {
+			if st, err := s.opts.Settings.Get(r.Context(), userID(r)); err == nil {
 				v.Form.Timezone = st.Timezone
 			}
 		}
@@ -408,7 +352,7 @@ func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingFo
 	atoi(f.ItemLimit, &b.ItemLimit, "The number of items")
 	atoi(f.MinScore, &b.MinScore, "The minimum score")
 	if err == nil {
-		err = s.opts.Briefings.SaveBriefing(r.Context(), b)
+		err = s.opts.Briefings.Save(r.Context(), b)
 	}
 	return f, err
 }
@@ -424,7 +368,7 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 		s.notFound(w, r)
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return
@@ -439,8 +383,8 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 		return
 	}
 	v.Reports, _ = s.opts.Briefings.Reports(r.Context(), userID(r), id, 30)
-	if s.opts.PreviewBriefing != nil {
-		if v.Preview, err = s.opts.PreviewBriefing(r.Context(), b); err != nil {
+	if s.opts.Briefings != nil {
+		if v.Preview, err = s.opts.Briefings.Preview(r.Context(), b); err != nil {
 			v.PrevErr = app.ErrorMessage(err)
 		}
 	}
@@ -453,7 +397,7 @@ func (s *Server) saveBriefing(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), id)
+	b, err := s.opts.Briefings.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return
@@ -483,11 +427,11 @@ func (s *Server) briefingAction(action string) http.HandlerFunc {
 		case "run":
 			err, msg = s.runBriefing(r, id), "Running — the report appears here in a moment."
 		case "pause":
-			err, msg = s.opts.Briefings.SetBriefingPaused(r.Context(), userID(r), id, true), "Briefing paused."
+			err, msg = s.opts.Briefings.SetPaused(r.Context(), userID(r), id, true), "Briefing paused."
 		case "resume":
-			err, msg = s.opts.Briefings.SetBriefingPaused(r.Context(), userID(r), id, false), "Briefing resumed."
+			err, msg = s.opts.Briefings.SetPaused(r.Context(), userID(r), id, false), "Briefing resumed."
 		case "delete":
-			err, msg = s.opts.Briefings.DeleteBriefing(r.Context(), userID(r), id), "Briefing deleted."
+			err, msg = s.opts.Briefings.Delete(r.Context(), userID(r), id), "Briefing deleted."
 		}
 		if err != nil {
 			if app.ErrorCode(err) == app.EINTERNAL {
@@ -501,187 +445,12 @@ func (s *Server) briefingAction(action string) http.HandlerFunc {
 	}
 }
 
-// ReportView is a report made for display.
-type ReportView struct {
-	Report     *app.Report
-	Briefing   *app.Briefing
-	FeedURL    string // the briefing's Atom feed, with its token when sign-in is required
-	Period     string
-	Deliveries []*app.Delivery
-}
-
-func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(r)
-	if !ok || s.opts.Briefings == nil {
-		s.notFound(w, r)
-		return
-	}
-	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
-	if err != nil {
-		s.appError(w, r, err)
-		return
-	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), rep.BriefingID)
-	if err != nil {
-		s.appError(w, r, err)
-		return
-	}
-	loc, lerr := time.LoadLocation(b.Timezone)
-	if lerr != nil {
-		loc = time.UTC
-	}
-	v := ReportView{Report: rep, Briefing: b, FeedURL: s.feedURL(r, b.ID),
-		Period: rep.PeriodStart.In(loc).Format("Mon 2 Jan 15:04") + " – " + rep.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")}
-	if s.opts.Deliveries != nil {
-		v.Deliveries, _ = s.opts.Deliveries(r.Context(), rep.ID)
-	}
-	s.render(w, r, reportPage(s.page(w, r, "briefings", b.Name), v))
-}
-
-func scoreClass(score int) string {
-	switch {
-	case score >= 70:
-		return "score-high"
-	case score >= 40:
-		return "score-mid"
-	}
-	return "score-low"
-}
-
-// baseURL is the app's address as the request reached it, for links in feeds.
-func baseURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host
-}
-
-// briefingFeed publishes a briefing's reports as Atom, for any feed reader.
-func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(r)
-	if !ok || s.opts.Briefings == nil {
-		s.notFound(w, r)
-		return
-	}
-	uid := userID(r)
-	if _, signedIn := r.Context().Value(userKey{}).(*app.User); s.opts.RequireLogin && !signedIn {
-		// A feed reader has no session: the feed's URL carries the briefing's secret token.
-		if s.opts.Accounts == nil || !s.opts.Accounts.CheckFeedToken(r.Context(), id, r.URL.Query().Get("token")) {
-			s.notFound(w, r)
-			return
-		}
-		owner, err := s.opts.Briefings.BriefingOwner(r.Context(), id)
-		if err != nil {
-			s.appError(w, r, err)
-			return
-		}
-		uid = owner
-	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), uid, id)
-	if err != nil {
-		s.appError(w, r, err)
-		return
-	}
-	list, err := s.opts.Briefings.Reports(r.Context(), uid, id, 20)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	var full []*app.Report
-	for _, rep := range list {
-		if f, err := s.opts.Briefings.Report(r.Context(), uid, rep.ID); err == nil {
-			full = append(full, f)
-		}
-	}
-	out, err := app.ReportsAtom(b, full, baseURL(r), location(b.Timezone))
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
-	_, _ = w.Write(out)
-}
-
-// reportMarkdown is the Markdown export of a report.
-func (s *Server) reportMarkdown(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(r)
-	if !ok || s.opts.Briefings == nil {
-		s.notFound(w, r)
-		return
-	}
-	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
-	if err != nil {
-		s.appError(w, r, err)
-		return
-	}
-	b, err := s.opts.Briefings.Briefing(r.Context(), userID(r), rep.BriefingID)
-	if err != nil {
-		s.appError(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
-	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="report-%d.md"`, rep.ID))
-	_, _ = w.Write([]byte(app.ReportMarkdown(b, rep, location(b.Timezone))))
-}
-
-func location(zone string) *time.Location {
-	loc, err := time.LoadLocation(zone)
-	if err != nil {
-		return time.UTC
-	}
-	return loc
-}
-
-func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(r)
-	if !ok || s.opts.ResendDelivery == nil {
-		s.notFound(w, r)
-		return
-	}
-	if err := s.opts.ResendDelivery(r.Context(), userID(r), id); err != nil {
-		s.redirect(w, r, back(r, "/briefings"), flashError(app.ErrorMessage(err)))
-		return
-	}
-	s.redirect(w, r, back(r, "/briefings"), flashSuccess("Queued to be sent again."))
-}
-
-func (s *Server) apiResendDelivery(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(r)
-	if !ok || s.opts.ResendDelivery == nil {
-		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Delivery %q not found.", r.PathValue("id")))
-		return
-	}
-	if err := s.opts.ResendDelivery(r.Context(), userID(r), id); err != nil {
-		s.apiError(w, r, err)
-		return
-	}
-	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": app.DeliveryPending})
-}
-
-func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
-	to := strings.TrimSpace(r.PostFormValue("to"))
-	if s.opts.SendTestEmail == nil {
-		s.redirect(w, r, "/settings", flashError("No SMTP server is configured: set MORNINGDECK_SMTP_HOST and MORNINGDECK_SMTP_FROM."))
-		return
-	}
-	if !strings.Contains(to, "@") {
-		s.redirect(w, r, "/settings", flashError("Enter the address to send the test email to."))
-		return
-	}
-	if err := s.opts.SendTestEmail(r.Context(), userID(r), to); err != nil {
-		s.redirect(w, r, "/settings", flashError("The test email failed: "+err.Error()))
-		return
-	}
-	s.redirect(w, r, "/settings", flashSuccess("Test email sent to "+to+"."))
-}
-
 // topicNames lists the user's topics, for the briefing form's topic picker.
 func (s *Server) topicNames(r *http.Request) []string {
-	if s.opts.Reading == nil {
+	if s.opts.Settings == nil {
 		return nil
 	}
-	st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r))
+	st, err := s.opts.Settings.Get(r.Context(), userID(r))
 	if err != nil {
 		return nil
 	}
@@ -690,16 +459,4 @@ func (s *Server) topicNames(r *http.Request) []string {
 		names[i] = t.Name
 	}
 	return names
-}
-
-// feedURL is a briefing's Atom feed path; when sign-in is required it carries the briefing's
-// token, so a feed reader can subscribe.
-func (s *Server) feedURL(r *http.Request, id int64) string {
-	u := "/briefings/" + strconv.FormatInt(id, 10) + "/feed.xml"
-	if s.opts.RequireLogin && s.opts.Accounts != nil {
-		if tok, err := s.opts.Accounts.FeedToken(r.Context(), id); err == nil {
-			u += "?token=" + tok
-		}
-	}
-	return u
 }

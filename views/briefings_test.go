@@ -50,7 +50,7 @@ func TestBriefingsAPI(t *testing.T) {
 		e := newEnv(t)
 		ctx := context.Background()
 		b := &app.Briefing{UserID: 1, Name: "Evening <b>news</b>", Time: "19:00", Timezone: "UTC"}
-		if err := e.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: e.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		now := time.Now().UTC()
@@ -99,7 +99,7 @@ func TestReportExports(t *testing.T) {
 		e := newEnv(t)
 		ctx := context.Background()
 		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "Europe/Brussels"}
-		if err := e.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: e.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		now := time.Now().UTC()
@@ -135,7 +135,7 @@ func TestBriefingEdit(t *testing.T) {
 		src, _ := seedItems(t, e)
 		ctx := context.Background()
 		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 40}
-		if err := e.db.SaveBriefing(ctx, b); err != nil {
+		if err := (&app.Briefings{Store: e.db}).Save(ctx, b); err != nil {
 			t.Fatal(err)
 		}
 		res, body := e.get(fmt.Sprintf("/briefings/%d/edit", b.ID))

@@ -4,10 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -31,13 +28,13 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 	if s.opts.RequireLogin {
 		p.Account = currentUser(r).Name
 	}
-	if s.opts.Store != nil {
-		if sum, err := s.opts.Store.SourceSummary(r.Context(), userID(r)); err == nil {
+	if s.opts.Sources != nil {
+		if sum, err := s.opts.Sources.Summary(r.Context(), userID(r)); err == nil {
 			p.ErrorSources = sum.Errors
 		}
 	}
-	if s.opts.Reading != nil && s.opts.Reading.Items != nil {
-		if c, err := s.opts.Reading.Items.Counts(r.Context(), userID(r)); err == nil {
+	if s.opts.Reading != nil {
+		if c, err := s.opts.Reading.Counts(r.Context(), userID(r)); err == nil {
 			p.UnreadItems = c.Unread
 		}
 	}
@@ -87,287 +84,20 @@ func relativeTime(t, now time.Time) string {
 		}
 		return "just now"
 	case d < time.Hour:
-		s = plural(int(d.Round(time.Minute)/time.Minute), "min", "min")
+		s = app.Plural(int(d.Round(time.Minute)/time.Minute), "min", "min")
 	case d < 24*time.Hour:
-		s = plural(int(d.Round(time.Hour)/time.Hour), "hour", "hours")
+		s = app.Plural(int(d.Round(time.Hour)/time.Hour), "hour", "hours")
 	case d < 30*24*time.Hour:
-		s = plural(int(d.Round(24*time.Hour)/(24*time.Hour)), "day", "days")
+		s = app.Plural(int(d.Round(24*time.Hour)/(24*time.Hour)), "day", "days")
 	case d < 365*24*time.Hour:
-		s = plural(int(d/(30*24*time.Hour)), "month", "months")
+		s = app.Plural(int(d/(30*24*time.Hour)), "month", "months")
 	default:
-		s = plural(int(d/(365*24*time.Hour)), "year", "years")
+		s = app.Plural(int(d/(365*24*time.Hour)), "year", "years")
 	}
 	if future {
 		return "in " + s
 	}
 	return s + " ago"
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
-// SourceView is a source made for display.
-type SourceView struct {
-	ID           int64
-	Name         string
-	Initials     string
-	URL          string
-	Type         string
-	TypeLabel    string
-	Status       app.SourceStatus
-	FetchStatus  app.FetchStatus
-	Interval     int
-	AutoInterval bool
-	LastFetched  TimeView
-	NextFetch    TimeView
-	ItemCount    int
-	LastError    string
-	ErrorCount   int
-}
-
-// Paused reports whether the user paused the source.
-func (v SourceView) Paused() bool { return v.Status == app.SourcePaused }
-
-// Busy reports whether a fetch is waiting or running.
-func (v SourceView) Busy() bool {
-	return v.FetchStatus == app.FetchQueued || v.FetchStatus == app.FetchFetching
-}
-
-// Href is the source's page.
-func (v SourceView) Href() string { return "/sources/" + strconv.FormatInt(v.ID, 10) }
-
-// Action is the URL of one of the source's form posts.
-func (v SourceView) Action(name string) string { return v.Href() + "/" + name }
-
-// IntervalLabel says how often the source is fetched.
-func (v SourceView) IntervalLabel() string {
-	s := "every " + intervalWords(v.Interval)
-	if v.AutoInterval {
-		s += " (adjusted automatically)"
-	}
-	return s
-}
-
-func intervalWords(m int) string {
-	switch {
-	case m%(24*60) == 0:
-		return plural(m/(24*60), "day", "days")
-	case m%60 == 0:
-		return plural(m/60, "hour", "hours")
-	default:
-		return plural(m, "minute", "minutes")
-	}
-}
-
-func (s *Server) sourceView(src *app.Source) SourceView {
-	name := src.Name
-	if name == "" {
-		name = hostOf(src.URL)
-	}
-	return SourceView{
-		ID:           src.ID,
-		Name:         name,
-		Initials:     initials(name),
-		URL:          src.URL,
-		Type:         string(src.Type),
-		TypeLabel:    typeLabel(src.Type),
-		Status:       src.Status,
-		FetchStatus:  src.FetchStatus,
-		Interval:     src.RefreshIntervalMinutes,
-		AutoInterval: src.AutoInterval,
-		LastFetched:  s.timeView(src.LastFetchedAt),
-		NextFetch:    s.timeView(src.NextFetchAt),
-		ItemCount:    src.ItemCount,
-		LastError:    src.LastError,
-		ErrorCount:   src.ErrorCount,
-	}
-}
-
-func typeLabel(t app.SourceType) string {
-	switch t {
-	case app.SourceRSS:
-		return "Feed"
-	case app.SourceWeb:
-		return "Web page"
-	case app.SourceReddit:
-		return "Reddit"
-	}
-	return string(t)
-}
-
-func hostOf(u string) string {
-	u = strings.TrimPrefix(strings.TrimPrefix(u, "https://"), "http://")
-	u = strings.TrimPrefix(u, "www.")
-	if i := strings.IndexAny(u, "/?#"); i >= 0 {
-		u = u[:i]
-	}
-	return u
-}
-
-// initials are up to two letters standing for a name, in place of a favicon.
-func initials(name string) string {
-	var out []rune
-	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		r, _ := utf8.DecodeRuneInString(w)
-		out = append(out, unicode.ToUpper(r))
-		if len(out) == 2 {
-			break
-		}
-	}
-	if len(out) == 0 {
-		return "?"
-	}
-	return string(out)
-}
-
-// ItemView is an item made for display.
-type ItemView struct {
-	ID         int64
-	Title      string
-	Link       string
-	Author     string
-	SourceID   int64
-	SourceName string
-	Published  TimeView
-	Excerpt    string // plain text, safe to render escaped
-	Truncated  bool   // the excerpt is shorter than the article
-	Content    string // CleanContent: sanitized at ingestion, the only HTML rendered raw
-
-	Summary   string
-	Tags      []string
-	Topics    []string
-	Score     *int
-	Reason    string
-	Status    app.ItemStatus
-	LastError string
-	Attempts  int
-	Read      bool
-	Starred   bool
-	Hidden    bool
-	Snippet   []SnippetPart // search matches, when the list is a search
-}
-
-// SnippetPart is a piece of a search snippet; Match pieces are highlighted.
-type SnippetPart struct {
-	Text  string
-	Match bool
-}
-
-// Href is the item's page in the app.
-func (v ItemView) Href() string { return "/items/" + strconv.FormatInt(v.ID, 10) }
-
-// Action is the URL of a form post on the item.
-func (v ItemView) Action(name string) string { return v.Href() + "/" + name }
-
-// ScoreClass buckets the score for its badge colour (the number is always shown too).
-func (v ItemView) ScoreClass() string {
-	switch {
-	case v.Score == nil:
-		return "score-none"
-	case *v.Score >= 70:
-		return "score-high"
-	case *v.Score >= 40:
-		return "score-mid"
-	}
-	return "score-low"
-}
-
-// ScoreText is the score as shown.
-func (v ItemView) ScoreText() string {
-	if v.Score == nil {
-		return "–"
-	}
-	return strconv.Itoa(*v.Score)
-}
-
-func snippetParts(s string) []SnippetPart {
-	var out []SnippetPart
-	for s != "" {
-		i := strings.IndexByte(s, '\x01')
-		if i < 0 {
-			out = append(out, SnippetPart{Text: s})
-			break
-		}
-		if i > 0 {
-			out = append(out, SnippetPart{Text: s[:i]})
-		}
-		s = s[i+1:]
-		j := strings.IndexByte(s, '\x02')
-		if j < 0 {
-			j = len(s)
-		}
-		out = append(out, SnippetPart{Text: s[:j], Match: true})
-		s = s[min(j+1, len(s)):]
-	}
-	return out
-}
-
-// SourceHref is the page of the item's source.
-func (v ItemView) SourceHref() string { return "/sources/" + strconv.FormatInt(v.SourceID, 10) }
-
-func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
-	pub := it.PublishedAt
-	if pub == nil {
-		pub = &it.CreatedAt
-	}
-	title := strings.TrimSpace(it.Title)
-	if title == "" {
-		title = "(untitled)"
-	}
-	if it.SourceName != "" {
-		sourceName = it.SourceName
-	}
-	ex, cut := excerpt(it.Text, 320)
-	return ItemView{
-		ID:         it.ID,
-		Title:      title,
-		Link:       safeLink(it.Link),
-		Author:     it.Author,
-		SourceID:   it.SourceID,
-		SourceName: sourceName,
-		Published:  s.timeView(pub),
-		Excerpt:    ex,
-		Truncated:  cut,
-		Content:    it.CleanContent,
-		Summary:    it.Summary,
-		Tags:       it.Tags,
-		Topics:     it.Topics,
-		Score:      it.Score,
-		Reason:     it.ScoreReasoning,
-		Status:     it.Status,
-		LastError:  it.LastError,
-		Attempts:   it.Attempts,
-		Read:       it.ReadAt != nil,
-		Starred:    it.Starred,
-		Hidden:     it.Hidden,
-		Snippet:    snippetParts(it.Snippet),
-	}
-}
-
-// safeLink lets only http(s) links out; anything else (javascript:, data:) becomes empty.
-func safeLink(u string) string {
-	l := strings.ToLower(strings.TrimSpace(u))
-	if strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "http://") {
-		return strings.TrimSpace(u)
-	}
-	return ""
-}
-
-// excerpt cuts plain text to at most n runes at a word boundary; truncated tells whether it was cut.
-func excerpt(text string, n int) (string, bool) {
-	if utf8.RuneCountInString(text) <= n {
-		return text, false
-	}
-	r := []rune(text)[:n]
-	cut := string(r)
-	if i := strings.LastIndex(cut, " "); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,.;:—-") + "…", true
 }
 
 // countWords says "1 source", "3 sources".

@@ -39,7 +39,7 @@ func newQueuesEnv(t *testing.T, fetchCapacity int) *queuesEnv {
 	admin := &queue.Admin{List: []*queue.Queue{fq.Queue, pq.Queue, bq.Queue, eq.Queue},
 		Capacities: map[string]int{"fetch": fetchCapacity, "process": 5000}, Store: db}
 	metrics.WatchQueues(admin.Sizes)
-	h := views.New(views.Options{Sources: &app.Sources{Store: db, Queue: fq}, Store: db, Version: "v-test",
+	h := views.New(views.Options{Sources: &app.Sources{Store: db, Queue: fq}, Version: "v-test",
 		Queues: admin, Metrics: promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

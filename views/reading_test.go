@@ -416,7 +416,7 @@ func TestReadingFrame(t *testing.T) {
 	t.Run("without the reading service the pages explain themselves and nothing panics", func(t *testing.T) {
 		db := sqlitetest.New(t)
 		q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 10})
-		srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db, Queue: q}, Store: db}))
+		srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db, Queue: q}}))
 		defer srv.Close()
 		e := &env{t: t, db: db, srv: srv, c: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 		res, body := e.get("/items")
@@ -460,8 +460,8 @@ func TestSettingsEnricher(t *testing.T) {
 		db := sqlitetest.New(t)
 		pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
 		fail := true
-		srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db}, Store: db,
-			Reading:  &app.Reading{Items: db, Filters: db, Settings: db, Queue: pq},
+		srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db},
+			Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db},
 			Enricher: views.EnricherInfo{Default: "llm", LLMConfigured: true, LLMModel: "qwen2.5", LLMBaseURL: "http://llm.local/v1"},
 			TestLLM: func(context.Context, int64) error {
 				if fail {

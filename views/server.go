@@ -21,7 +21,6 @@ import (
 // Options for New. Sources and Store are required; the rest may be zero.
 type Options struct {
 	Sources *app.Sources
-	Store   app.SourceStore
 	Log     *slog.Logger
 	Version string
 	Clock   app.Clock // for relative times rendered on the server; nil is the system clock
@@ -30,22 +29,16 @@ type Options struct {
 	// ExportOPML writes the user's sources as OPML; nil makes export answer 404.
 	ExportOPML func(ctx context.Context, userID int64, w io.Writer) error
 
-	// Reading serves the items pages, the item API, settings and filters; nil hides them.
+	// Reading serves the items pages, the item API and filters; nil hides them.
 	Reading *app.Reading
+	// Settings are each user's settings (the settings page and API, interests for briefings).
+	Settings *app.UserSettings
 	// Enricher describes the configured enrichers for the settings page (never an API key).
 	Enricher EnricherInfo
-	// Briefings keeps briefings and reports; nil shows the page as coming soon.
-	Briefings app.BriefingStore
-	// RunBriefing queues a run of a briefing now; false when it is already queued, running or paused.
-	RunBriefing func(ctx context.Context, id int64) (bool, error)
-	// PreviewBriefing computes the report a briefing would write now, without storing it.
-	PreviewBriefing func(ctx context.Context, b *app.Briefing) (*app.Report, error)
-	// Deliveries lists a report's email deliveries.
-	Deliveries func(ctx context.Context, reportID int64) ([]*app.Delivery, error)
-	// ResendDelivery queues a failed delivery again.
-	ResendDelivery func(ctx context.Context, userID, id int64) error
-	// SendTestEmail sends a test message to an address with the configured SMTP server; nil hides it.
-	SendTestEmail func(ctx context.Context, userID int64, to string) error
+	// Briefings keeps, runs and previews briefings and their reports; nil shows the page as coming soon.
+	Briefings *app.Briefings
+	// Deliveries lists, resends and tests report emails; nil hides them.
+	Deliveries *app.Deliveries
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
 	// Queues sees and steers the background queues (the Queues page, /admin/queue-stats,
@@ -298,13 +291,42 @@ func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) 
 		"The server hit an unexpected problem and has logged it. Try again in a moment."))
 }
 
-// appError shows a domain error as a page: not found as 404, the rest as 500.
+// failure is the one mapping of an error to an answer, for pages and the JSON API alike: the
+// HTTP status of its domain code, the message for a person, and whether it is an internal
+// error (logged, never shown: the person gets a generic message).
+func failure(err error) (status int, msg string, internal bool) {
+	switch app.ErrorCode(err) {
+	case app.EINVALID:
+		status = http.StatusBadRequest
+	case app.ENOTFOUND:
+		status = http.StatusNotFound
+	case app.ECONFLICT:
+		status = http.StatusConflict
+	case app.EUNAUTHORIZED:
+		status = http.StatusUnauthorized
+	case app.EFORBIDDEN:
+		status = http.StatusForbidden
+	case app.ETOOMANY:
+		status = http.StatusTooManyRequests
+	default:
+		return http.StatusInternalServerError, app.ErrorMessage(err), true
+	}
+	return status, app.ErrorMessage(err), false
+}
+
+// appError shows an error as a page with its status (see failure); internal errors get the
+// error page and are logged.
 func (s *Server) appError(w http.ResponseWriter, r *http.Request, err error) {
-	if app.ErrorCode(err) == app.ENOTFOUND {
-		s.renderStatus(w, r, http.StatusNotFound, errorPage(s.page(w, r, "", "Not found"), "Not found", app.ErrorMessage(err)))
+	status, msg, internal := failure(err)
+	if internal {
+		s.serverError(w, r, err)
 		return
 	}
-	s.serverError(w, r, err)
+	title := http.StatusText(status)
+	if status == http.StatusNotFound {
+		title = "Not found"
+	}
+	s.renderStatus(w, r, status, errorPage(s.page(w, r, "", title), title, msg))
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) {
@@ -327,4 +349,22 @@ func back(r *http.Request, fallback string) string {
 		return to
 	}
 	return fallback
+}
+
+func (s *Server) comingSoon(key string) http.HandlerFunc {
+	v := comingSoonPages[key]
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.render(w, r, comingSoonPage(s.page(w, r, key, v.Title), v))
+	}
+}
+
+// actionFailed ends a form post that could not be done: an error flash for what the user can fix,
+// the error page for the rest.
+func (s *Server) actionFailed(w http.ResponseWriter, r *http.Request, fallback string, err error) {
+	switch app.ErrorCode(err) {
+	case app.EINVALID, app.ECONFLICT:
+		s.redirect(w, r, back(r, fallback), flashError(app.ErrorMessage(err)))
+	default:
+		s.appError(w, r, err)
+	}
 }

@@ -44,9 +44,9 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 	if detect {
 		sources.Detector = feeds.Detector{Fetcher: feeds.New(feeds.Options{})}
 	}
+	briefings := &app.Briefings{Store: db, Queue: bq, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}}
 	h := views.New(views.Options{
 		Sources: sources,
-		Store:   db,
 		Version: "v-test",
 		ImportOPML: func(ctx context.Context, userID int64, r io.Reader) (int, int, []string, error) {
 			res, err := sources.ImportOPML(ctx, userID, r, nil)
@@ -56,16 +56,10 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 			return res.Added, res.Skipped, res.Errors, err
 		},
 		ExportOPML: sources.ExportOPML,
-		Reading:    &app.Reading{Items: db, Filters: db, Settings: db, Queue: pq},
-		Briefings:  db,
-		RunBriefing: func(ctx context.Context, id int64) (bool, error) {
-			return bq.RunNow(ctx, db, id, time.Now())
-		},
-		PreviewBriefing: func(ctx context.Context, b *app.Briefing) (*app.Report, error) {
-			w := &queue.BriefingWorker{Store: db, Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}
-			return w.Preview(ctx, b, time.Now())
-		},
-		Enricher: views.EnricherInfo{Default: "embedded"},
+		Reading:    &app.Reading{Store: db, Queue: pq},
+		Settings:   &app.UserSettings{Store: db},
+		Briefings:  briefings,
+		Enricher:   views.EnricherInfo{Default: "embedded"},
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
@@ -573,7 +567,7 @@ func TestPanicIsA500AndTheServerGoesOn(t *testing.T) {
 	db := sqlitetest.New(t)
 	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
 	store := panicky{db}
-	srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: store, Queue: q}, Store: store}))
+	srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: store, Queue: q}}))
 	defer srv.Close()
 	for _, path := range []string{"/items", "/api/sources", "/items"} {
 		res, err := http.Get(srv.URL + path)

@@ -139,10 +139,7 @@ type Message struct {
 // external assets, a plain-text part, a link back to the report and one to the briefing's settings.
 func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL string) *Message {
 	base := strings.TrimRight(baseURL, "/")
-	loc, err := time.LoadLocation(b.Timezone)
-	if err != nil {
-		loc = time.UTC
-	}
+	loc := app.Location(b.Timezone)
 	reportURL := fmt.Sprintf("%s/reports/%d", base, r.ID)
 	settingsURL := base + "/briefings"
 	e := html.EscapeString
@@ -150,33 +147,7 @@ func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL strin
 	h.WriteString(`<!doctype html><html><body style="margin:0;padding:0;background:#fbfaf7;">`)
 	h.WriteString(`<div style="max-width:640px;margin:0 auto;padding:24px;font-family:Georgia,'Times New Roman',serif;color:#1c1c1e;line-height:1.55;">`)
 	fmt.Fprintf(&h, `<h1 style="font-size:26px;margin:0 0 4px;">%s</h1>`, e(b.Name))
-	fmt.Fprintf(&h, `<p style="margin:0 0 16px;color:#55555b;font-family:Arial,sans-serif;font-size:13px;">%s – %s</p>`,
-		e(r.PeriodStart.In(loc).Format("Mon 2 Jan 15:04")), e(r.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")))
-	fmt.Fprintf(&h, `<p style="margin:0 0 20px;">%s</p>`, e(r.Overview))
-	for _, it := range r.Items {
-		h.WriteString(`<div style="margin:0 0 20px;padding:0 0 16px;border-bottom:1px solid #dedbd3;">`)
-		title := e(it.Title)
-		if link := safeLink(it.Link); link != "" {
-			title = fmt.Sprintf(`<a href="%s" style="color:#1f5fa8;text-decoration:none;">%s</a>`, e(link), title)
-		}
-		fmt.Fprintf(&h, `<h2 style="font-size:19px;margin:0 0 4px;">%d. %s</h2>`, it.Rank, title)
-		fmt.Fprintf(&h, `<p style="margin:0 0 6px;color:#55555b;font-family:Arial,sans-serif;font-size:13px;">%s · score %d · %s</p>`, e(it.SourceName), it.Score, e(it.ScoreReasoning))
-		if it.Summary != "" {
-			fmt.Fprintf(&h, `<p style="margin:0;">%s</p>`, e(it.Summary))
-		}
-		if len(it.AlsoCoveredBy) > 0 {
-			var also []string
-			for _, c := range it.AlsoCoveredBy {
-				if link := safeLink(c.Link); link != "" {
-					also = append(also, fmt.Sprintf(`<a href="%s" style="color:#1f5fa8;">%s</a>`, e(link), e(c.Source)))
-				} else {
-					also = append(also, e(c.Source))
-				}
-			}
-			fmt.Fprintf(&h, `<p style="margin:6px 0 0;color:#55555b;font-family:Arial,sans-serif;font-size:13px;">Also covered by %s</p>`, strings.Join(also, ", "))
-		}
-		h.WriteString(`</div>`)
-	}
+	h.WriteString(app.ReportHTML(b, r, loc, emailStyle))
 	fmt.Fprintf(&h, `<p style="font-family:Arial,sans-serif;font-size:13px;color:#55555b;"><a href="%s" style="color:#1f5fa8;">Read this report in Morning Deck</a> · <a href="%s" style="color:#1f5fa8;">Briefing settings and unsubscribe</a></p>`,
 		e(reportURL), e(settingsURL))
 	h.WriteString(`</div></body></html>`)
@@ -193,12 +164,16 @@ func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL strin
 	}
 }
 
-func safeLink(u string) string {
-	l := strings.ToLower(strings.TrimSpace(u))
-	if strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") {
-		return strings.TrimSpace(u)
-	}
-	return ""
+// emailStyle is the newsletter look of a report, inline because mail clients drop style sheets.
+var emailStyle = app.HTMLStyle{
+	Period:   "margin:0 0 16px;color:#55555b;font-family:Arial,sans-serif;font-size:13px;",
+	Overview: "margin:0 0 20px;",
+	Item:     "margin:0 0 20px;padding:0 0 16px;border-bottom:1px solid #dedbd3;",
+	Title:    "font-size:19px;margin:0 0 4px;",
+	Link:     "color:#1f5fa8;text-decoration:none;",
+	Meta:     "margin:0 0 6px;color:#55555b;font-family:Arial,sans-serif;font-size:13px;",
+	Summary:  "margin:0;",
+	Also:     "margin:6px 0 0;color:#55555b;font-family:Arial,sans-serif;font-size:13px;",
 }
 
 // Merge returns base with the user's own settings where they are set.

@@ -3,7 +3,10 @@ package mail_test
 import (
 	"bufio"
 	"context"
+	"flag"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -67,7 +70,7 @@ func TestHostileTextStaysText(t *testing.T) {
 	})
 
 	t.Run("the printable HTML and the Atom feed, whose entries a feed reader renders", func(t *testing.T) {
-		noActiveContent(t, "report HTML", app.ReportHTML(b, r, time.UTC))
+		noActiveContent(t, "report HTML", app.ReportHTML(b, r, time.UTC, app.HTMLStyle{}))
 		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", time.UTC)
 		if err != nil {
 			t.Fatal(err)
@@ -169,6 +172,41 @@ func TestMisbehavingSMTPServers(t *testing.T) {
 				t.Logf("error: %v", err)
 			case <-time.After(15 * time.Second):
 				t.Fatal("Send did not give up")
+			}
+		})
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+func TestEmailGoldens(t *testing.T) {
+	end := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+	b := &app.Briefing{ID: 7, UserID: 1, Name: "Brussels morning", Timezone: "Europe/Brussels"}
+	r := &app.Report{ID: 3, BriefingID: 7, GeneratedAt: end, PeriodStart: end.Add(-24 * time.Hour), PeriodEnd: end,
+		Overview: "1 story from 2 sources, chosen among 40 new items.",
+		Items: []app.ReportItem{{Rank: 1, SourceName: "Le Soir", Title: "Tram to the airport approved", Link: "https://lesoir.example/tram",
+			Summary: "The council approved the tram line <for real>.", Score: 88, ScoreReasoning: "Matches your focus.",
+			AlsoCoveredBy: []app.Coverage{{Title: "Airport tram", Link: "https://bx1.example/tram", Source: "BX1"}}}}}
+	m := mail.Compose(b, r, 5, "ann@example.com", "http://deck.example:7777/")
+	for name, got := range map[string]string{"email.html.golden": m.HTML, "email.txt.golden": m.Text,
+		"email.headers.golden": "Subject: " + m.Subject + "\nMessage-ID: " + m.ID + "\nUnsubscribe: " + m.Unsubscribe + "\n"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join("testdata", name)
+			if *update {
+				if err := os.MkdirAll("testdata", 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to write it)", err)
+			}
+			if got != string(want) {
+				t.Errorf("%s differs from the golden file (go test -update rewrites it after a deliberate change):\n--- got\n%s\n--- want\n%s", name, got, want)
 			}
 		})
 	}

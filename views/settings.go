@@ -3,237 +3,11 @@ package views
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
-	"github.com/a-h/templ"
-
 	"github.com/morningdeck/morningdeck/app"
 )
-
-func urlQueryEscape(s string) string { return url.QueryEscape(s) }
-
-func boolValue(b bool) string { return strconv.FormatBool(b) }
-
-func minScoreValue(n int) string {
-	if n == 0 {
-		return ""
-	}
-	return strconv.Itoa(n)
-}
-
-func sortDefaultLabel(searching bool) string {
-	if searching {
-		return "Relevance"
-	}
-	return "Newest"
-}
-
-// pagerLabel names the page links: by date they lead to newer and older items, in other orders
-// to the previous and next page.
-func (v ItemsPageView) pagerLabel(prev bool) string {
-	byDate := v.Filter.Sort == "date" || (v.Filter.Sort == "" && !v.Searching)
-	switch {
-	case byDate && prev:
-		return "Newer"
-	case byDate:
-		return "Older"
-	case prev:
-		return "Previous"
-	}
-	return "Next"
-}
-
-// keyFor is the keyboard shortcut that presses a toggle (see static/app.js).
-func keyFor(action string) string {
-	return map[string]string{"star": "s", "read": "m"}[action]
-}
-
-// items is the river: filters, search and paging kept in the URL so a view can be bookmarked.
-func (s *Server) items(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.sourceNames(r)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	q := r.URL.Query()
-	// The page's own parameters: source (an id) and show; the rest as the API has them.
-	if v := q.Get("source"); v != "" {
-		q.Set("sourceId", v)
-	}
-	f, err := itemFilter(r, q)
-	if err != nil {
-		f = app.ItemFilter{UserID: userID(r)} // a hand-edited URL: show the defaults
-	}
-	f.Limit = itemsPerPage + 1 // one more tells whether there is a next page
-	v := ItemsPageView{Sources: srcs, AllSources: len(srcs), Filter: f, Show: q.Get("show"), Searching: f.Q != ""}
-	if v.Show == "" {
-		v.Show = "unread"
-		if v.Searching || f.Tag != "" || f.Topic != "" {
-			v.Show = "all"
-		}
-	}
-	switch v.Show {
-	case "unread":
-		f.Unread = true
-	case "starred":
-		f.Starred = true
-	case "flagged":
-		f.Hidden = true
-	case "errors":
-		f.Status = app.ItemError
-	default:
-		v.Show = "all"
-	}
-	for _, src := range srcs {
-		if src.ID == f.SourceID {
-			v.SourceName = src.Name
-		}
-	}
-	// A picker of thousands of sources is neither quick to send nor to use: past
-	// maxSourceChoices it offers the current source only and points to the Sources page.
-	if len(srcs) > maxSourceChoices {
-		v.Sources = nil
-		for _, src := range srcs {
-			if src.ID == f.SourceID {
-				v.Sources = append(v.Sources, src)
-			}
-		}
-	}
-	if s.opts.Reading != nil {
-		if st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r)); err == nil {
-			for _, t := range st.Topics {
-				v.Topics = append(v.Topics, t.Name)
-			}
-		}
-	}
-	var items []*app.Item
-	if v.AllSources > 0 {
-		if items, err = s.opts.Store.Items(r.Context(), f); err != nil {
-			s.serverError(w, r, err)
-			return
-		}
-	}
-	link := func(offset int) string {
-		vals := url.Values{}
-		for _, k := range []string{"q", "show", "source", "topic", "tag", "minScore", "sort"} {
-			vals.Set(k, r.URL.Query().Get(k))
-		}
-		return pageLink("/items", vals, offset)
-	}
-	v.Here = link(f.Offset)
-	if len(items) > itemsPerPage {
-		items = items[:itemsPerPage]
-		v.NextHref = link(f.Offset + itemsPerPage)
-	}
-	if f.Offset > 0 {
-		v.PrevHref = link(max(f.Offset-itemsPerPage, 0))
-	}
-	v.Items = s.itemViews(items)
-	s.render(w, r, itemsPage(s.page(w, r, "items", "Items"), v))
-}
-
-func (s *Server) loadItem(w http.ResponseWriter, r *http.Request) (*app.Item, bool) {
-	id, ok := pathID(r)
-	if !ok || s.opts.Reading == nil {
-		s.notFound(w, r)
-		return nil, false
-	}
-	it, err := s.opts.Reading.Items.Item(r.Context(), userID(r), id)
-	if err != nil {
-		s.appError(w, r, err)
-		return nil, false
-	}
-	return it, true
-}
-
-// itemPage shows an item at reading width and marks it read.
-func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
-	it, ok := s.loadItem(w, r)
-	if !ok {
-		return
-	}
-	if it.ReadAt == nil {
-		if opened, err := s.opts.Reading.Open(r.Context(), userID(r), it.ID); err == nil {
-			it = opened
-		}
-	}
-	v := ItemPageView{Item: s.itemView(it, "")}
-	if len(it.Topics) > 0 {
-		v.Topic = it.Topics[0]
-		related, err := s.opts.Reading.Items.Items(r.Context(), app.ItemFilter{UserID: userID(r), Topic: v.Topic, Limit: 6})
-		if err == nil {
-			for _, o := range related {
-				if o.ID != it.ID && len(v.Related) < 5 {
-					v.Related = append(v.Related, s.itemView(o, ""))
-				}
-			}
-		}
-	}
-	s.render(w, r, itemPage(s.page(w, r, "items", it.Title), v))
-}
-
-// toggleItem flips star, read or hidden; with htmx it answers with the re-rendered card.
-func (s *Server) toggleItem(action string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		it, ok := s.loadItem(w, r)
-		if !ok {
-			return
-		}
-		on := r.PostFormValue("on") != "false"
-		var u app.ItemUpdate
-		switch action {
-		case "star":
-			u.Starred = &on
-		case "read":
-			u.Read = &on
-		case "hide":
-			u.Hidden = &on
-		}
-		it, err := s.opts.Reading.Items.UpdateItem(r.Context(), userID(r), it.ID, u)
-		if err != nil {
-			s.appError(w, r, err)
-			return
-		}
-		here := back(r, "/items")
-		if r.Header.Get("HX-Request") == "true" {
-			card := itemCard(s.itemView(it, ""), true, false, here)
-			if c, err := s.opts.Reading.Items.Counts(r.Context(), userID(r)); err == nil {
-				card = templ.Join(card, unreadBadge(c.Unread, true)) // the sidebar's count follows
-			}
-			s.render(w, r, card)
-			return
-		}
-		s.redirect(w, r, here, Flash{})
-	}
-}
-
-func (s *Server) retryItem(w http.ResponseWriter, r *http.Request) {
-	it, ok := s.loadItem(w, r)
-	if !ok {
-		return
-	}
-	if err := s.opts.Reading.Retry(r.Context(), userID(r), it.ID); err != nil {
-		s.redirect(w, r, back(r, "/items"), flashError(app.ErrorMessage(err)))
-		return
-	}
-	s.redirect(w, r, back(r, "/items"), flashSuccess("Queued for processing again."))
-}
-
-func (s *Server) markAllRead(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Reading == nil {
-		s.notFound(w, r)
-		return
-	}
-	src, _ := strconv.ParseInt(r.PostFormValue("source"), 10, 64)
-	n, err := s.opts.Reading.Items.MarkAllRead(r.Context(), userID(r), src)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	s.redirect(w, r, back(r, "/items"), flashSuccess(fmt.Sprintf("%s marked as read.", countWords(n, "item", "items"))))
-}
 
 // settingsPage shows interests, topics, the enricher, credits and filter rules.
 func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request) {
@@ -241,18 +15,18 @@ func (s *Server) settingsPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status int, form *SettingsView, ff FilterForm) {
-	if s.opts.Reading == nil {
+	if s.opts.Settings == nil {
 		s.comingSoon("settings")(w, r)
 		return
 	}
-	st, err := s.opts.Reading.Settings.Settings(r.Context(), userID(r))
+	st, err := s.opts.Settings.Get(r.Context(), userID(r))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	v := SettingsView{Interests: st.Interests, Topics: app.FormatTopics(st.Topics), Enricher: st.Enricher, Info: s.opts.Enricher,
 		Credits: st.Credits, DailyCredits: strconv.Itoa(st.DailyCredits), Timezone: st.Timezone, FilterForm: ff,
-		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil, CanTestEmail: s.opts.SendTestEmail != nil,
+		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil, CanTestEmail: s.opts.Deliveries != nil,
 		SMTPHost: st.SMTPHost, SMTPPort: portValue(st.SMTPPort), SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS,
 		LLMAvailable: s.opts.Enricher.LLMConfigured || st.LLMModel != "" || st.Enricher == app.EnricherLLM,
 		DataCare:     s.opts.DataCare, Admin: currentUser(r).Admin}
@@ -263,7 +37,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 		v.Interests, v.Topics, v.Enricher, v.DailyCredits, v.Timezone, v.Error = form.Interests, form.Topics, form.Enricher, form.DailyCredits, form.Timezone, form.Error
 		v.LLMBaseURL, v.LLMModel = form.LLMBaseURL, form.LLMModel
 	}
-	if v.Filters, err = s.opts.Reading.Filters.Filters(r.Context(), userID(r)); err != nil {
+	if v.Filters, err = s.opts.Reading.Filters(r.Context(), userID(r)); err != nil {
 		s.serverError(w, r, err)
 		return
 	}
@@ -275,7 +49,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 }
 
 func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Reading == nil {
+	if s.opts.Settings == nil {
 		s.notFound(w, r)
 		return
 	}
@@ -305,7 +79,7 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) {
 		}
 		u.DailyCredits = &n
 	}
-	if _, err := s.opts.Reading.Settings.UpdateSettings(r.Context(), userID(r), u); err != nil {
+	if _, err := s.opts.Settings.Update(r.Context(), userID(r), u); err != nil {
 		if app.ErrorCode(err) != app.EINVALID {
 			s.serverError(w, r, err)
 			return
@@ -406,7 +180,7 @@ func (s *Server) deleteFilter(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	if err := s.opts.Reading.Filters.DeleteFilter(r.Context(), userID(r), id); err != nil {
+	if err := s.opts.Reading.DeleteFilter(r.Context(), userID(r), id); err != nil {
 		s.redirect(w, r, "/settings", flashError(app.ErrorMessage(err)))
 		return
 	}
@@ -443,13 +217,6 @@ func actionText(f *app.Filter) string {
 	return fmt.Sprintf("score %+d", f.ScoreDelta)
 }
 
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
 func keyPlaceholder(set bool) string {
 	if set {
 		return "•••••• stored (leave blank to keep)"
@@ -466,7 +233,7 @@ func portValue(p int) string {
 
 // saveEmail stores the user's SMTP settings; a blank password keeps the stored one.
 func (s *Server) saveEmail(w http.ResponseWriter, r *http.Request) {
-	if s.opts.Reading == nil {
+	if s.opts.Settings == nil {
 		s.notFound(w, r)
 		return
 	}
@@ -485,7 +252,7 @@ func (s *Server) saveEmail(w http.ResponseWriter, r *http.Request) {
 	if pass := r.PostFormValue("smtpPassword"); pass != "" {
 		u.SMTPPassword = &pass
 	}
-	if _, err := s.opts.Reading.Settings.UpdateSettings(r.Context(), userID(r), u); err != nil {
+	if _, err := s.opts.Settings.Update(r.Context(), userID(r), u); err != nil {
 		if app.ErrorCode(err) != app.EINVALID {
 			s.serverError(w, r, err)
 			return
@@ -494,4 +261,187 @@ func (s *Server) saveEmail(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.redirect(w, r, "/settings", flashSuccess("Email settings saved."))
+}
+
+// SettingsJSON is the settings as the API shows them.
+type SettingsJSON struct {
+	Interests    string      `json:"interests"`
+	Topics       []app.Topic `json:"topics"`
+	Enricher     string      `json:"enricher"`
+	Credits      int         `json:"credits"`
+	DailyCredits int         `json:"dailyCredits"`
+	Timezone     string      `json:"timezone"`
+	LLMBaseURL   string      `json:"llmBaseUrl"`
+	LLMModel     string      `json:"llmModel"`
+	LLMAPIKeySet bool        `json:"llmApiKeySet"` // the key itself is never sent back
+	SMTPHost     string      `json:"smtpHost"`
+	SMTPPort     int         `json:"smtpPort"`
+	SMTPUsername string      `json:"smtpUsername"`
+	SMTPPassSet  bool        `json:"smtpPasswordSet"` // the password itself is never sent back
+	SMTPFrom     string      `json:"smtpFrom"`
+	SMTPTLS      string      `json:"smtpTls"`
+}
+
+func (s *Server) settingsJSON(st *app.Settings) SettingsJSON {
+	topics := st.Topics
+	if topics == nil {
+		topics = []app.Topic{}
+	}
+	enricher := st.Enricher
+	if enricher == "" {
+		enricher = s.opts.Enricher.Default
+	}
+	return SettingsJSON{Interests: st.Interests, Topics: topics, Enricher: enricher, Credits: st.Credits, DailyCredits: st.DailyCredits, Timezone: st.Timezone,
+		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMAPIKeySet: st.LLMAPIKey != "",
+		SMTPHost: st.SMTPHost, SMTPPort: st.SMTPPort, SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS}
+}
+
+func (s *Server) apiGetSettings(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Settings == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Settings are not enabled on this server."))
+		return
+	}
+	st, err := s.opts.Settings.Get(r.Context(), userID(r))
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.settingsJSON(st))
+}
+
+type patchSettingsRequest struct {
+	Interests    *string      `json:"interests"`
+	Topics       *[]app.Topic `json:"topics"`
+	Enricher     *string      `json:"enricher"`
+	DailyCredits *int         `json:"dailyCredits"`
+	Timezone     *string      `json:"timezone"`
+	LLMBaseURL   *string      `json:"llmBaseUrl"`
+	LLMModel     *string      `json:"llmModel"`
+	LLMAPIKey    *string      `json:"llmApiKey"`
+	SMTPHost     *string      `json:"smtpHost"`
+	SMTPPort     *int         `json:"smtpPort"`
+	SMTPUsername *string      `json:"smtpUsername"`
+	SMTPPassword *string      `json:"smtpPassword"`
+	SMTPFrom     *string      `json:"smtpFrom"`
+	SMTPTLS      *string      `json:"smtpTls"`
+}
+
+func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Settings == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Settings are not enabled on this server."))
+		return
+	}
+	var req patchSettingsRequest
+	if err := decode(w, r, &req); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	st, err := s.opts.Settings.Update(r.Context(), userID(r), app.SettingsUpdate{
+		Interests: req.Interests, Topics: req.Topics, Enricher: req.Enricher, DailyCredits: req.DailyCredits, Timezone: req.Timezone,
+		LLMBaseURL: req.LLMBaseURL, LLMModel: req.LLMModel, LLMAPIKey: req.LLMAPIKey,
+		SMTPHost: req.SMTPHost, SMTPPort: req.SMTPPort, SMTPUsername: req.SMTPUsername, SMTPPassword: req.SMTPPassword, SMTPFrom: req.SMTPFrom, SMTPTLS: req.SMTPTLS})
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.settingsJSON(st))
+}
+
+func (s *Server) apiListFilters(w http.ResponseWriter, r *http.Request) {
+	if !s.reading(w, r) {
+		return
+	}
+	fs, err := s.opts.Reading.Filters(r.Context(), userID(r))
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	if fs == nil {
+		fs = []*app.Filter{}
+	}
+	writeJSON(w, http.StatusOK, fs)
+}
+
+func (s *Server) decodeFilter(w http.ResponseWriter, r *http.Request) (*app.Filter, bool) {
+	f := &app.Filter{Enabled: true}
+	if err := decode(w, r, f); err != nil {
+		s.apiError(w, r, err)
+		return nil, false
+	}
+	return f, true
+}
+
+func (s *Server) apiCreateFilter(w http.ResponseWriter, r *http.Request) {
+	if !s.reading(w, r) {
+		return
+	}
+	f, ok := s.decodeFilter(w, r)
+	if !ok {
+		return
+	}
+	if err := s.opts.Reading.AddFilter(r.Context(), userID(r), f); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, f)
+}
+
+func (s *Server) apiPreviewFilter(w http.ResponseWriter, r *http.Request) {
+	if !s.reading(w, r) {
+		return
+	}
+	f, ok := s.decodeFilter(w, r)
+	if !ok {
+		return
+	}
+	n, items, err := s.opts.Reading.PreviewFilter(r.Context(), userID(r), f)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	type match struct {
+		ID    int64  `json:"id"`
+		Title string `json:"title"`
+	}
+	out := struct {
+		Matches int     `json:"matches"`
+		Items   []match `json:"items"`
+	}{Matches: n, Items: []match{}}
+	for _, it := range items {
+		out.Items = append(out.Items, match{it.ID, it.Title})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) apiDeleteFilter(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Filter %q not found.", r.PathValue("id")))
+		return
+	}
+	if !s.reading(w, r) {
+		return
+	}
+	if err := s.opts.Reading.DeleteFilter(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
+	to := strings.TrimSpace(r.PostFormValue("to"))
+	if s.opts.Deliveries == nil {
+		s.redirect(w, r, "/settings", flashError("No SMTP server is configured: set MORNINGDECK_SMTP_HOST and MORNINGDECK_SMTP_FROM."))
+		return
+	}
+	if !strings.Contains(to, "@") {
+		s.redirect(w, r, "/settings", flashError("Enter the address to send the test email to."))
+		return
+	}
+	if err := s.opts.Deliveries.SendTest(r.Context(), userID(r), to); err != nil {
+		s.redirect(w, r, "/settings", flashError("The test email failed: "+err.Error()))
+		return
+	}
+	s.redirect(w, r, "/settings", flashSuccess("Test email sent to "+to+"."))
 }

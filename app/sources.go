@@ -38,6 +38,8 @@ type FetchQueue interface {
 	// CanAccept reports whether the queue has room (backpressure).
 	CanAccept(ctx context.Context) (bool, error)
 	Size(ctx context.Context) (int, error)
+	// Capacity is the most jobs the scheduler lets wait.
+	Capacity() int
 }
 
 // Detection is what a URL turned out to be.
@@ -66,6 +68,16 @@ type Sources struct {
 	Queue    FetchQueue
 	Detector Detector
 	Log      *slog.Logger
+	Clock    Clock
+
+	// Fetching: the store's fetch steps and the fetcher (nil where only sources are managed).
+	Fetches FetchStore
+	Fetcher FeedFetcher
+	// NewItems, when set, runs in the transaction that stores a fetch's new items (not those of
+	// a source's first import): the Enrichment service's Pend.
+	NewItems func(ctx context.Context, tx *sql.Tx, itemIDs []int64) error
+
+	offline offlineDetector
 }
 
 // AddSource is the input of Sources.Add.
@@ -74,7 +86,7 @@ type AddSource struct {
 	URL                    string
 	Name                   string
 	Type                   SourceType // empty: detect
-	RefreshIntervalMinutes int        // 0: default
+	RefreshIntervalMinutes *int       // nil: the default; an explicit 0 is refused
 	// OfferChoice makes Add return a *FeedChoice when a page advertises several feeds,
 	// instead of following the first.
 	OfferChoice bool
@@ -104,11 +116,13 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 	if in.UserID == 0 {
 		in.UserID = DefaultUserID
 	}
-	if in.RefreshIntervalMinutes == 0 {
-		in.RefreshIntervalMinutes = DefaultRefreshInterval
-	}
-	if err := ValidateInterval(in.RefreshIntervalMinutes); err != nil {
-		return nil, err
+	interval := DefaultRefreshInterval
+	if in.RefreshIntervalMinutes != nil {
+		// The one check of an interval given when adding (the API, the form, the CLI, OPML).
+		if err := ValidateInterval(*in.RefreshIntervalMinutes); err != nil {
+			return nil, err
+		}
+		interval = *in.RefreshIntervalMinutes
 	}
 	raw := strings.TrimSpace(in.URL)
 	if raw == "" {
@@ -123,14 +137,17 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 		Name:                   strings.TrimSpace(in.Name),
 		Status:                 SourceActive,
 		FetchStatus:            FetchQueued,
-		RefreshIntervalMinutes: in.RefreshIntervalMinutes,
+		RefreshIntervalMinutes: interval,
 	}
-	if in.Type == SourceReddit {
-		u, ok := RedditURL(raw)
-		if !ok {
-			return nil, Errorf(EINVALID, "%q is not a subreddit: use r/NAME or https://www.reddit.com/r/NAME.", raw)
+	if in.Type == SourceReddit || in.Type == "" && LooksLikeSubreddit(raw) {
+		u, err := Subreddit(raw)
+		if err != nil {
+			return nil, err
 		}
-		src.URL = u
+		src.Type, src.URL = SourceReddit, u
+		if src.Name == "" && in.Type == "" {
+			src.Name = u[strings.Index(u, "/r/")+1:]
+		}
 	} else if in.Type != "" {
 		u, err := NormalizeURL(raw)
 		if err != nil {
@@ -208,12 +225,7 @@ func (s *Sources) Update(ctx context.Context, userID, id int64, u SourceUpdate) 
 	return s.Store.UpdateSource(ctx, userID, id, u)
 }
 
-func (s *Sources) log() *slog.Logger {
-	if s.Log == nil {
-		return slog.New(slog.DiscardHandler)
-	}
-	return s.Log
-}
+func (s *Sources) log() *slog.Logger { return logOrDiscard(s.Log) }
 
 // NormalizeURL checks a user-given URL and adds https:// when it has no scheme.
 func NormalizeURL(raw string) (string, error) {
@@ -229,38 +241,110 @@ func NormalizeURL(raw string) (string, error) {
 	return u.String(), nil
 }
 
-// RedditURL turns r/NAME, /r/NAME or a subreddit URL into scheme://host/r/NAME.
-func RedditURL(raw string) (string, bool) {
+// Subreddit is the one rule for subreddit addresses, used when a source is added and (in
+// app/feeds) when it is fetched: r/NAME, /r/NAME or a URL whose path starts with /r/NAME, on
+// any host (reddit.com, old.reddit.com, a test server). NAME is 2 to 21 letters, digits or
+// underscores. It returns scheme://host/r/NAME. A multireddit (r/golang+rust) is refused with
+// a message that says what to do: the fetcher reads one subreddit per source.
+func Subreddit(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	if name, ok := strings.CutPrefix(strings.TrimPrefix(raw, "/"), "r/"); ok {
 		name = strings.Trim(name, "/")
-		if validSubreddit(name) {
-			return "https://www.reddit.com/r/" + name, true
+		if err := checkSubreddit(raw, name); err != nil {
+			return "", err
 		}
-		return "", false
+		return "https://www.reddit.com/r/" + name, nil
 	}
-	if !strings.Contains(raw, "://") {
-		raw = "https://" + raw
+	s := raw
+	if !strings.Contains(s, "://") {
+		s = "https://" + s
 	}
-	u, err := url.Parse(raw)
+	u, err := url.Parse(s)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", false
+		return "", Errorf(EINVALID, "%q is not a subreddit: use r/NAME or https://www.reddit.com/r/NAME.", raw)
 	}
 	parts := strings.Split(strings.Trim(u.Path, "/"), "/")
-	if len(parts) < 2 || parts[0] != "r" || !validSubreddit(parts[1]) {
-		return "", false
+	if len(parts) < 2 || parts[0] != "r" {
+		return "", Errorf(EINVALID, "%q is not a subreddit: use r/NAME or https://www.reddit.com/r/NAME.", raw)
 	}
-	return u.Scheme + "://" + u.Host + "/r/" + parts[1], true
+	if err := checkSubreddit(raw, parts[1]); err != nil {
+		return "", err
+	}
+	return u.Scheme + "://" + u.Host + "/r/" + parts[1], nil
 }
 
-func validSubreddit(name string) bool {
-	if len(name) < 2 || len(name) > 50 {
+// LooksLikeSubreddit reports whether raw is written as a subreddit (r/NAME, /r/NAME, or an
+// address on reddit.com), so that the subreddit rule, not detection, decides about it.
+func LooksLikeSubreddit(raw string) bool {
+	raw = strings.TrimSpace(raw)
+	if strings.HasPrefix(raw, "r/") || strings.HasPrefix(raw, "/r/") {
+		return true
+	}
+	s := raw
+	if !strings.Contains(s, "://") {
+		s = "https://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
 		return false
 	}
+	host := strings.ToLower(u.Hostname())
+	return (host == "reddit.com" || strings.HasSuffix(host, ".reddit.com")) && strings.HasPrefix(u.Path, "/r/")
+}
+
+// RedditURL is Subreddit reporting only whether raw is one.
+func RedditURL(raw string) (string, bool) {
+	u, err := Subreddit(raw)
+	return u, err == nil
+}
+
+func checkSubreddit(raw, name string) error {
+	if strings.Contains(name, "+") {
+		return Errorf(EINVALID, "%q is a multireddit, which Morning Deck cannot follow: add each subreddit (%s) as a source of its own.",
+			raw, "r/"+strings.Join(strings.Split(name, "+"), ", r/"))
+	}
+	if len(name) < 2 || len(name) > 21 {
+		return Errorf(EINVALID, "%q is not a subreddit: a subreddit's name has 2 to 21 letters, digits or underscores.", raw)
+	}
 	for _, r := range name {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '+') {
-			return false
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+			return Errorf(EINVALID, "%q is not a subreddit: a subreddit's name has 2 to 21 letters, digits or underscores.", raw)
 		}
 	}
-	return true
+	return nil
+}
+
+// List is every source of the user.
+func (s *Sources) List(ctx context.Context, userID int64) ([]*Source, error) {
+	return s.Store.Sources(ctx, userID)
+}
+
+// Delete stops following a source and deletes its items.
+func (s *Sources) Delete(ctx context.Context, userID, id int64) error {
+	return s.Store.DeleteSource(ctx, userID, id)
+}
+
+// Get is one of the user's sources.
+func (s *Sources) Get(ctx context.Context, userID, id int64) (*Source, error) {
+	return s.Store.Source(ctx, userID, id)
+}
+
+// Page is a page of the user's sources (the Sources page: a user may follow thousands).
+func (s *Sources) Page(ctx context.Context, f SourceFilter) ([]*Source, error) {
+	return s.Store.SourceList(ctx, f)
+}
+
+// Summary counts the user's sources.
+func (s *Sources) Summary(ctx context.Context, userID int64) (SourceSummary, error) {
+	return s.Store.SourceSummary(ctx, userID)
+}
+
+// Names lists the ids and names of the user's sources, the address standing in for a missing name.
+func (s *Sources) Names(ctx context.Context, userID int64) ([]SourceName, error) {
+	return s.Store.SourceNames(ctx, userID)
+}
+
+// Items is a page of the items of the user's sources.
+func (s *Sources) Items(ctx context.Context, f ItemFilter) ([]*Item, error) {
+	return s.Store.Items(ctx, f)
 }

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -26,56 +28,13 @@ const (
 // sourceNames lists the user's sources for a picker: ids and names (the host of its address
 // for a source without a name), in name order.
 func (s *Server) sourceNames(r *http.Request) ([]app.SourceName, error) {
-	names, err := s.opts.Store.SourceNames(r.Context(), userID(r))
+	names, err := s.opts.Sources.Names(r.Context(), userID(r))
 	for i := range names {
 		if strings.Contains(names[i].Name, "://") {
 			names[i].Name = hostOf(names[i].Name)
 		}
 	}
 	return names, err
-}
-
-func (s *Server) itemViews(items []*app.Item) []ItemView {
-	out := make([]ItemView, 0, len(items))
-	for _, it := range items {
-		name := it.SourceName // the source's name, or its address when it has none
-		if strings.Contains(name, "://") {
-			name = hostOf(name)
-		}
-		out = append(out, s.itemView(it, name))
-	}
-	return out
-}
-
-// today is the home page: onboarding on the first start, the newest items afterwards.
-func (s *Server) today(w http.ResponseWriter, r *http.Request) {
-	sum, err := s.opts.Store.SourceSummary(r.Context(), userID(r))
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	if sum.Total == 0 {
-		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil))
-		return
-	}
-	// Since your last visit: what is unread, best first (then newest).
-	items, err := s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), Unread: true, Sort: "score", Limit: todayItems})
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
-		Items: s.itemViews(items)}
-	if s.opts.Briefings != nil {
-		if bs, err := s.opts.Briefings.Briefings(r.Context(), userID(r)); err == nil {
-			for _, b := range bs {
-				if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 1); err == nil && len(reps) > 0 {
-					v.Reports = append(v.Reports, TodayReport{ID: reps[0].ID, Name: b.Name, Overview: reps[0].Overview, When: s.timeView(&reps[0].GeneratedAt)})
-				}
-			}
-		}
-	}
-	s.render(w, r, todayPage(s.page(w, r, "today", "Today"), v))
 }
 
 func (s *Server) sourcesPage(w http.ResponseWriter, r *http.Request) {
@@ -115,10 +74,10 @@ func (s *Server) sourceList(r *http.Request) (SourceListView, error) {
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	var err error
-	if l.Summary, err = s.opts.Store.SourceSummary(r.Context(), userID(r)); err != nil {
+	if l.Summary, err = s.opts.Sources.Summary(r.Context(), userID(r)); err != nil {
 		return l, err
 	}
-	srcs, err := s.opts.Store.SourceList(r.Context(), app.SourceFilter{UserID: userID(r), Q: l.Q, Show: l.Show, Limit: sourcesPerPage + 1, Offset: offset})
+	srcs, err := s.opts.Sources.Page(r.Context(), app.SourceFilter{UserID: userID(r), Q: l.Q, Show: l.Show, Limit: sourcesPerPage + 1, Offset: offset})
 	if err != nil {
 		return l, err
 	}
@@ -210,7 +169,7 @@ func (s *Server) loadSource(w http.ResponseWriter, r *http.Request) (*app.Source
 		s.notFound(w, r)
 		return nil, false
 	}
-	src, err := s.opts.Store.Source(r.Context(), userID(r), id)
+	src, err := s.opts.Sources.Get(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return nil, false
@@ -219,7 +178,7 @@ func (s *Server) loadSource(w http.ResponseWriter, r *http.Request) (*app.Source
 }
 
 func (s *Server) sourceItems(r *http.Request, src *app.Source) ([]ItemView, error) {
-	items, err := s.opts.Store.Items(r.Context(), app.ItemFilter{UserID: userID(r), SourceID: src.ID, Limit: sourceItems})
+	items, err := s.opts.Sources.Items(r.Context(), app.ItemFilter{UserID: userID(r), SourceID: src.ID, Limit: sourceItems})
 	if err != nil {
 		return nil, err
 	}
@@ -261,13 +220,6 @@ func (s *Server) sourceFragment(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, sourceLive(s.sourceView(src), items))
 }
 
-func (s *Server) comingSoon(key string) http.HandlerFunc {
-	v := comingSoonPages[key]
-	return func(w http.ResponseWriter, r *http.Request) {
-		s.render(w, r, comingSoonPage(s.page(w, r, key, v.Title), v))
-	}
-}
-
 // addSource handles the add form: redirect on success, the form again (422) with the problem
 // and what the user typed otherwise, or the list of feeds when a page offers several.
 func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
@@ -286,13 +238,7 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
 			s.addFailed(w, r, form)
 			return
 		}
-		if n == 0 {
-			// 0 would mean "default" to the service; in a form it is a mistake.
-			form.Error = app.ErrorMessage(app.ValidateInterval(0))
-			s.addFailed(w, r, form)
-			return
-		}
-		in.RefreshIntervalMinutes = n
+		in.RefreshIntervalMinutes = &n
 	}
 	src, err := s.opts.Sources.Add(r.Context(), in)
 	var choice *app.FeedChoice
@@ -418,24 +364,11 @@ func (s *Server) deleteSource(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, confirmDeletePage(s.page(w, r, "sources", "Delete "+sv.Name), sv))
 		return
 	}
-	if err := s.opts.Store.DeleteSource(r.Context(), userID(r), src.ID); err != nil {
+	if err := s.opts.Sources.Delete(r.Context(), userID(r), src.ID); err != nil {
 		s.actionFailed(w, r, "/sources", err)
 		return
 	}
 	s.redirect(w, r, "/sources", flashSuccess("Deleted "+sv.Name+" and its "+countWords(sv.ItemCount, "item", "items")+"."))
-}
-
-// actionFailed ends a form post that could not be done: an error flash for what the user can fix,
-// the error page for the rest.
-func (s *Server) actionFailed(w http.ResponseWriter, r *http.Request, fallback string, err error) {
-	switch app.ErrorCode(err) {
-	case app.ENOTFOUND:
-		s.appError(w, r, err)
-	case app.EINVALID, app.ECONFLICT:
-		s.redirect(w, r, back(r, fallback), flashError(app.ErrorMessage(err)))
-	default:
-		s.serverError(w, r, err)
-	}
 }
 
 func (s *Server) importOPML(w http.ResponseWriter, r *http.Request) {
@@ -494,4 +427,307 @@ func (s *Server) exportOPML(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Disposition", `attachment; filename="morningdeck-`+s.clock.Now().Format("2006-01-02")+`.opml"`)
 	w.Header().Set("Cache-Control", "no-store")
 	_, _ = w.Write(buf.Bytes())
+}
+
+// SourceJSON is a source as the API (and the CLI's --json) shows it.
+type SourceJSON struct {
+	ID                     int64   `json:"id"`
+	URL                    string  `json:"url"`
+	Name                   string  `json:"name"`
+	Type                   string  `json:"type"`
+	Status                 string  `json:"status"`
+	FetchStatus            string  `json:"fetchStatus"`
+	RefreshIntervalMinutes int     `json:"refreshIntervalMinutes"`
+	AutoInterval           bool    `json:"autoInterval"`
+	LastFetchedAt          *string `json:"lastFetchedAt"`
+	NextFetchAt            *string `json:"nextFetchAt"`
+	QueuedAt               *string `json:"queuedAt"`
+	LastError              string  `json:"lastError"`
+	ErrorCount             int     `json:"errorCount"`
+	ItemCount              int     `json:"itemCount"`
+	CreatedAt              *string `json:"createdAt"`
+}
+
+// NewSourceJSON makes the API form of a source.
+func NewSourceJSON(s *app.Source) SourceJSON {
+	created := s.CreatedAt
+	return SourceJSON{
+		ID: s.ID, URL: s.URL, Name: s.Name, Type: string(s.Type), Status: string(s.Status), FetchStatus: string(s.FetchStatus),
+		RefreshIntervalMinutes: s.RefreshIntervalMinutes, AutoInterval: s.AutoInterval,
+		LastFetchedAt: jsonTime(s.LastFetchedAt), NextFetchAt: jsonTime(s.NextFetchAt), QueuedAt: jsonTime(s.QueuedAt),
+		LastError: s.LastError, ErrorCount: s.ErrorCount, ItemCount: s.ItemCount, CreatedAt: jsonTime(&created),
+	}
+}
+
+func (s *Server) apiListSources(w http.ResponseWriter, r *http.Request) {
+	srcs, err := s.opts.Sources.List(r.Context(), userID(r))
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	out := make([]SourceJSON, 0, len(srcs))
+	for _, src := range srcs {
+		out = append(out, NewSourceJSON(src))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type createSourceRequest struct {
+	URL                    string `json:"url"`
+	Name                   string `json:"name"`
+	Type                   string `json:"type"`
+	RefreshIntervalMinutes *int   `json:"refreshIntervalMinutes"`
+}
+
+func (s *Server) apiCreateSource(w http.ResponseWriter, r *http.Request) {
+	var req createSourceRequest
+	if err := decode(w, r, &req); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	in := app.AddSource{UserID: userID(r), URL: req.URL, Name: req.Name, Type: app.SourceType(strings.ToLower(strings.TrimSpace(req.Type)))}
+	if req.Type == "auto" {
+		in.Type = ""
+	}
+	// Leaving the field out gives the default; an explicit 0 is a mistake the service refuses.
+	in.RefreshIntervalMinutes = req.RefreshIntervalMinutes
+	src, err := s.opts.Sources.Add(r.Context(), in)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	// Read it back so the answer shows what is stored (item count, times).
+	if stored, err := s.opts.Sources.Get(r.Context(), userID(r), src.ID); err == nil {
+		src = stored
+	}
+	w.Header().Set("Location", "/api/sources/"+strconv.FormatInt(src.ID, 10))
+	writeJSON(w, http.StatusCreated, NewSourceJSON(src))
+}
+
+func (s *Server) apiGetSource(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiID(w, r)
+	if !ok {
+		return
+	}
+	src, err := s.opts.Sources.Get(r.Context(), userID(r), id)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, NewSourceJSON(src))
+}
+
+type updateSourceRequest struct {
+	Name                   *string `json:"name"`
+	RefreshIntervalMinutes *int    `json:"refreshIntervalMinutes"`
+	Status                 *string `json:"status"`
+	AutoInterval           *bool   `json:"autoInterval"`
+}
+
+func (s *Server) apiUpdateSource(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiID(w, r)
+	if !ok {
+		return
+	}
+	var req updateSourceRequest
+	if err := decode(w, r, &req); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	u := app.SourceUpdate{Name: req.Name, RefreshIntervalMinutes: req.RefreshIntervalMinutes, AutoInterval: req.AutoInterval}
+	if req.Status != nil {
+		st := app.SourceStatus(strings.ToUpper(strings.TrimSpace(*req.Status)))
+		u.Status = &st
+	}
+	src, err := s.opts.Sources.Update(r.Context(), userID(r), id, u)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, NewSourceJSON(src))
+}
+
+func (s *Server) apiDeleteSource(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiID(w, r)
+	if !ok {
+		return
+	}
+	if err := s.opts.Sources.Delete(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (s *Server) apiRefreshSource(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiID(w, r)
+	if !ok {
+		return
+	}
+	// Check it exists, so an unknown id is a 404 rather than "nothing queued".
+	if _, err := s.opts.Sources.Get(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	n, err := s.opts.Sources.Refresh(r.Context(), userID(r), id)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]int{"queued": n})
+}
+
+func (s *Server) apiRefreshAll(w http.ResponseWriter, r *http.Request) {
+	n, err := s.opts.Sources.Refresh(r.Context(), userID(r))
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]int{"queued": n})
+}
+
+func (s *Server) apiItems(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiID(w, r)
+	if !ok {
+		return
+	}
+	f := app.ItemFilter{UserID: userID(r), SourceID: id, Limit: defaultItemLimit}
+	q := r.URL.Query()
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > maxItemLimit {
+			s.apiError(w, r, app.Errorf(app.EINVALID, "limit must be a number between 1 and %d.", maxItemLimit))
+			return
+		}
+		f.Limit = n
+	}
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			s.apiError(w, r, app.Errorf(app.EINVALID, "offset must be a number of 0 or more."))
+			return
+		}
+		f.Offset = n
+	}
+	if _, err := s.opts.Sources.Get(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	items, err := s.opts.Sources.Items(r.Context(), f)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	out := make([]ItemJSON, 0, len(items))
+	for _, it := range items {
+		out = append(out, NewItemJSON(it, false))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// SourceView is a source made for display.
+type SourceView struct {
+	ID           int64
+	Name         string
+	Initials     string
+	URL          string
+	Type         string
+	TypeLabel    string
+	Status       app.SourceStatus
+	FetchStatus  app.FetchStatus
+	Interval     int
+	AutoInterval bool
+	LastFetched  TimeView
+	NextFetch    TimeView
+	ItemCount    int
+	LastError    string
+	ErrorCount   int
+}
+
+// Paused reports whether the user paused the source.
+func (v SourceView) Paused() bool { return v.Status == app.SourcePaused }
+
+// Busy reports whether a fetch is waiting or running.
+func (v SourceView) Busy() bool {
+	return v.FetchStatus == app.FetchQueued || v.FetchStatus == app.FetchFetching
+}
+
+// Href is the source's page.
+func (v SourceView) Href() string { return "/sources/" + strconv.FormatInt(v.ID, 10) }
+
+// Action is the URL of one of the source's form posts.
+func (v SourceView) Action(name string) string { return v.Href() + "/" + name }
+
+// IntervalLabel says how often the source is fetched.
+func (v SourceView) IntervalLabel() string {
+	s := "every " + intervalWords(v.Interval)
+	if v.AutoInterval {
+		s += " (adjusted automatically)"
+	}
+	return s
+}
+
+func intervalWords(m int) string {
+	switch {
+	case m%(24*60) == 0:
+		return app.Plural(m/(24*60), "day", "days")
+	case m%60 == 0:
+		return app.Plural(m/60, "hour", "hours")
+	default:
+		return app.Plural(m, "minute", "minutes")
+	}
+}
+
+func (s *Server) sourceView(src *app.Source) SourceView {
+	name := src.Name
+	if name == "" {
+		name = hostOf(src.URL)
+	}
+	return SourceView{
+		ID:           src.ID,
+		Name:         name,
+		Initials:     initials(name),
+		URL:          src.URL,
+		Type:         string(src.Type),
+		TypeLabel:    typeLabel(src.Type),
+		Status:       src.Status,
+		FetchStatus:  src.FetchStatus,
+		Interval:     src.RefreshIntervalMinutes,
+		AutoInterval: src.AutoInterval,
+		LastFetched:  s.timeView(src.LastFetchedAt),
+		NextFetch:    s.timeView(src.NextFetchAt),
+		ItemCount:    src.ItemCount,
+		LastError:    src.LastError,
+		ErrorCount:   src.ErrorCount,
+	}
+}
+
+func typeLabel(t app.SourceType) string {
+	switch t {
+	case app.SourceRSS:
+		return "Feed"
+	case app.SourceWeb:
+		return "Web page"
+	case app.SourceReddit:
+		return "Reddit"
+	}
+	return string(t)
+}
+
+func hostOf(u string) string { return strings.TrimPrefix(app.HostOf(u), "www.") }
+
+// initials are up to two letters standing for a name, in place of a favicon.
+func initials(name string) string {
+	var out []rune
+	for _, w := range strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		r, _ := utf8.DecodeRuneInString(w)
+		out = append(out, unicode.ToUpper(r))
+		if len(out) == 2 {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return "?"
+	}
+	return string(out)
 }

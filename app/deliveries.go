@@ -1,0 +1,149 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+	"slices"
+	"time"
+)
+
+// DeliveryStore keeps the email deliveries of reports.
+type DeliveryStore interface {
+	CreateDeliveriesTx(ctx context.Context, tx *sql.Tx, reportID int64, recipients []string) ([]int64, error)
+	Deliveries(ctx context.Context, reportID int64) ([]*Delivery, error)
+	StartDelivery(ctx context.Context, id int64) (*Delivery, error)
+	FinishDelivery(ctx context.Context, id int64, status, msg string, then TxFunc) error
+	ResendDelivery(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx) error) error
+	Report(ctx context.Context, userID, id int64) (*Report, error)
+	Briefing(ctx context.Context, userID, id int64) (*Briefing, error)
+}
+
+// DeliveryQueue is where deliveries wait to be sent.
+type DeliveryQueue interface {
+	EnqueueTx(ctx context.Context, tx *sql.Tx, deliveryID int64) error
+}
+
+// Mailer sends email with the user's SMTP settings where set, else the configured ones;
+// mail.Mailer is the real one.
+type Mailer interface {
+	// SendReport sends delivery d of report r of briefing b.
+	SendReport(ctx context.Context, b *Briefing, r *Report, d *Delivery) error
+	// SendTest sends a short test message.
+	SendTest(ctx context.Context, userID int64, to string) error
+}
+
+// Deliveries is the service that emails reports.
+type Deliveries struct {
+	Store  DeliveryStore
+	Queue  DeliveryQueue
+	Mailer Mailer
+	Log    *slog.Logger
+}
+
+// Emails reports whether report r of b is emailed: the briefing emails, has recipients, and the
+// report has items or the briefing emails empty reports too.
+func (b *Briefing) Emails(r *Report) bool {
+	return b.EmailEnabled && len(b.Recipients) > 0 && (len(r.Items) > 0 || b.EmailWhenEmpty)
+}
+
+// QueueTx creates one delivery per recipient of a report that is emailed and enqueues them, in
+// the report's transaction (Briefings.Emails).
+func (s *Deliveries) QueueTx(ctx context.Context, tx *sql.Tx, b *Briefing, r *Report) error {
+	if !b.Emails(r) {
+		return nil
+	}
+	ids, err := s.Store.CreateDeliveriesTx(ctx, tx, r.ID, b.Recipients)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := s.Queue.EnqueueTx(ctx, tx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// List is a report's deliveries.
+func (s *Deliveries) List(ctx context.Context, reportID int64) ([]*Delivery, error) {
+	return s.Store.Deliveries(ctx, reportID)
+}
+
+// Resend sends a FAILED or SKIPPED delivery again.
+func (s *Deliveries) Resend(ctx context.Context, userID, id int64) error {
+	return s.Store.ResendDelivery(ctx, userID, id, func(ctx context.Context, tx *sql.Tx) error { return s.Queue.EnqueueTx(ctx, tx, id) })
+}
+
+// SendTest is the settings page's "send test email".
+func (s *Deliveries) SendTest(ctx context.Context, userID int64, to string) error {
+	return s.Mailer.SendTest(ctx, userID, to)
+}
+
+// Send sends one delivery. A delivery already SENT is never sent again; one whose briefing
+// stopped emailing (or dropped the recipient) meanwhile is SKIPPED. The window in which a crash
+// can send twice is between the SMTP server's OK and the SENT mark (one transaction later).
+// A failure is returned for a retry, except on the last attempt, where it marks the delivery FAILED.
+func (s *Deliveries) Send(ctx context.Context, a Attempt, id int64) (Outcome, error) {
+	log := logOrDiscard(s.Log).With("component", "email", "delivery", id)
+	d, err := s.Store.StartDelivery(ctx, id)
+	if err != nil || d == nil {
+		return Outcome{}, err // nil, nil: already sent, failed or skipped
+	}
+	r, err := s.Store.Report(ctx, 0, d.ReportID)
+	if err != nil {
+		return Outcome{}, err
+	}
+	b, err := s.Store.Briefing(ctx, 0, r.BriefingID)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !b.EmailEnabled || !slices.Contains(b.Recipients, d.Recipient) {
+		log.Info("email skipped: the briefing no longer sends to this recipient")
+		return Outcome{Result: "skipped"}, s.Store.FinishDelivery(ctx, d.ID, DeliverySkipped, "Email was turned off for this briefing before sending.", a.complete())
+	}
+	start := time.Now()
+	if err := s.Mailer.SendReport(ctx, b, r, d); err != nil {
+		if ctx.Err() != nil {
+			return Outcome{}, ctx.Err()
+		}
+		status := DeliveryPending
+		var then TxFunc
+		if a.Last {
+			status, then = DeliveryFailed, a.complete()
+		}
+		if ferr := s.Store.FinishDelivery(ctx, d.ID, status, err.Error(), then); ferr != nil {
+			return Outcome{}, ferr
+		}
+		log.Warn("email failed", "to", d.Recipient, "error", err, "final", a.Last)
+		if a.Last {
+			return Outcome{Result: "failed"}, nil
+		}
+		return Outcome{Result: "retry"}, err
+	}
+	if err := s.Store.FinishDelivery(ctx, d.ID, DeliverySent, "", a.complete()); err != nil {
+		return Outcome{}, err
+	}
+	log.Info("email sent", "to", d.Recipient, "report", r.ID, "duration", time.Since(start))
+	return Outcome{Result: "sent"}, nil
+}
+
+// Delivery statuses.
+const (
+	DeliveryPending = "PENDING"
+	DeliverySending = "SENDING"
+	DeliverySent    = "SENT"
+	DeliveryFailed  = "FAILED"
+	DeliverySkipped = "SKIPPED"
+)
+
+// Delivery is one email of a report to one recipient.
+type Delivery struct {
+	ID        int64      `json:"id"`
+	ReportID  int64      `json:"reportId"`
+	Recipient string     `json:"recipient"`
+	Status    string     `json:"status"`
+	Attempts  int        `json:"attempts"`
+	LastError string     `json:"lastError"`
+	SentAt    *time.Time `json:"sentAt"`
+}

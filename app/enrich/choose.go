@@ -1,0 +1,134 @@
+package enrich
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// SettingsReader reads a user's settings.
+type SettingsReader interface {
+	Settings(ctx context.Context, userID int64) (*app.Settings, error)
+}
+
+// Chooser picks each user's enricher and LLM client: their settings where set, else the
+// configured default. It keeps one LLM client per configuration (a client remembers what its
+// server accepts).
+type Chooser struct {
+	Default  string    // app.EnricherEmbedded or app.EnricherLLM
+	Embedded *Embedded // the embedded enricher, the fallback of every choice
+	// LLM is the configured model (flags, environment); a user's settings override its fields.
+	LLM      LLMOptions
+	Settings SettingsReader
+	Log      *slog.Logger
+
+	mu   sync.Mutex
+	llms map[llmKey]*LLM
+}
+
+type llmKey struct{ base, model, key string }
+
+var (
+	_ app.EnricherChooser = (*Chooser)(nil)
+	_ app.OverviewWriter  = (*Chooser)(nil)
+)
+
+// Configured reports whether a model is configured by default.
+func (c *Chooser) Configured() bool { return c.LLM.Model != "" }
+
+// LLMFor returns the LLM client of a user's settings (falling back to the configured one), or
+// nil when no model is configured anywhere.
+func (c *Chooser) LLMFor(s *app.Settings) *LLM {
+	k := llmKey{cmp.Or(s.LLMBaseURL, c.LLM.BaseURL), cmp.Or(s.LLMModel, c.LLM.Model), cmp.Or(s.LLMAPIKey, c.LLM.APIKey)}
+	if k.model == "" {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.llms == nil {
+		c.llms = map[llmKey]*LLM{}
+	}
+	if l := c.llms[k]; l != nil {
+		return l
+	}
+	o := c.LLM
+	o.BaseURL, o.Model, o.APIKey = k.base, k.model, k.key
+	if o.Log == nil {
+		o.Log = c.Log
+	}
+	l := NewLLM(o)
+	c.llms[k] = l
+	return l
+}
+
+// EnricherFor picks a user's enricher: their setting, else the default; the LLM only when a
+// model is configured.
+func (c *Chooser) EnricherFor(s *app.Settings) app.Enricher {
+	if cmp.Or(s.Enricher, c.Default) == app.EnricherLLM {
+		if l := c.LLMFor(s); l != nil {
+			return l
+		}
+	}
+	return c.Embedded
+}
+
+// Overview has the user's LLM write a report's opening paragraph, when the user enriches with an
+// LLM; otherwise it returns "" and the report keeps the embedded overview.
+func (c *Chooser) Overview(ctx context.Context, b *app.Briefing, r *app.Report) (string, error) {
+	s, err := c.Settings.Settings(ctx, b.UserID)
+	if err != nil {
+		return "", err
+	}
+	if cmp.Or(s.Enricher, c.Default) != app.EnricherLLM {
+		return "", nil
+	}
+	l := c.LLMFor(s)
+	if l == nil {
+		return "", nil
+	}
+	items := make([]OverviewItem, len(r.Items))
+	for i, it := range r.Items {
+		items[i] = OverviewItem{Title: it.Title, Source: it.SourceName, Summary: it.Summary}
+	}
+	return l.Overview(ctx, b.Name, cmp.Or(strings.TrimSpace(b.Focus), s.Interests), items)
+}
+
+// TestLLM is the settings page's "test connection": the user's LLM as they configured it.
+func (c *Chooser) TestLLM(ctx context.Context, userID int64) error {
+	s, err := c.Settings.Settings(ctx, userID)
+	if err != nil {
+		return err
+	}
+	l := c.LLMFor(s)
+	if l == nil {
+		return errors.New("no model is set: enter one in Settings, or start with --llm-model")
+	}
+	return l.Test(ctx)
+}
+
+// Ranker gives the briefings service the embedded enricher's scoring, story grouping and
+// summaries (app.Ranker).
+type Ranker struct{ Embedded *Embedded }
+
+var _ app.Ranker = Ranker{}
+
+// Score scores an item for in.Interests.
+func (r Ranker) Score(in app.EnrichInput) (int, string) { return r.Embedded.Score(in) }
+
+// GroupStories groups reworded coverage of one event (see Stats.GroupStories).
+func (r Ranker) GroupStories(stories []app.Story, threshold float64, window time.Duration) [][]int {
+	s := make([]Story, len(stories))
+	for i, st := range stories {
+		s[i] = Story{Title: st.Title, Lead: st.Lead, At: st.At}
+	}
+	return r.Embedded.Stats().GroupStories(s, threshold, window)
+}
+
+// Summarize is the text's central sentences, at most maxWords words.
+func (r Ranker) Summarize(text string, maxWords int) string { return Summarize(text, maxWords) }

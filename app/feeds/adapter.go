@@ -1,0 +1,41 @@
+package feeds
+
+import (
+	"context"
+	"errors"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// Adapter gives the app's services a Fetcher: app.FeedFetcher and app.ArticleFetcher.
+type Adapter struct{ Fetcher *Fetcher }
+
+var (
+	_ app.FeedFetcher    = Adapter{}
+	_ app.ArticleFetcher = Adapter{}
+)
+
+// FetchSource fetches and parses a source, conditional on its validators. A failed fetch is an
+// *app.FetchError; an invalid request an *app.Error.
+func (a Adapter) FetchSource(ctx context.Context, src *app.Source) (*app.FetchResult, error) {
+	res, err := a.Fetcher.Fetch(ctx, Request{URL: src.URL, Type: src.Type, ETag: src.ETag, LastModified: src.LastModified})
+	if err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			return nil, &app.FetchError{Message: fe.Message, RetryAfter: fe.RetryAfter, Network: IsNetwork(err),
+				HostPaused: fe.Kind == KindHostPaused, Err: err}
+		}
+		return nil, err
+	}
+	return &app.FetchResult{NotModified: res.NotModified, Title: res.Title, ETag: res.ETag, LastModified: res.LastModified,
+		Items: res.Items, NextFetchAt: res.CacheUntil}, nil
+}
+
+// ArticleText is the readable text of a page.
+func (a Adapter) ArticleText(ctx context.Context, url string) (string, error) {
+	art, err := a.Fetcher.Article(ctx, url)
+	if err != nil {
+		return "", err
+	}
+	return art.Text, nil
+}

@@ -1,0 +1,220 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"sort"
+	"sync"
+	"time"
+)
+
+// FetchStore is what fetching sources needs from the database. Each method is one transaction,
+// except StartFetchTx, which runs in the caller's (the queue's receiving transaction).
+type FetchStore interface {
+	DueSources(ctx context.Context, now time.Time, limit int) ([]int64, error)
+	QueueDue(ctx context.Context, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, id int64) error) (int, error)
+	StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*Source, error)
+	StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter time.Duration) (*Source, error)
+	FinishFetch(ctx context.Context, src *Source, r *FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error) (int, error)
+	FailFetch(ctx context.Context, src *Source, msg string, blame bool, retryAfter time.Duration, then TxFunc) error
+	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
+}
+
+// FeedFetcher fetches and parses a source (conditional on its ETag and Last-Modified);
+// feeds.Adapter is the real one. A failure of the source is a *FetchError.
+type FeedFetcher interface {
+	FetchSource(ctx context.Context, src *Source) (*FetchResult, error)
+}
+
+// FetchError is a fetch that failed because of the source or the network, not because of us.
+type FetchError struct {
+	Message    string        // for a person
+	RetryAfter time.Duration // the server's Retry-After, if any
+	Network    bool          // DNS, connect, timeout: this machine may be offline
+	HostPaused bool          // we are holding off the host ourselves: not the source's fault
+	Err        error
+}
+
+func (e *FetchError) Error() string { return e.Message }
+
+// Unwrap returns the underlying error.
+func (e *FetchError) Unwrap() error { return e.Err }
+
+// StartFetch marks a source FETCHING, within tx when it is not nil (the queue's receiving
+// transaction). It returns nil when there is nothing to fetch: the source is gone, paused, or
+// being fetched by a job less than staleAfter old.
+func (s *Sources) StartFetch(ctx context.Context, tx *sql.Tx, id int64, staleAfter time.Duration) (*Source, error) {
+	if tx != nil {
+		return s.Fetches.StartFetchTx(ctx, tx, id, staleAfter)
+	}
+	return s.Fetches.StartFetch(ctx, id, staleAfter)
+}
+
+// Fetch fetches a started source and stores what it found. Failures of the source (HTTP, parse,
+// network) are recorded on the source and end the job; only failures of our own (the database)
+// are returned, for the job to retry.
+func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
+	log := s.log().With("component", "fetch", "source", src.ID)
+	start := ClockOrSystem(s.Clock).Now()
+	res, err := s.Fetcher.FetchSource(ctx, src)
+	if err != nil {
+		if ctx.Err() != nil {
+			// Shutdown: leave the source to the redelivered job.
+			return ctx.Err()
+		}
+		msg := ErrorMessage(err)
+		var fe *FetchError
+		var retryAfter time.Duration
+		network, paused := false, false
+		if errors.As(err, &fe) {
+			msg, retryAfter, network, paused = fe.Message, fe.RetryAfter, fe.Network, fe.HostPaused
+		}
+		blame := !s.offline.failed(HostOf(src.URL), network, start) && !paused
+		log.Warn("fetch failed", "url", src.URL, "error", err, "blamed", blame, "duration", time.Since(start))
+		return s.Fetches.FailFetch(ctx, src, msg, blame, retryAfter, a.complete())
+	}
+	s.offline.succeeded()
+	if src.AutoInterval && !res.NotModified {
+		if m, ok := AutoInterval(res.Items); ok {
+			res.Interval = &m
+		}
+	}
+	n, err := s.Fetches.FinishFetch(ctx, src, res, func(ctx context.Context, tx *sql.Tx, ids []int64, first bool) error {
+		if s.NewItems != nil && !first && len(ids) > 0 {
+			if err := s.NewItems(ctx, tx, ids); err != nil {
+				return err
+			}
+		}
+		return a.complete()(ctx, tx)
+	})
+	if err != nil {
+		return err
+	}
+	log.Info("fetched", "url", src.URL, "notModified", res.NotModified, "items", len(res.Items), "new", n, "duration", time.Since(start))
+	return nil
+}
+
+// QueueDue enqueues the due sources, batch per transaction, until none is due or the queue is
+// full: a large subscription list is not held to one batch a minute (10,000 hourly sources need
+// 170 fetches a minute), and the queue's capacity still bounds what waits.
+func (s *Sources) QueueDue(ctx context.Context, batch int) (int, error) {
+	log := s.log().With("component", "scheduler", "queue", "fetch")
+	size, err := s.Queue.Size(ctx)
+	if err != nil {
+		return 0, err
+	}
+	room := s.Queue.Capacity() - size
+	if room <= 0 {
+		log.Warn("fetch queue at capacity; skipping this cycle", "size", size, "capacity", s.Queue.Capacity())
+		return 0, nil
+	}
+	if batch <= 0 {
+		batch = 100
+	}
+	total := 0
+	for room > 0 && ctx.Err() == nil {
+		ids, err := s.Fetches.DueSources(ctx, ClockOrSystem(s.Clock).Now(), min(batch, room))
+		if err != nil || len(ids) == 0 {
+			return total, err
+		}
+		n, err := s.Fetches.QueueDue(ctx, ids, func(ctx context.Context, tx *sql.Tx, id int64) error {
+			if room <= 0 {
+				return ErrQueueFull
+			}
+			room--
+			return s.Queue.EnqueueTx(ctx, tx, id, PriorityScheduled)
+		})
+		total += n
+		if n > 0 {
+			log.Info("sources queued", "count", n, "due", len(ids))
+		}
+		if err != nil {
+			return total, err
+		}
+		if room <= 0 && n < len(ids) {
+			log.Warn("fetch queue full; the remaining due sources wait for the next cycle", "queued", n, "due", len(ids))
+		}
+		// A short batch means nothing more is due; a batch of which none could be queued
+		// (taken by another process meanwhile) must not spin.
+		if len(ids) < min(batch, room+n) || n == 0 {
+			return total, nil
+		}
+	}
+	return total, nil
+}
+
+// ResetStuck resets sources QUEUED or FETCHING since before cutoff whose job is gone.
+func (s *Sources) ResetStuck(ctx context.Context, cutoff time.Time) ([]int64, error) {
+	return s.Fetches.ResetStuckSources(ctx, cutoff)
+}
+
+// AutoInterval adapts a refresh interval to how often a source publishes: the mean gap between
+// its latest dated items, between MinAutoInterval and MaxAutoInterval minutes.
+func AutoInterval(items []Item) (int, bool) {
+	var dates []time.Time
+	for _, it := range items {
+		if it.PublishedAt != nil {
+			dates = append(dates, *it.PublishedAt)
+		}
+	}
+	if len(dates) < 2 {
+		return 0, false
+	}
+	sort.Slice(dates, func(i, j int) bool { return dates[i].After(dates[j]) })
+	dates = dates[:min(len(dates), 10)]
+	gap := dates[0].Sub(dates[len(dates)-1]) / time.Duration(len(dates)-1)
+	m := int(gap / time.Minute)
+	return max(MinAutoInterval, min(m, MaxAutoInterval)), true
+}
+
+// HostOf is the host name of an address, or the address itself when it does not parse.
+func HostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Hostname()
+}
+
+// offlineDetector tells a broken source from a machine that lost its network: when network
+// failures hit several different hosts in a short window with no success between them,
+// the sources are not blamed.
+type offlineDetector struct {
+	mu    sync.Mutex
+	hosts map[string]time.Time
+}
+
+const (
+	offlineHosts  = 3
+	offlineWindow = 2 * time.Minute
+)
+
+// failed records a failure and reports whether the machine looks offline.
+func (d *offlineDetector) failed(host string, network bool, now time.Time) bool {
+	if !network {
+		return false
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.hosts == nil {
+		d.hosts = map[string]time.Time{}
+	}
+	d.hosts[host] = now
+	n := 0
+	for h, t := range d.hosts {
+		if now.Sub(t) > offlineWindow {
+			delete(d.hosts, h)
+			continue
+		}
+		n++
+	}
+	return n >= offlineHosts
+}
+
+func (d *offlineDetector) succeeded() {
+	d.mu.Lock()
+	clear(d.hosts)
+	d.mu.Unlock()
+}

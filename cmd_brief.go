@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+func briefCmd(cfg *config) *cobra.Command {
+	c := &cobra.Command{Use: "brief", Short: "Briefings: list, add, run, show reports"}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List briefings with their next run",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				bs, err := svc.Briefings.List(ctx, app.DefaultUserID)
+				if err != nil {
+					return err
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tNAME\tSCHEDULE\tSTATUS\tNEXT RUN\tLAST REPORT")
+				for _, b := range bs {
+					next, last := "-", "-"
+					if n := b.NextRunAt(time.Now()); n != nil {
+						next = n.In(app.Location(b.Timezone)).Format("Mon 2 Jan 15:04 MST")
+					}
+					if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, b.ID, 1); err == nil && len(reps) > 0 {
+						last = fmt.Sprintf("#%d %s", reps[0].ID, reps[0].GeneratedAt.Local().Format("2006-01-02 15:04"))
+					}
+					sched := b.Frequency + " " + b.Time + " " + b.Timezone
+					if b.Frequency == app.Weekly {
+						sched = time.Weekday(b.DayOfWeek).String() + "s " + b.Time + " " + b.Timezone
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", b.ID, b.Name, sched, b.Status, next, last)
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	var b app.Briefing
+	add := &cobra.Command{
+		Use:   "add NAME",
+		Short: "Create a briefing",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b.Name, b.UserID = args[0], app.DefaultUserID
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				if err := svc.Briefings.Save(ctx, &b); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Added briefing %d: %s.\n", b.ID, b.Name)
+				return nil
+			})
+		},
+	}
+	add.Flags().StringVar(&b.Focus, "focus", "", "what this briefing is about (default: your interests)")
+	add.Flags().StringVar(&b.Frequency, "frequency", app.Daily, "DAILY or WEEKLY")
+	add.Flags().IntVar(&b.DayOfWeek, "day", 1, "day of the week for WEEKLY, 0 (Sunday) to 6")
+	add.Flags().StringVar(&b.Time, "time", "07:00", "local time of day, HH:MM")
+	add.Flags().StringVar(&b.Timezone, "timezone", "UTC", "IANA time zone, e.g. Europe/Brussels")
+	add.Flags().IntVar(&b.ItemLimit, "items", 10, "most items in a report")
+	add.Flags().IntVar(&b.MinScore, "min-score", 0, "leave out items scored below this")
+	add.Flags().Int64SliceVar(&b.SourceIDs, "source", nil, "only these sources (repeatable; default all)")
+	run := &cobra.Command{
+		Use:   "run ID",
+		Short: "Write a report of the briefing now and print it",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID("briefing", args[0])
+			if err != nil {
+				return err
+			}
+			return withEnv(cmd, cfg, func(ctx context.Context, e *env) error {
+				svc := e.svc
+				b, err := svc.Briefings.Get(ctx, app.DefaultUserID, id)
+				if err != nil {
+					return err
+				}
+				ok, err := svc.Briefings.RunNow(ctx, id)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return fmt.Errorf("briefing %d is already queued or running, or paused", id)
+				}
+				svc.Enriching.Learn(ctx, 5000)
+				runCtx, cancel := context.WithCancel(ctx)
+				done := make(chan struct{})
+				go func() { _ = e.briefingQ.Run(runCtx); close(done) }()
+				defer func() { cancel(); <-done }()
+				for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+					cur, err := svc.Briefings.Get(ctx, app.DefaultUserID, id)
+					if err != nil {
+						return err
+					}
+					if cur.Status == app.BriefingError {
+						return fmt.Errorf("the briefing failed: %s", cur.LastError)
+					}
+					if cur.Status == app.BriefingActive && (cur.LastExecutedAt != nil && (b.LastExecutedAt == nil || cur.LastExecutedAt.After(*b.LastExecutedAt))) {
+						break
+					}
+					if time.Now().After(deadline) {
+						return errors.New("the report was not written within a minute")
+					}
+				}
+				reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, id, 1)
+				if err != nil || len(reps) == 0 {
+					return fmt.Errorf("no report: %v", err)
+				}
+				rep, err := svc.Briefings.Report(ctx, app.DefaultUserID, reps[0].ID)
+				if err != nil {
+					return err
+				}
+				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, app.Location(b.Timezone)))
+				return err
+			})
+		},
+	}
+	var format string
+	show := &cobra.Command{
+		Use:   "show REPORT_ID",
+		Short: "Print a report as Markdown or JSON",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID("report", args[0])
+			if err != nil {
+				return err
+			}
+			if format != "md" && format != "json" {
+				return fmt.Errorf("--format %q: use md or json", format)
+			}
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				rep, b, err := svc.Briefings.ReportWithBriefing(ctx, app.DefaultUserID, id)
+				if err != nil {
+					return err
+				}
+				if format == "json" {
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(rep)
+				}
+				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, app.Location(b.Timezone)))
+				return err
+			})
+		},
+	}
+	show.Flags().StringVar(&format, "format", "md", "md or json")
+	c.AddCommand(list, add, run, show)
+	return c
+}

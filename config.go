@@ -1,0 +1,363 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/mail"
+)
+
+// config is every knob, set by flag, else MORNINGDECK_* environment variable, else default.
+type config struct {
+	ConfigFile string            // the file read, "" when none
+	Sources    map[string]string // flag name → where its value came from: flag, env, file (absent: default)
+
+	DataDir       string
+	DBBusyTimeout time.Duration
+	LogLevel      string
+	LogFormat     string
+
+	Addr      string
+	NoBrowser bool
+	NoWorkers bool
+
+	RequireLogin bool     // exposed even on loopback (behind a reverse proxy on the same machine)
+	FetchAllow   []string // private addresses an exposed app may fetch
+
+	FetchEnabled        bool
+	FetchWorkers        int
+	FetchQueueCapacity  int
+	FetchInterval       time.Duration
+	FetchBatchSize      int
+	FetchTimeout        time.Duration
+	FetchMaxBody        int64
+	StuckThreshold      time.Duration
+	RecoveryInterval    time.Duration
+	FetchJobTimeout     time.Duration
+	HTTPTimeout         time.Duration
+	ShutdownGracePeriod time.Duration
+
+	ProcessEnabled       bool
+	ProcessWorkers       int
+	ProcessQueueCapacity int
+	ProcessInterval      time.Duration
+	ProcessBatchSize     int
+	ProcessJobTimeout    time.Duration
+	Enricher             string
+	LLMBaseURL           string
+	LLMModel             string
+	LLMAPIKey            string
+	LLMTimeout           time.Duration
+	LLMConcurrency       int
+	LLMFallback          bool
+	LLMPromptFile        string
+	BriefingEnabled      bool
+	BriefingInterval     time.Duration
+	BaseURL              string
+	SMTP                 mail.Options
+
+	RetentionDays int    // items older than this are pruned daily (0: never)
+	BackupDir     string // a daily backup goes here ("" : none)
+	BackupKeep    int    // daily backups kept
+}
+
+func newRoot() *cobra.Command {
+	cfg := &config{}
+	root := &cobra.Command{
+		Use:           "morningdeck",
+		Short:         "A calm, self-hosted morning briefing of the sources you follow",
+		Long:          "Morning Deck follows feeds, web pages and subreddits and serves one calm, well-ranked reading list on localhost.\nWith no command it starts the web app and opens it in your browser.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		PersistentPreRunE: func(cmd *cobra.Command, args []string) error {
+			return configure(cmd, cfg)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return serve(cmd, cfg)
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&cfg.ConfigFile, "config", "", "configuration file (default "+defaultConfigFile()+")")
+	pf.BoolVar(&cfg.RequireLogin, "require-login", false, "treat the app as exposed even on loopback (behind a reverse proxy): sign-in required, private addresses not fetched; always on beyond loopback")
+	pf.StringSliceVar(&cfg.FetchAllow, "fetch-allow", nil, "addresses or CIDR ranges an exposed app may still fetch, e.g. 192.168.1.10,10.0.0.0/8")
+	pf.StringVar(&cfg.DataDir, "data-dir", filepath.Join(xdg.DataHome, "morningdeck"), "directory of the database file")
+	pf.DurationVar(&cfg.DBBusyTimeout, "db-busy-timeout", 10*time.Second, "how long to wait for the database when another program holds its lock")
+	pf.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
+	pf.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	pf.BoolVar(&cfg.FetchEnabled, "fetch-enabled", true, "run the fetch scheduler and workers")
+	pf.IntVar(&cfg.FetchWorkers, "fetch-workers", 4, "number of fetch workers")
+	pf.IntVar(&cfg.FetchQueueCapacity, "fetch-queue-capacity", 1000, "most fetch jobs waiting before the scheduler holds back")
+	pf.DurationVar(&cfg.FetchInterval, "fetch-scheduler-interval", time.Minute, "how often the fetch scheduler looks for due sources")
+	pf.IntVar(&cfg.FetchBatchSize, "fetch-batch-size", 100, "sources the scheduler enqueues per transaction (a cycle queues every due source the fetch queue has room for)")
+	pf.DurationVar(&cfg.StuckThreshold, "stuck-threshold", 10*time.Minute, "a source QUEUED or FETCHING longer than this is reset")
+	pf.DurationVar(&cfg.RecoveryInterval, "recovery-interval", 5*time.Minute, "how often stuck sources are looked for")
+	pf.DurationVar(&cfg.FetchJobTimeout, "fetch-job-timeout", time.Minute, "a fetch job of a dead process becomes visible again after this")
+	pf.DurationVar(&cfg.HTTPTimeout, "http-timeout", 30*time.Second, "total time limit of one HTTP request")
+	pf.Int64Var(&cfg.FetchMaxBody, "max-body-bytes", 10<<20, "largest response body accepted")
+	pf.DurationVar(&cfg.ShutdownGracePeriod, "shutdown-grace", 30*time.Second, "how long running jobs may finish at shutdown")
+	pf.BoolVar(&cfg.ProcessEnabled, "process-enabled", true, "run the processing (enrichment) scheduler and workers")
+	pf.IntVar(&cfg.ProcessWorkers, "process-workers", 4, "number of processing workers")
+	pf.IntVar(&cfg.ProcessQueueCapacity, "process-queue-capacity", 5000, "most processing jobs waiting before the scheduler holds back")
+	pf.DurationVar(&cfg.ProcessInterval, "process-scheduler-interval", time.Minute, "how often items still NEW are looked for")
+	pf.IntVar(&cfg.ProcessBatchSize, "process-batch-size", 50, "most NEW items the processing scheduler enqueues per cycle")
+	pf.DurationVar(&cfg.ProcessJobTimeout, "process-job-timeout", 5*time.Minute, "a processing, briefing or email job of a dead process is retried after this")
+	pf.StringVar(&cfg.Enricher, "enricher", app.EnricherEmbedded, "default enricher: embedded (offline) or llm")
+	pf.StringVar(&cfg.LLMBaseURL, "llm-base-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL (Ollama's by default)")
+	pf.StringVar(&cfg.LLMModel, "llm-model", "", "model name for the LLM enricher, e.g. llama3.2")
+	pf.StringVar(&cfg.LLMAPIKey, "llm-api-key", "", "API key for the LLM (not needed for Ollama)")
+	pf.DurationVar(&cfg.LLMTimeout, "llm-timeout", time.Minute, "time limit of one LLM request")
+	pf.IntVar(&cfg.LLMConcurrency, "llm-concurrency", 2, "most LLM requests at once")
+	pf.BoolVar(&cfg.LLMFallback, "llm-fallback", true, "use the embedded enricher after the LLM's last failed attempt")
+	pf.BoolVar(&cfg.BriefingEnabled, "briefing-enabled", true, "run the briefing scheduler and workers")
+	pf.DurationVar(&cfg.BriefingInterval, "briefing-scheduler-interval", time.Minute, "how often due briefings are looked for")
+	pf.StringVar(&cfg.BaseURL, "base-url", "", "the app's address as readers reach it, for links in emails (default http://ADDR)")
+	pf.StringVar(&cfg.SMTP.Host, "smtp-host", "", "SMTP server for report emails")
+	pf.IntVar(&cfg.SMTP.Port, "smtp-port", 0, "SMTP port (default 587; 25 with --smtp-tls none; 465 with tls)")
+	pf.StringVar(&cfg.SMTP.Username, "smtp-username", "", "SMTP user")
+	pf.StringVar(&cfg.SMTP.Password, "smtp-password", "", "SMTP password (never shown or logged)")
+	pf.StringVar(&cfg.SMTP.From, "smtp-from", "", "the From address of report emails")
+	pf.StringVar(&cfg.SMTP.TLS, "smtp-tls", "starttls", "none, starttls or tls")
+	pf.IntVar(&cfg.RetentionDays, "retention-days", 90, "prune items older than this many days, daily, except starred ones and those in reports (0 keeps everything)")
+	pf.StringVar(&cfg.BackupDir, "backup-dir", "", "write a daily backup of the database into this directory")
+	pf.IntVar(&cfg.BackupKeep, "backup-keep", 7, "how many daily backups to keep")
+	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
+	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
+	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
+
+	serveCmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the web app and the workers",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return serve(cmd, cfg)
+		},
+	}
+	serveCmd.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
+	serveCmd.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
+	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run `morningdeck worker` elsewhere")
+
+	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
+		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg),
+		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg))
+	return root
+}
+
+// configure sets every flag the command line did not set: from MORNINGDECK_<FLAG> (dashes as
+// underscores), else from the configuration file, else its default stays.
+func configure(cmd *cobra.Command, cfg *config) error {
+	cfg.Sources = map[string]string{}
+	var errs []error
+	flags := map[string]*pflag.Flag{}
+	visit := func(f *pflag.Flag) {
+		flags[f.Name] = f
+		if f.Changed {
+			cfg.Sources[f.Name] = "flag"
+			return
+		}
+		name := envName(f.Name)
+		if v, ok := os.LookupEnv(name); ok {
+			if err := f.Value.Set(v); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", name, v, err))
+			}
+			cfg.Sources[f.Name] = "env"
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	// The root's own flags (addr, no-browser) too, for `config show`, unless this command
+	// has flags of those names bound to the same settings.
+	cmd.Root().LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if flags[f.Name] == nil {
+			visit(f)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	path, explicit := cfg.ConfigFile, cfg.ConfigFile != ""
+	if !explicit {
+		path = defaultConfigFile()
+	}
+	settings, err := readConfigFile(path)
+	if errors.Is(err, os.ErrNotExist) && !explicit {
+		cfg.ConfigFile = ""
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("configuration file: %w", err)
+	}
+	cfg.ConfigFile = path
+	for _, kv := range settings {
+		f := flags[kv.name]
+		if f == nil {
+			if lookupAnyFlag(cmd.Root(), kv.name) {
+				continue // a setting of another command, e.g. addr for serve
+			}
+			errs = append(errs, fmt.Errorf("%s:%d: unknown setting %q (settings are the command-line flag names, see --help)", path, kv.line, kv.name))
+			continue
+		}
+		if cfg.Sources[kv.name] != "" {
+			continue // a flag or the environment wins
+		}
+		if kv.name == "config" {
+			errs = append(errs, fmt.Errorf("%s:%d: a configuration file cannot name another one", path, kv.line))
+			continue
+		}
+		if err := f.Value.Set(kv.value); err != nil {
+			errs = append(errs, fmt.Errorf("%s:%d: %s = %q: %w", path, kv.line, kv.name, kv.value, err))
+			continue
+		}
+		cfg.Sources[kv.name] = "file"
+	}
+	return errors.Join(errs...)
+}
+
+// lookupAnyFlag reports whether any command under root has the flag.
+func lookupAnyFlag(root *cobra.Command, name string) bool {
+	if root.Flags().Lookup(name) != nil || root.PersistentFlags().Lookup(name) != nil {
+		return true
+	}
+	for _, c := range root.Commands() {
+		if lookupAnyFlag(c, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func envName(flag string) string {
+	return "MORNINGDECK_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// defaultConfigFile is $XDG_CONFIG_HOME/morningdeck/morningdeck.conf. (MORNINGDECK_CONFIG
+// sets --config, like every flag's variable.)
+func defaultConfigFile() string {
+	return filepath.Join(xdg.ConfigHome, "morningdeck", "morningdeck.conf")
+}
+
+type setting struct {
+	name, value string
+	line        int
+}
+
+// readConfigFile reads "name = value" lines (names are flag names; # comments; blank lines;
+// values may be in double quotes).
+func readConfigFile(path string) ([]setting, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []setting
+	var errs []error
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s:%d: %q is not a setting: write name = value", path, i+1, line))
+			continue
+		}
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if uq, err := strconv.Unquote(value); err == nil && strings.HasPrefix(value, `"`) {
+			value = uq
+		}
+		out = append(out, setting{name: strings.TrimPrefix(name, "--"), value: value, line: i + 1})
+	}
+	return out, errors.Join(errs...)
+}
+
+// secretFlags are never printed.
+var secretFlags = map[string]bool{"smtp-password": true, "llm-api-key": true}
+
+func configCmd(cfg *config) *cobra.Command {
+	c := &cobra.Command{Use: "config", Short: "Show the configuration"}
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "Print the effective configuration (flags > MORNINGDECK_* environment > config file > defaults), secrets masked",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			file := cfg.ConfigFile
+			if file == "" {
+				file = "none (" + defaultConfigFile() + " does not exist)"
+			}
+			fmt.Fprintf(w, "# configuration file: %s\n# database: %s\n", file, filepath.Join(cfg.DataDir, "morningdeck.db"))
+			tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+			var names []string
+			all := map[string]*pflag.Flag{}
+			for _, fs := range []*pflag.FlagSet{cmd.InheritedFlags(), cmd.Root().LocalFlags()} {
+				fs.VisitAll(func(f *pflag.Flag) {
+					if f.Name == "help" || f.Name == "config" || all[f.Name] != nil {
+						return
+					}
+					all[f.Name] = f
+					names = append(names, f.Name)
+				})
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				f := all[n]
+				v := f.Value.String()
+				if secretFlags[n] && v != "" {
+					v = "********"
+				}
+				from := cmp.Or(cfg.Sources[n], "default")
+				fmt.Fprintf(tw, "%s\t= %s\t# %s\n", n, v, from)
+			}
+			return tw.Flush()
+		},
+	}
+	c.AddCommand(show)
+	return c
+}
+
+func newLogger(cfg *config, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", cfg.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch cfg.LogFormat {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text", "":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: use text or json", cfg.LogFormat)
+}
+
+// loopback reports whether addr listens on this machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// exposed: the app is reachable beyond this machine (or says so), so it requires sign-in and
+// does not fetch private addresses.
+func (c *config) exposed() bool { return c.RequireLogin || !loopback(c.Addr) }

@@ -1,0 +1,199 @@
+package main_test
+
+// Helpers shared by the root tests (CLI, server, crash drill, email, browser, load): the
+// binary under test, running it, reading its database, and an SMTP server in the test process.
+
+import (
+	"bufio"
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/emersion/go-smtp"
+	_ "modernc.org/sqlite" // openRead reads the app's database file
+)
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "morningdeck-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "morningdeck")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build failed: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run runs the binary with a data dir and returns stdout, stderr and the exit error.
+func run(t *testing.T, dataDir string, args ...string) (string, string, error) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--data-dir", dataDir}, args...)...)
+	// A configuration file of the machine's user must not change what the tests see.
+	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn", "XDG_CONFIG_HOME="+t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	return stdout.String(), stderr.String(), err
+}
+
+func mustRun(t *testing.T, dataDir string, args ...string) string {
+	t.Helper()
+	out, errOut, err := run(t, dataDir, args...)
+	if err != nil {
+		t.Fatalf("morningdeck %v: %v\nstdout: %s\nstderr: %s", args, err, out, errOut)
+	}
+	return out
+}
+
+type sourceJSON struct {
+	ID          int64  `json:"id"`
+	URL         string `json:"url"`
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Status      string `json:"status"`
+	FetchStatus string `json:"fetchStatus"`
+	ItemCount   int    `json:"itemCount"`
+	LastError   string `json:"lastError"`
+}
+
+func listSources(t *testing.T, dataDir string) []sourceJSON {
+	t.Helper()
+	var out []sourceJSON
+	if err := json.Unmarshal([]byte(mustRun(t, dataDir, "source", "list", "--json")), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// startServer starts `morningdeck serve` and returns its base URL and process.
+func startServer(t *testing.T, dataDir string, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
+	return startServerLog(t, dataDir, os.Stderr, extra...)
+}
+
+// startServerLog is startServer with the app's log (its stderr) written to logw.
+func startServerLog(t *testing.T, dataDir string, logw io.Writer, extra ...string) (string, *exec.Cmd) {
+	t.Helper()
+	args := append([]string{"--data-dir", dataDir, "serve", "--no-browser", "--addr", "127.0.0.1:0"}, extra...)
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = logw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(stdout)
+	re := regexp.MustCompile(`http://[0-9.:]+/`)
+	found := make(chan string, 1)
+	go func() {
+		for lines.Scan() {
+			if u := re.FindString(lines.Text()); u != "" {
+				found <- u
+			}
+		}
+	}()
+	select {
+	case u := <-found:
+		return u, cmd
+	case <-time.After(20 * time.Second):
+		t.Fatal("server did not start")
+	}
+	return "", nil
+}
+
+func openRead(t *testing.T, dir string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db")+"?mode=ro&_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	return db
+}
+
+func countItems(t *testing.T, dir, status string) int {
+	t.Helper()
+	var n int
+	if err := openRead(t, dir).QueryRow(`select count(*) from items where status = ?`, status).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// mailbox is a real SMTP server in the test process; hangFirst makes the first message's DATA
+// block until the client goes away.
+type mailbox struct {
+	addr      string
+	mu        sync.Mutex
+	got       []string
+	hangFirst atomic.Bool
+	hung      chan struct{}
+	n         atomic.Int64
+}
+
+func newMailbox(t *testing.T) *mailbox {
+	t.Helper()
+	m := &mailbox{hung: make(chan struct{})}
+	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailboxSession{m: m}, nil }))
+	srv.Domain, srv.AllowInsecureAuth = "localhost", true
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.addr = l.Addr().String()
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return m
+}
+
+type mailboxSession struct{ m *mailbox }
+
+func (s *mailboxSession) Reset() {}
+
+func (s *mailboxSession) Logout() error { return nil }
+
+func (s *mailboxSession) Mail(string, *smtp.MailOptions) error { return nil }
+
+func (s *mailboxSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
+
+func (s *mailboxSession) Data(r io.Reader) error {
+	if s.m.n.Add(1) == 1 && s.m.hangFirst.Load() {
+		close(s.m.hung)
+		_, _ = io.Copy(io.Discard, r) // until the killed client's connection drops
+		return &smtp.SMTPError{Code: 451, Message: "connection lost"}
+	}
+	b, _ := io.ReadAll(r)
+	s.m.mu.Lock()
+	s.m.got = append(s.m.got, string(b))
+	s.m.mu.Unlock()
+	return nil
+}
+
+func (m *mailbox) messages() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.got...)
+}

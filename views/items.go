@@ -1,0 +1,601 @@
+package views
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/a-h/templ"
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// itemFilter reads the item filters of a query string; the API and the items page share it.
+func itemFilter(r *http.Request, q url.Values) (app.ItemFilter, error) {
+	f := app.ItemFilter{UserID: userID(r), Q: strings.TrimSpace(q.Get("q")), Topic: q.Get("topic"), Tag: q.Get("tag"), Limit: defaultItemLimit}
+	intParam := func(name string, lo, hi int, dst *int) error {
+		v := q.Get(name)
+		if v == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(v)
+		if err != nil || n < lo || n > hi {
+			return app.Errorf(app.EINVALID, "%s must be a number between %d and %d.", name, lo, hi)
+		}
+		*dst = n
+		return nil
+	}
+	boolParam := func(name string, dst *bool) error {
+		switch q.Get(name) {
+		case "":
+		case "1", "true", "yes", "on":
+			*dst = true
+		case "0", "false", "no", "off":
+			*dst = false
+		default:
+			return app.Errorf(app.EINVALID, "%s must be true or false.", name)
+		}
+		return nil
+	}
+	for _, err := range []error{
+		intParam("limit", 1, maxItemLimit, &f.Limit), intParam("offset", 0, 1_000_000, &f.Offset), intParam("minScore", 0, 100, &f.MinScore),
+		boolParam("unread", &f.Unread), boolParam("starred", &f.Starred), boolParam("hidden", &f.Hidden),
+	} {
+		if err != nil {
+			return f, err
+		}
+	}
+	if v := q.Get("sourceId"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id < 1 {
+			return f, app.Errorf(app.EINVALID, "sourceId must be a source's id.")
+		}
+		f.SourceID = id
+	}
+	switch st := app.ItemStatus(strings.ToUpper(q.Get("status"))); st {
+	case "", app.ItemNew, app.ItemPending, app.ItemProcessing, app.ItemDone, app.ItemError:
+		f.Status = st
+	default:
+		return f, app.Errorf(app.EINVALID, "status must be NEW, PENDING, PROCESSING, DONE or ERROR.")
+	}
+	switch f.Sort = q.Get("sort"); f.Sort {
+	case "", "date", "score", "relevance":
+	default:
+		return f, app.Errorf(app.EINVALID, "sort must be date, score or relevance.")
+	}
+	return f, nil
+}
+
+func (s *Server) reading(w http.ResponseWriter, r *http.Request) bool {
+	if s.opts.Reading == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Reading is not enabled on this server."))
+		return false
+	}
+	return true
+}
+
+func (s *Server) apiListItems(w http.ResponseWriter, r *http.Request) {
+	if !s.reading(w, r) {
+		return
+	}
+	f, err := itemFilter(r, r.URL.Query())
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	items, err := s.opts.Reading.Items(r.Context(), f)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	out := make([]ItemJSON, 0, len(items))
+	for _, it := range items {
+		out = append(out, NewItemJSON(it, f.Q != ""))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) apiItemID(w http.ResponseWriter, r *http.Request) (int64, bool) {
+	id, ok := pathID(r)
+	if !ok {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Item %q not found.", r.PathValue("id")))
+	}
+	return id, ok && s.reading(w, r)
+}
+
+func (s *Server) apiGetItem(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiItemID(w, r)
+	if !ok {
+		return
+	}
+	it, err := s.opts.Reading.Item(r.Context(), userID(r), id)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, NewItemJSON(it, false))
+}
+
+type patchItemRequest struct {
+	Read    *bool `json:"read"`
+	Starred *bool `json:"starred"`
+	Hidden  *bool `json:"hidden"`
+}
+
+func (s *Server) apiPatchItem(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiItemID(w, r)
+	if !ok {
+		return
+	}
+	var req patchItemRequest
+	if err := decode(w, r, &req); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	it, err := s.opts.Reading.Update(r.Context(), userID(r), id, app.ItemUpdate{Read: req.Read, Starred: req.Starred, Hidden: req.Hidden})
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, NewItemJSON(it, false))
+}
+
+func (s *Server) apiRetryItem(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiItemID(w, r)
+	if !ok {
+		return
+	}
+	if err := s.opts.Reading.Retry(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": app.ItemPending})
+}
+
+// ItemJSON is an item as the API (and `items list --json`) shows it; content is the sanitized HTML.
+type ItemJSON struct {
+	ID             int64    `json:"id"`
+	SourceID       int64    `json:"sourceId"`
+	SourceName     string   `json:"sourceName"`
+	GUID           string   `json:"guid"`
+	Title          string   `json:"title"`
+	Link           string   `json:"link"`
+	Author         string   `json:"author"`
+	PublishedAt    *string  `json:"publishedAt"`
+	Status         string   `json:"status"`
+	Summary        string   `json:"summary"`
+	Tags           []string `json:"tags"`
+	Topics         []string `json:"topics"`
+	Score          *int     `json:"score"`
+	ScoreReasoning string   `json:"scoreReasoning"`
+	EnrichedBy     string   `json:"enrichedBy"`
+	Attempts       int      `json:"attempts"`
+	LastError      string   `json:"lastError"`
+	Read           bool     `json:"read"`
+	Starred        bool     `json:"starred"`
+	Hidden         bool     `json:"hidden"`
+	Snippet        string   `json:"snippet,omitempty"`
+	Content        string   `json:"content"`
+	CreatedAt      *string  `json:"createdAt"`
+}
+
+// NewItemJSON returns the API form of an item; withSnippet adds the search snippet, its
+// matches marked with « ».
+func NewItemJSON(it *app.Item, withSnippet bool) ItemJSON {
+	created := it.CreatedAt
+	out := ItemJSON{
+		ID: it.ID, SourceID: it.SourceID, SourceName: it.SourceName, GUID: it.GUID, Title: it.Title, Link: it.Link, Author: it.Author,
+		PublishedAt: jsonTime(it.PublishedAt), Status: string(it.Status), Summary: it.Summary, Tags: nonNil(it.Tags), Topics: nonNil(it.Topics),
+		Score: it.Score, ScoreReasoning: it.ScoreReasoning, EnrichedBy: it.EnrichedBy, Attempts: it.Attempts, LastError: it.LastError,
+		Read: it.ReadAt != nil, Starred: it.Starred, Hidden: it.Hidden, Content: it.CleanContent, CreatedAt: jsonTime(&created),
+	}
+	if withSnippet {
+		out.Snippet = strings.NewReplacer("\x01", "«", "\x02", "»").Replace(it.Snippet)
+	}
+	return out
+}
+
+func (s *Server) itemViews(items []*app.Item) []ItemView {
+	out := make([]ItemView, 0, len(items))
+	for _, it := range items {
+		name := it.SourceName // the source's name, or its address when it has none
+		if strings.Contains(name, "://") {
+			name = hostOf(name)
+		}
+		out = append(out, s.itemView(it, name))
+	}
+	return out
+}
+
+// today is the home page: onboarding on the first start, the newest items afterwards.
+func (s *Server) today(w http.ResponseWriter, r *http.Request) {
+	sum, err := s.opts.Sources.Summary(r.Context(), userID(r))
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	if sum.Total == 0 {
+		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil))
+		return
+	}
+	// Since your last visit: what is unread, best first (then newest).
+	items, err := s.opts.Sources.Items(r.Context(), app.ItemFilter{UserID: userID(r), Unread: true, Sort: "score", Limit: todayItems})
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
+		Items: s.itemViews(items)}
+	if s.opts.Briefings != nil {
+		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
+			for _, b := range bs {
+				if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 1); err == nil && len(reps) > 0 {
+					v.Reports = append(v.Reports, TodayReport{ID: reps[0].ID, Name: b.Name, Overview: reps[0].Overview, When: s.timeView(&reps[0].GeneratedAt)})
+				}
+			}
+		}
+	}
+	s.render(w, r, todayPage(s.page(w, r, "today", "Today"), v))
+}
+
+func urlQueryEscape(s string) string { return url.QueryEscape(s) }
+
+func boolValue(b bool) string { return strconv.FormatBool(b) }
+
+func minScoreValue(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return strconv.Itoa(n)
+}
+
+func sortDefaultLabel(searching bool) string {
+	if searching {
+		return "Relevance"
+	}
+	return "Newest"
+}
+
+// pagerLabel names the page links: by date they lead to newer and older items, in other orders
+// to the previous and next page.
+func (v ItemsPageView) pagerLabel(prev bool) string {
+	byDate := v.Filter.Sort == "date" || (v.Filter.Sort == "" && !v.Searching)
+	switch {
+	case byDate && prev:
+		return "Newer"
+	case byDate:
+		return "Older"
+	case prev:
+		return "Previous"
+	}
+	return "Next"
+}
+
+// keyFor is the keyboard shortcut that presses a toggle (see static/app.js).
+func keyFor(action string) string {
+	return map[string]string{"star": "s", "read": "m"}[action]
+}
+
+// items is the river: filters, search and paging kept in the URL so a view can be bookmarked.
+func (s *Server) items(w http.ResponseWriter, r *http.Request) {
+	srcs, err := s.sourceNames(r)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	// The page's own parameters: source (an id) and show; the rest as the API has them.
+	if v := q.Get("source"); v != "" {
+		q.Set("sourceId", v)
+	}
+	f, err := itemFilter(r, q)
+	if err != nil {
+		f = app.ItemFilter{UserID: userID(r)} // a hand-edited URL: show the defaults
+	}
+	f.Limit = itemsPerPage + 1 // one more tells whether there is a next page
+	v := ItemsPageView{Sources: srcs, AllSources: len(srcs), Filter: f, Show: q.Get("show"), Searching: f.Q != ""}
+	if v.Show == "" {
+		v.Show = "unread"
+		if v.Searching || f.Tag != "" || f.Topic != "" {
+			v.Show = "all"
+		}
+	}
+	switch v.Show {
+	case "unread":
+		f.Unread = true
+	case "starred":
+		f.Starred = true
+	case "flagged":
+		f.Hidden = true
+	case "errors":
+		f.Status = app.ItemError
+	default:
+		v.Show = "all"
+	}
+	for _, src := range srcs {
+		if src.ID == f.SourceID {
+			v.SourceName = src.Name
+		}
+	}
+	// A picker of thousands of sources is neither quick to send nor to use: past
+	// maxSourceChoices it offers the current source only and points to the Sources page.
+	if len(srcs) > maxSourceChoices {
+		v.Sources = nil
+		for _, src := range srcs {
+			if src.ID == f.SourceID {
+				v.Sources = append(v.Sources, src)
+			}
+		}
+	}
+	if s.opts.Settings != nil {
+		if st, err := s.opts.Settings.Get(r.Context(), userID(r)); err == nil {
+			for _, t := range st.Topics {
+				v.Topics = append(v.Topics, t.Name)
+			}
+		}
+	}
+	var items []*app.Item
+	if v.AllSources > 0 {
+		if items, err = s.opts.Sources.Items(r.Context(), f); err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+	}
+	link := func(offset int) string {
+		vals := url.Values{}
+		for _, k := range []string{"q", "show", "source", "topic", "tag", "minScore", "sort"} {
+			vals.Set(k, r.URL.Query().Get(k))
+		}
+		return pageLink("/items", vals, offset)
+	}
+	v.Here = link(f.Offset)
+	if len(items) > itemsPerPage {
+		items = items[:itemsPerPage]
+		v.NextHref = link(f.Offset + itemsPerPage)
+	}
+	if f.Offset > 0 {
+		v.PrevHref = link(max(f.Offset-itemsPerPage, 0))
+	}
+	v.Items = s.itemViews(items)
+	s.render(w, r, itemsPage(s.page(w, r, "items", "Items"), v))
+}
+
+func (s *Server) loadItem(w http.ResponseWriter, r *http.Request) (*app.Item, bool) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Reading == nil {
+		s.notFound(w, r)
+		return nil, false
+	}
+	it, err := s.opts.Reading.Item(r.Context(), userID(r), id)
+	if err != nil {
+		s.appError(w, r, err)
+		return nil, false
+	}
+	return it, true
+}
+
+// itemPage shows an item at reading width and marks it read.
+func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
+	it, ok := s.loadItem(w, r)
+	if !ok {
+		return
+	}
+	if it.ReadAt == nil {
+		if opened, err := s.opts.Reading.Open(r.Context(), userID(r), it.ID); err == nil {
+			it = opened
+		}
+	}
+	v := ItemPageView{Item: s.itemView(it, "")}
+	if len(it.Topics) > 0 {
+		v.Topic = it.Topics[0]
+		related, err := s.opts.Reading.Items(r.Context(), app.ItemFilter{UserID: userID(r), Topic: v.Topic, Limit: 6})
+		if err == nil {
+			for _, o := range related {
+				if o.ID != it.ID && len(v.Related) < 5 {
+					v.Related = append(v.Related, s.itemView(o, ""))
+				}
+			}
+		}
+	}
+	s.render(w, r, itemPage(s.page(w, r, "items", it.Title), v))
+}
+
+// toggleItem flips star, read or hidden; with htmx it answers with the re-rendered card.
+func (s *Server) toggleItem(action string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		it, ok := s.loadItem(w, r)
+		if !ok {
+			return
+		}
+		on := r.PostFormValue("on") != "false"
+		var u app.ItemUpdate
+		switch action {
+		case "star":
+			u.Starred = &on
+		case "read":
+			u.Read = &on
+		case "hide":
+			u.Hidden = &on
+		}
+		it, err := s.opts.Reading.Update(r.Context(), userID(r), it.ID, u)
+		if err != nil {
+			s.appError(w, r, err)
+			return
+		}
+		here := back(r, "/items")
+		if r.Header.Get("HX-Request") == "true" {
+			card := itemCard(s.itemView(it, ""), true, false, here)
+			if c, err := s.opts.Reading.Counts(r.Context(), userID(r)); err == nil {
+				card = templ.Join(card, unreadBadge(c.Unread, true)) // the sidebar's count follows
+			}
+			s.render(w, r, card)
+			return
+		}
+		s.redirect(w, r, here, Flash{})
+	}
+}
+
+func (s *Server) retryItem(w http.ResponseWriter, r *http.Request) {
+	it, ok := s.loadItem(w, r)
+	if !ok {
+		return
+	}
+	if err := s.opts.Reading.Retry(r.Context(), userID(r), it.ID); err != nil {
+		s.redirect(w, r, back(r, "/items"), flashError(app.ErrorMessage(err)))
+		return
+	}
+	s.redirect(w, r, back(r, "/items"), flashSuccess("Queued for processing again."))
+}
+
+func (s *Server) markAllRead(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Reading == nil {
+		s.notFound(w, r)
+		return
+	}
+	src, _ := strconv.ParseInt(r.PostFormValue("source"), 10, 64)
+	n, err := s.opts.Reading.MarkAllRead(r.Context(), userID(r), src)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	s.redirect(w, r, back(r, "/items"), flashSuccess(fmt.Sprintf("%s marked as read.", countWords(n, "item", "items"))))
+}
+
+// ItemView is an item made for display.
+type ItemView struct {
+	ID         int64
+	Title      string
+	Link       string
+	Author     string
+	SourceID   int64
+	SourceName string
+	Published  TimeView
+	Excerpt    string // plain text, safe to render escaped
+	Truncated  bool   // the excerpt is shorter than the article
+	Content    string // CleanContent: sanitized at ingestion, the only HTML rendered raw
+
+	Summary   string
+	Tags      []string
+	Topics    []string
+	Score     *int
+	Reason    string
+	Status    app.ItemStatus
+	LastError string
+	Attempts  int
+	Read      bool
+	Starred   bool
+	Hidden    bool
+	Snippet   []SnippetPart // search matches, when the list is a search
+}
+
+// SnippetPart is a piece of a search snippet; Match pieces are highlighted.
+type SnippetPart struct {
+	Text  string
+	Match bool
+}
+
+// Href is the item's page in the app.
+func (v ItemView) Href() string { return "/items/" + strconv.FormatInt(v.ID, 10) }
+
+// Action is the URL of a form post on the item.
+func (v ItemView) Action(name string) string { return v.Href() + "/" + name }
+
+// ScoreClass buckets the score for its badge colour (the number is always shown too).
+func (v ItemView) ScoreClass() string {
+	switch {
+	case v.Score == nil:
+		return "score-none"
+	case *v.Score >= 70:
+		return "score-high"
+	case *v.Score >= 40:
+		return "score-mid"
+	}
+	return "score-low"
+}
+
+// ScoreText is the score as shown.
+func (v ItemView) ScoreText() string {
+	if v.Score == nil {
+		return "–"
+	}
+	return strconv.Itoa(*v.Score)
+}
+
+func snippetParts(s string) []SnippetPart {
+	var out []SnippetPart
+	for s != "" {
+		i := strings.IndexByte(s, '\x01')
+		if i < 0 {
+			out = append(out, SnippetPart{Text: s})
+			break
+		}
+		if i > 0 {
+			out = append(out, SnippetPart{Text: s[:i]})
+		}
+		s = s[i+1:]
+		j := strings.IndexByte(s, '\x02')
+		if j < 0 {
+			j = len(s)
+		}
+		out = append(out, SnippetPart{Text: s[:j], Match: true})
+		s = s[min(j+1, len(s)):]
+	}
+	return out
+}
+
+// SourceHref is the page of the item's source.
+func (v ItemView) SourceHref() string { return "/sources/" + strconv.FormatInt(v.SourceID, 10) }
+
+func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
+	pub := it.PublishedAt
+	if pub == nil {
+		pub = &it.CreatedAt
+	}
+	title := strings.TrimSpace(it.Title)
+	if title == "" {
+		title = "(untitled)"
+	}
+	if it.SourceName != "" {
+		sourceName = it.SourceName
+	}
+	ex, cut := excerpt(it.Text, 320)
+	return ItemView{
+		ID:         it.ID,
+		Title:      title,
+		Link:       app.SafeLink(it.Link),
+		Author:     it.Author,
+		SourceID:   it.SourceID,
+		SourceName: sourceName,
+		Published:  s.timeView(pub),
+		Excerpt:    ex,
+		Truncated:  cut,
+		Content:    it.CleanContent,
+		Summary:    it.Summary,
+		Tags:       it.Tags,
+		Topics:     it.Topics,
+		Score:      it.Score,
+		Reason:     it.ScoreReasoning,
+		Status:     it.Status,
+		LastError:  it.LastError,
+		Attempts:   it.Attempts,
+		Read:       it.ReadAt != nil,
+		Starred:    it.Starred,
+		Hidden:     it.Hidden,
+		Snippet:    snippetParts(it.Snippet),
+	}
+}
+
+// excerpt cuts plain text to at most n runes at a word boundary; truncated tells whether it was cut.
+func excerpt(text string, n int) (string, bool) {
+	if utf8.RuneCountInString(text) <= n {
+		return text, false
+	}
+	r := []rune(text)[:n]
+	cut := string(r)
+	if i := strings.LastIndex(cut, " "); i > n/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:—-") + "…", true
+}

@@ -1,0 +1,211 @@
+package views
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+func (s *Server) apiBriefingReports(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiBriefingID(w, r)
+	if !ok {
+		return
+	}
+	if _, err := s.opts.Briefings.Get(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), id, 100)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	if reps == nil {
+		reps = []*app.Report{}
+	}
+	writeJSON(w, http.StatusOK, reps)
+}
+
+func (s *Server) apiGetReport(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || !s.briefingsOn(w, r) {
+		if !ok {
+			s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Report %q not found.", r.PathValue("id")))
+		}
+		return
+	}
+	rep, err := s.opts.Briefings.Report(r.Context(), userID(r), id)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	for i := range rep.Items {
+		if rep.Items[i].AlsoCoveredBy == nil {
+			rep.Items[i].AlsoCoveredBy = []app.Coverage{}
+		}
+	}
+	if rep.Items == nil {
+		rep.Items = []app.ReportItem{}
+	}
+	out := struct {
+		*app.Report
+		Deliveries []*app.Delivery `json:"deliveries"`
+	}{Report: rep, Deliveries: []*app.Delivery{}}
+	if s.opts.Deliveries != nil {
+		if ds, err := s.opts.Deliveries.List(r.Context(), rep.ID); err == nil && ds != nil {
+			out.Deliveries = ds
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ReportView is a report made for display.
+type ReportView struct {
+	Report     *app.Report
+	Briefing   *app.Briefing
+	FeedURL    string // the briefing's Atom feed, with its token when sign-in is required
+	Period     string
+	Deliveries []*app.Delivery
+}
+
+func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	rep, b, err := s.opts.Briefings.ReportWithBriefing(r.Context(), userID(r), id)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	loc := app.Location(b.Timezone)
+	v := ReportView{Report: rep, Briefing: b, FeedURL: s.feedURL(r, b.ID),
+		Period: rep.PeriodStart.In(loc).Format("Mon 2 Jan 15:04") + " – " + rep.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")}
+	if s.opts.Deliveries != nil {
+		v.Deliveries, _ = s.opts.Deliveries.List(r.Context(), rep.ID)
+	}
+	s.render(w, r, reportPage(s.page(w, r, "briefings", b.Name), v))
+}
+
+func scoreClass(score int) string {
+	switch {
+	case score >= 70:
+		return "score-high"
+	case score >= 40:
+		return "score-mid"
+	}
+	return "score-low"
+}
+
+// baseURL is the app's address as the request reached it, for links in feeds.
+func baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// briefingFeed publishes a briefing's reports as Atom, for any feed reader.
+func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	uid := userID(r)
+	if _, signedIn := r.Context().Value(userKey{}).(*app.User); s.opts.RequireLogin && !signedIn {
+		// A feed reader has no session: the feed's URL carries the briefing's secret token.
+		if s.opts.Accounts == nil || !s.opts.Accounts.CheckFeedToken(r.Context(), id, r.URL.Query().Get("token")) {
+			s.notFound(w, r)
+			return
+		}
+		owner, err := s.opts.Briefings.Owner(r.Context(), id)
+		if err != nil {
+			s.appError(w, r, err)
+			return
+		}
+		uid = owner
+	}
+	b, err := s.opts.Briefings.Get(r.Context(), uid, id)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	list, err := s.opts.Briefings.Reports(r.Context(), uid, id, 20)
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	var full []*app.Report
+	for _, rep := range list {
+		if f, err := s.opts.Briefings.Report(r.Context(), uid, rep.ID); err == nil {
+			full = append(full, f)
+		}
+	}
+	out, err := app.ReportsAtom(b, full, baseURL(r), app.Location(b.Timezone))
+	if err != nil {
+		s.serverError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/atom+xml; charset=utf-8")
+	_, _ = w.Write(out)
+}
+
+// reportMarkdown is the Markdown export of a report.
+func (s *Server) reportMarkdown(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Briefings == nil {
+		s.notFound(w, r)
+		return
+	}
+	rep, b, err := s.opts.Briefings.ReportWithBriefing(r.Context(), userID(r), id)
+	if err != nil {
+		s.appError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="report-%d.md"`, rep.ID))
+	_, _ = w.Write([]byte(app.ReportMarkdown(b, rep, app.Location(b.Timezone))))
+}
+
+func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Deliveries == nil {
+		s.notFound(w, r)
+		return
+	}
+	if err := s.opts.Deliveries.Resend(r.Context(), userID(r), id); err != nil {
+		s.redirect(w, r, back(r, "/briefings"), flashError(app.ErrorMessage(err)))
+		return
+	}
+	s.redirect(w, r, back(r, "/briefings"), flashSuccess("Queued to be sent again."))
+}
+
+func (s *Server) apiResendDelivery(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(r)
+	if !ok || s.opts.Deliveries == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Delivery %q not found.", r.PathValue("id")))
+		return
+	}
+	if err := s.opts.Deliveries.Resend(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": app.DeliveryPending})
+}
+
+// feedURL is a briefing's Atom feed path; when sign-in is required it carries the briefing's
+// token, so a feed reader can subscribe.
+func (s *Server) feedURL(r *http.Request, id int64) string {
+	u := "/briefings/" + strconv.FormatInt(id, 10) + "/feed.xml"
+	if s.opts.RequireLogin && s.opts.Accounts != nil {
+		if tok, err := s.opts.Accounts.FeedToken(r.Context(), id); err == nil {
+			u += "?token=" + tok
+		}
+	}
+	return u
+}
