@@ -104,7 +104,7 @@ func (s *Server) greader(w http.ResponseWriter, r *http.Request, prefix string) 
 	// An app may be given the base address with a trailing slash and add its own ("…//accounts").
 	escaped := strings.TrimPrefix(r.URL.EscapedPath(), prefix)
 	escaped = "/" + strings.TrimLeft(escaped, "/")
-	store, _ := s.opts.Store.(greaderStore)
+	store := s.opts.ReaderAPI
 	if store == nil || s.opts.Reading == nil {
 		greaderText(w, http.StatusNotFound, "The Reader API is not available on this server.")
 		return
@@ -372,7 +372,7 @@ func sourceTitle(src *app.Source) string {
 }
 
 func (s *Server) greaderSubscriptions(w http.ResponseWriter, req *greaderRequest) error {
-	srcs, err := s.opts.Store.Sources(req.r.Context(), req.user.ID)
+	srcs, err := s.opts.Sources.List(req.r.Context(), req.user.ID)
 	if err != nil {
 		return err
 	}
@@ -415,7 +415,7 @@ func (s *Server) greaderFollow(ctx context.Context, userID int64, raw, title str
 	if app.ErrorCode(err) == app.ECONFLICT {
 		if u, nerr := app.NormalizeURL(raw); nerr == nil {
 			if id, ierr := s.greaderSourceByURL(ctx, userID, u); ierr == nil {
-				return s.opts.Store.Source(ctx, userID, id)
+				return s.opts.Sources.Get(ctx, userID, id)
 			}
 		}
 	}
@@ -423,7 +423,7 @@ func (s *Server) greaderFollow(ctx context.Context, userID int64, raw, title str
 }
 
 func (s *Server) greaderSourceByURL(ctx context.Context, userID int64, u string) (int64, error) {
-	store, _ := s.opts.Store.(greaderStore)
+	store := s.opts.ReaderAPI
 	return store.GReaderSourceID(ctx, userID, u)
 }
 
@@ -453,7 +453,7 @@ func (s *Server) greaderEditSubscription(w http.ResponseWriter, req *greaderRequ
 			if err != nil {
 				return err
 			}
-			if err := s.opts.Store.DeleteSource(ctx, uid, id); err != nil {
+			if err := s.opts.Sources.Delete(ctx, uid, id); err != nil {
 				return err
 			}
 		case "edit":
@@ -515,7 +515,7 @@ func (s *Server) greaderUnreadCount(w http.ResponseWriter, req *greaderRequest) 
 	if err != nil {
 		return err
 	}
-	srcs, err := s.opts.Store.Sources(ctx, req.user.ID)
+	srcs, err := s.opts.Sources.List(ctx, req.user.ID)
 	if err != nil {
 		return err
 	}
@@ -854,7 +854,7 @@ func (s *Server) greaderItems(req *greaderRequest, ids []int64) ([]greaderItem, 
 	for _, it := range items {
 		u, ok := urls[it.SourceID]
 		if !ok {
-			src, err := s.opts.Store.Source(ctx, req.user.ID, it.SourceID)
+			src, err := s.opts.Sources.Get(ctx, req.user.ID, it.SourceID)
 			if err != nil {
 				return nil, err
 			}

@@ -86,7 +86,7 @@ func (s *Server) greaderAtom(w http.ResponseWriter, req *greaderRequest, rest st
 	}
 	title := streamTitle(q.id)
 	if q.sourceID != 0 {
-		if src, err := s.opts.Store.Source(req.r.Context(), req.user.ID, q.sourceID); err == nil {
+		if src, err := s.opts.Sources.Get(req.r.Context(), req.user.ID, q.sourceID); err == nil {
 			title = sourceTitle(src)
 		}
 	}

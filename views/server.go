@@ -33,6 +33,8 @@ type Options struct {
 	Reading *app.Reading
 	// Settings are each user's settings (the settings page and API, interests for briefings).
 	Settings *app.UserSettings
+	// ReaderAPI is the store of the Google Reader API (greader.go); nil turns the API off.
+	ReaderAPI greaderStore
 	// Enricher describes the configured enrichers for the settings page (never an API key).
 	Enricher EnricherInfo
 	// Briefings keeps, runs and previews briefings and their reports; nil shows the page as coming soon.
