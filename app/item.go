@@ -91,3 +91,67 @@ type ItemStore interface {
 	// RetryItem puts an ERROR (or DONE) item back to PENDING and calls enqueue in the same transaction.
 	RetryItem(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx, it PendingItem) error) error
 }
+
+// What a feed item carries besides its text is kept in Item.Extra under these keys (the store
+// keeps Extra as JSON, so they come back as JSON values: read them with Enclosures, Thumbnail
+// and DateMissing).
+const (
+	// ExtraEnclosures: []Enclosure, the audio, video and images attached to the item (RSS
+	// enclosures, Atom rel="enclosure" links, Media RSS content, JSON Feed attachments).
+	ExtraEnclosures = "enclosures"
+	// ExtraThumbnail: string, the URL of the item's picture (media:thumbnail, itunes:image, a
+	// JSON Feed image, an image enclosure).
+	ExtraThumbnail = "thumbnail"
+	// ExtraDateMissing: true when the feed gave the item no date we could read; PublishedAt is
+	// then nil and the item is dated by when it was first seen.
+	ExtraDateMissing = "date_missing"
+	// ExtraDateUnread: string, the date as the feed wrote it when we could not read it.
+	ExtraDateUnread = "date_unread"
+)
+
+// Enclosure is a media file attached to an item: a podcast episode, a video, an image.
+type Enclosure struct {
+	URL    string `json:"url"`
+	Type   string `json:"type,omitempty"`   // MIME type, e.g. audio/mpeg
+	Length int64  `json:"length,omitempty"` // bytes, 0 if unknown
+	Medium string `json:"medium,omitempty"` // audio, video or image (from the type or Media RSS)
+}
+
+// Enclosures returns the item's enclosures, as the parser gave them or as the store read them
+// back from JSON.
+func (it Item) Enclosures() []Enclosure {
+	switch v := it.Extra[ExtraEnclosures].(type) {
+	case []Enclosure:
+		return v
+	case []any:
+		var out []Enclosure
+		for _, e := range v {
+			m, _ := e.(map[string]any)
+			u, _ := m["url"].(string)
+			if u == "" {
+				continue
+			}
+			enc := Enclosure{URL: u}
+			enc.Type, _ = m["type"].(string)
+			enc.Medium, _ = m["medium"].(string)
+			if n, ok := m["length"].(float64); ok {
+				enc.Length = int64(n)
+			}
+			out = append(out, enc)
+		}
+		return out
+	}
+	return nil
+}
+
+// Thumbnail returns the URL of the item's picture, "" if none.
+func (it Item) Thumbnail() string {
+	s, _ := it.Extra[ExtraThumbnail].(string)
+	return s
+}
+
+// DateMissing reports whether the feed gave the item no date we could read.
+func (it Item) DateMissing() bool {
+	b, _ := it.Extra[ExtraDateMissing].(bool)
+	return b
+}

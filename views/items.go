@@ -488,6 +488,56 @@ type ItemView struct {
 	Starred   bool
 	Hidden    bool
 	Snippet   []SnippetPart // search matches, when the list is a search
+
+	Media       []MediaView // audio and video to play, images to show (enclosures, Media RSS)
+	Thumbnail   string      // the item's picture, "" if none
+	DateMissing bool        // the feed gave no date we could read: Published is when it was first seen
+	DateWritten string      // the date as the feed wrote it, when we could not read it
+}
+
+// MediaView is one enclosure of an item: Kind is audio, video or image ("" for another file,
+// offered as a download).
+type MediaView struct {
+	URL, Type, Kind, Size string
+}
+
+// mediaViews turns enclosures into what the item page plays or links; only http(s) addresses.
+func mediaViews(encs []app.Enclosure) []MediaView {
+	var out []MediaView
+	for _, e := range encs {
+		u := app.SafeLink(e.URL)
+		if u == "" {
+			continue
+		}
+		kind := e.Medium
+		if kind == "" {
+			kind, _, _ = strings.Cut(e.Type, "/")
+		}
+		switch kind {
+		case "audio", "video", "image":
+		default:
+			kind = ""
+		}
+		size := ""
+		if e.Length > 0 {
+			size = byteSize(e.Length)
+		}
+		out = append(out, MediaView{URL: u, Type: e.Type, Kind: kind, Size: size})
+	}
+	return out
+}
+
+// byteSize writes a file size for a person: "48 MB".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GB"
+	case n >= 1<<20:
+		return strconv.FormatInt(n>>20, 10) + " MB"
+	case n >= 1<<10:
+		return strconv.FormatInt(n>>10, 10) + " KB"
+	}
+	return strconv.FormatInt(n, 10) + " bytes"
 }
 
 // SnippetPart is a piece of a search snippet; Match pieces are highlighted.
@@ -561,6 +611,7 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 		sourceName = it.SourceName
 	}
 	ex, cut := excerpt(it.Text, 320)
+	written, _ := it.Extra[app.ExtraDateUnread].(string)
 	return ItemView{
 		ID:         it.ID,
 		Title:      title,
@@ -584,6 +635,11 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 		Starred:    it.Starred,
 		Hidden:     it.Hidden,
 		Snippet:    snippetParts(it.Snippet),
+
+		Media:       mediaViews(it.Enclosures()),
+		Thumbnail:   app.SafeLink(it.Thumbnail()),
+		DateMissing: it.DateMissing(),
+		DateWritten: written,
 	}
 }
 
@@ -598,4 +654,36 @@ func excerpt(text string, n int) (string, bool) {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,.;:—-") + "…", true
+}
+
+// mediaLabel names a media file's link: "Download the audio (48 MB, audio/mpeg)".
+func mediaLabel(m MediaView) string {
+	what := "the file"
+	switch m.Kind {
+	case "audio":
+		what = "the audio"
+	case "video":
+		what = "the video"
+	case "image":
+		what = "the picture"
+	}
+	var details []string
+	if m.Size != "" {
+		details = append(details, m.Size)
+	}
+	if m.Type != "" {
+		details = append(details, m.Type)
+	}
+	if len(details) > 0 {
+		return "Download " + what + " (" + strings.Join(details, ", ") + ")"
+	}
+	return "Download " + what
+}
+
+// dateMissingTitle explains an undated item's date on hover.
+func dateMissingTitle(written string) string {
+	if written != "" {
+		return "The feed dated this item \"" + written + "\", which could not be read; it is dated by when Morning Deck first saw it."
+	}
+	return "The feed gave this item no date; it is dated by when Morning Deck first saw it."
 }

@@ -85,7 +85,7 @@ type Server struct {
 
 // ContentSecurityPolicy is sent with every response: no inline scripts or styles, nothing from elsewhere
 // but images.
-const ContentSecurityPolicy = "default-src 'self'; img-src 'self' https: data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+const ContentSecurityPolicy = "default-src 'self'; img-src 'self' https: data:; media-src 'self' https: http:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
 // New returns the server with all its routes.
 func New(opts Options) *Server {

@@ -15,72 +15,29 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// What a feed item carries besides its text is kept in app.Item.Extra, under these keys (the
-// store keeps Extra as JSON, so they come back as JSON values; read them with EnclosuresOf,
-// ThumbnailOf and DateMissing):
+// What a feed item carries besides its text is kept in app.Item.Extra under app's keys
+// (app.ExtraEnclosures, …); these names are kept for the parser's code and tests.
 const (
-	// ExtraEnclosures: []Enclosure, the audio, video and images attached to the item
-	// (RSS enclosures, Atom rel="enclosure" links, Media RSS content, JSON Feed attachments).
-	ExtraEnclosures = "enclosures"
-	// ExtraThumbnail: string, the URL of the item's picture (media:thumbnail, itunes:image,
-	// a JSON Feed image, an image enclosure).
-	ExtraThumbnail = "thumbnail"
-	// ExtraDateMissing: true when the feed gave the item no date we could read. PublishedAt is
-	// then nil and the pipeline should date the item when it first saw it.
-	ExtraDateMissing = "date_missing"
-	// ExtraDateUnread: string, the date as the feed wrote it when we could not read it.
-	ExtraDateUnread = "date_unread"
+	ExtraEnclosures  = app.ExtraEnclosures
+	ExtraThumbnail   = app.ExtraThumbnail
+	ExtraDateMissing = app.ExtraDateMissing
+	ExtraDateUnread  = app.ExtraDateUnread
 )
 
-// Enclosure is a media file attached to an item: a podcast episode, a video, an image.
-type Enclosure struct {
-	URL    string `json:"url"`
-	Type   string `json:"type,omitempty"`   // MIME type, e.g. audio/mpeg
-	Length int64  `json:"length,omitempty"` // bytes, 0 if unknown
-	Medium string `json:"medium,omitempty"` // audio, video or image (from the type or Media RSS)
-}
+// Enclosure is a media file attached to an item (app.Enclosure).
+type Enclosure = app.Enclosure
 
 // maxEnclosures caps the enclosures kept per item.
 const maxEnclosures = 8
 
-// EnclosuresOf returns the enclosures of an item, as Fetch gave them or as the store read
-// them back from JSON.
-func EnclosuresOf(it app.Item) []Enclosure {
-	switch v := it.Extra[ExtraEnclosures].(type) {
-	case []Enclosure:
-		return v
-	case []any:
-		var out []Enclosure
-		for _, e := range v {
-			m, _ := e.(map[string]any)
-			u, _ := m["url"].(string)
-			if u == "" {
-				continue
-			}
-			enc := Enclosure{URL: u}
-			enc.Type, _ = m["type"].(string)
-			enc.Medium, _ = m["medium"].(string)
-			if n, ok := m["length"].(float64); ok {
-				enc.Length = int64(n)
-			}
-			out = append(out, enc)
-		}
-		return out
-	}
-	return nil
-}
+// EnclosuresOf returns the enclosures of an item (app.Item.Enclosures).
+func EnclosuresOf(it app.Item) []Enclosure { return it.Enclosures() }
 
-// ThumbnailOf returns the URL of an item's picture, "" if none.
-func ThumbnailOf(it app.Item) string {
-	s, _ := it.Extra[ExtraThumbnail].(string)
-	return s
-}
+// ThumbnailOf returns the URL of an item's picture, "" if none (app.Item.Thumbnail).
+func ThumbnailOf(it app.Item) string { return it.Thumbnail() }
 
-// DateMissing reports whether the feed gave the item no date we could read.
-func DateMissing(it app.Item) bool {
-	b, _ := it.Extra[ExtraDateMissing].(bool)
-	return b
-}
+// DateMissing reports whether the feed gave the item no date we could read (app.Item.DateMissing).
+func DateMissing(it app.Item) bool { return it.DateMissing() }
 
 // IdentityKey is the key of an item in a feed that gives one GUID to different posts: its
 // GUID and link together. fillFromFeed uses it as the GUID of every item of a fetch in which a
