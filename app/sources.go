@@ -175,9 +175,12 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 				return nil, &FeedChoice{PageURL: d.URL, Title: d.Title, Feeds: d.Feeds}
 			}
 			// The page advertises a feed: follow the feed, which is what the page publishes.
+			// Unless the user named it, the source is named by the feed's own title when it is
+			// first fetched: the page's title or its <link title> ("RSS", "Comments on …", another
+			// site's name) is not the feed's name.
 			src.Type, src.URL = SourceRSS, d.Feeds[0].URL
-			if strings.TrimSpace(in.Name) == "" && d.Feeds[0].Title != "" {
-				src.Name = d.Feeds[0].Title
+			if strings.TrimSpace(in.Name) == "" {
+				src.Name = ""
 			}
 		}
 	}
