@@ -43,7 +43,7 @@ func TestRedditURL(t *testing.T) {
 		"r/golang":                                 "https://www.reddit.com/r/golang",
 		"/r/golang/":                               "https://www.reddit.com/r/golang",
 		"https://www.reddit.com/r/golang/new/":     "https://www.reddit.com/r/golang",
-		"old.reddit.com/r/rust":                    "https://old.reddit.com/r/rust",
+		"old.reddit.com/r/rust":                    "https://www.reddit.com/r/rust", // one canonical address for every reddit.com host
 		"http://127.0.0.1:8080/r/golang":           "http://127.0.0.1:8080/r/golang",
 		"https://www.reddit.com/user/someone":      "",
 		"r/a":                                      "",

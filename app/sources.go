@@ -273,6 +273,10 @@ func Subreddit(raw string) (string, error) {
 	if err := checkSubreddit(raw, parts[1]); err != nil {
 		return "", err
 	}
+	if host := strings.ToLower(u.Hostname()); host == "reddit.com" || strings.HasSuffix(host, ".reddit.com") {
+		// old., np., m. and bare reddit.com are one site: one address, so one source.
+		return "https://www.reddit.com/r/" + parts[1], nil
+	}
 	return u.Scheme + "://" + u.Host + "/r/" + parts[1], nil
 }
 

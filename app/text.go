@@ -29,11 +29,16 @@ func SafeLink(u string) string {
 	return ""
 }
 
-// Shorten cuts s to at most n runes, ending with "…" when it was cut.
+// Shorten cuts text to at most n characters, at a word boundary when one is near, ending in
+// an ellipsis when it cut.
 func Shorten(s string, n int) string {
 	r := []rune(s)
-	if len(r) <= n {
+	if len(r) <= n || n < 2 {
 		return s
 	}
-	return string(r[:n-1]) + "…"
+	cut := string(r[:n-1])
+	if i := strings.LastIndexByte(cut, ' '); i > (n-1)/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:-") + "…"
 }

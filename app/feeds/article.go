@@ -12,6 +12,8 @@ import (
 	readability "codeberg.org/readeck/go-readability/v2"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/morningdeck/morningdeck/app"
 )
 
 // Article is the readable text of a web page.
@@ -53,7 +55,7 @@ func (f *Fetcher) Article(ctx context.Context, pageURL string) (a *Article, err 
 		return nil, &Error{Kind: KindParse, Message: "The page's article could not be extracted.", Err: err}
 	}
 	_, clean := sanitizeContent(h.String(), resp.finalURL.String())
-	return &Article{Title: shorten(PlainText(art.Title()), maxTitleRunes), HTML: clean, Text: truncateUTF8(collapseSpace(t.String()), MaxContentBytes)}, nil
+	return &Article{Title: app.Shorten(PlainText(art.Title()), maxTitleRunes), HTML: clean, Text: truncateUTF8(collapseSpace(t.String()), MaxContentBytes)}, nil
 }
 
 // readWithin runs readability on a page under the parse budget. Readability reads the whole

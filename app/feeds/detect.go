@@ -10,20 +10,11 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// Detection is what Detect found at an address.
-type Detection struct {
-	Type  app.SourceType
-	URL   string // normalized: the feed's or page's final URL, or https://www.reddit.com/r/NAME
-	Title string
-	Feeds []FeedLink // feeds a web page advertises, in page order
-}
+// Detection is what Detect found at an address (app's type: one definition for both).
+type Detection = app.Detection
 
-// FeedLink is a feed a page advertises with <link rel="alternate">.
-type FeedLink struct {
-	URL   string
-	Title string
-	Type  string // e.g. application/rss+xml
-}
+// FeedLink is a feed a page advertises with <link rel="alternate"> (app's type).
+type FeedLink = app.FeedLink
 
 // Detect finds out what rawURL is: a subreddit ("r/golang", "/r/golang" or a reddit.com
 // URL; not fetched), a feed, or a web page (with the feeds it advertises). An address
@@ -38,14 +29,16 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 	if s == "" {
 		return nil, app.Errorf(app.EINVALID, "Please give a web address.")
 	}
-	if u, ok := redditURL(s); ok {
+	if app.LooksLikeSubreddit(s) {
+		// The one subreddit rule (app.Subreddit), shared with adding and fetching.
+		u, err := app.Subreddit(s)
+		if err != nil {
+			return nil, err
+		}
 		return &Detection{Type: app.SourceReddit, URL: u, Title: u[strings.Index(u, "/r/")+1:]}, nil
 	}
 	if !strings.Contains(s, "://") {
 		s = "https://" + strings.TrimPrefix(s, "//")
-	}
-	if u, ok := redditURL(s); ok {
-		return &Detection{Type: app.SourceReddit, URL: u, Title: u[strings.Index(u, "/r/")+1:]}, nil
 	}
 	if _, err := parseURL(s); err != nil {
 		return nil, err
@@ -57,7 +50,7 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 	final := resp.finalURL.String()
 	_, cs := resp.contentType()
 	if feed, _, perr := parseFeed(ctx, resp.body, cs); perr == nil {
-		return &Detection{Type: app.SourceRSS, URL: final, Title: shorten(titleText(feed.Title, literalTitle(feed, feed.Custom)), maxTitleRunes)}, nil
+		return &Detection{Type: app.SourceRSS, URL: final, Title: app.Shorten(titleText(feed.Title, literalTitle(feed, feed.Custom)), maxTitleRunes)}, nil
 	} else if looksJSON(resp.body) || !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		// JSON is never a web page, whatever markup its strings hold.
 		if errors.Is(perr, errRefused) {

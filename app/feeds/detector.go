@@ -22,9 +22,5 @@ func (d Detector) Detect(ctx context.Context, raw string) (*app.Detection, error
 		}
 		return nil, err
 	}
-	out := &app.Detection{Type: r.Type, URL: r.URL, Title: r.Title}
-	for _, f := range r.Feeds {
-		out.Feeds = append(out.Feeds, app.FeedLink{URL: f.URL, Title: f.Title, Type: f.Type})
-	}
-	return out, nil
+	return r, nil
 }

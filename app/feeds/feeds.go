@@ -108,7 +108,7 @@ func New(opts Options) *Fetcher {
 				return errTooManyRedirects
 			}
 			if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-				return &redirectError{scheme: shorten(req.URL.Scheme, 20)}
+				return &redirectError{scheme: app.Shorten(req.URL.Scheme, 20)}
 			}
 			return nil
 		},

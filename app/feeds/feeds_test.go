@@ -12,6 +12,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
 const corpus = "../../../shared/corpus"
@@ -263,7 +264,7 @@ func TestFetchCorpusFragments(t *testing.T) {
 
 func TestFetchFeedTTLAndCacheHeaders(t *testing.T) {
 	now := time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC)
-	clock := fixedClock{now}
+	clock := sqlitetest.NewClock(now)
 	feed := `<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><link>https://example.com/</link><ttl>90</ttl>
 <item><title>Future</title><link>https://example.com/a</link><pubDate>Mon, 01 Jan 2035 00:00:00 GMT</pubDate></item>
 <item><title>Garbage date</title><link>https://example.com/b</link><pubDate>not a date</pubDate></item>
@@ -311,10 +312,6 @@ func TestFetchFeedTTLAndCacheHeaders(t *testing.T) {
 		t.Errorf("javascript link kept: %q", res.Items[4].Link)
 	}
 }
-
-type fixedClock struct{ t time.Time }
-
-func (c fixedClock) Now() time.Time { return c.t }
 
 func BenchmarkFetchCorpus(b *testing.B) {
 	dir := filepath.Join("/work/shared/corpus", "feeds")

@@ -11,12 +11,13 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
 func fetchBody(t *testing.T, ct, body string) *feeds.Result {
 	t.Helper()
 	srv := serveBytes(t, ct, []byte(body))
-	return fetch(t, feeds.New(feeds.Options{Clock: fixedClock{hostileNow}}), srv.URL+"/feed", app.SourceRSS)
+	return fetch(t, feeds.New(feeds.Options{Clock: sqlitetest.NewClock(hostileNow)}), srv.URL+"/feed", app.SourceRSS)
 }
 
 func TestYouTubeMediaGroup(t *testing.T) {

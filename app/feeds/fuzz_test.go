@@ -27,14 +27,11 @@ import (
 	"golang.org/x/net/publicsuffix"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
 // fuzzNow is the clock of the fuzzed fetches, so that dates are checked against a fixed now.
 var fuzzNow = time.Date(2026, 3, 14, 9, 30, 0, 0, time.UTC)
-
-type fuzzClock struct{}
-
-func (fuzzClock) Now() time.Time { return fuzzNow }
 
 // fuzzTransport answers every request with the same body and Content-Type, without a network.
 type fuzzTransport struct {
@@ -54,7 +51,7 @@ func (t fuzzTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 func fuzzFetcher(body []byte, contentType string) *Fetcher {
-	return New(Options{Transport: fuzzTransport{body: body, contentType: contentType}, Clock: fuzzClock{}})
+	return New(Options{Transport: fuzzTransport{body: body, contentType: contentType}, Clock: sqlitetest.NewClock(fuzzNow)})
 }
 
 // fuzzCorpus returns the files of the shared corpus (../shared/corpus/sub next to the

@@ -34,6 +34,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
 // hostileNow is the Fetcher's clock in these tests.
@@ -62,7 +63,7 @@ type hostileResult struct {
 
 // run does the case against a server at base.
 func (c hostileCase) run(ctx context.Context, base string) (hostileResult, error) {
-	f := feeds.New(feeds.Options{Clock: fixedClock{hostileNow}, Timeout: c.timeout})
+	f := feeds.New(feeds.Options{Clock: sqlitetest.NewClock(hostileNow), Timeout: c.timeout})
 	u := base + c.path
 	if c.path == "" {
 		u = base + "/"

@@ -148,7 +148,7 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 		}
 	case enc == "gzip", enc == "x-gzip":
 	default:
-		return nil, &Error{Kind: KindParse, Message: fmt.Sprintf("The server compressed the response with %q, which we did not ask for and cannot read.", shorten(enc, 40))}
+		return nil, &Error{Kind: KindParse, Message: fmt.Sprintf("The server compressed the response with %q, which we did not ask for and cannot read.", app.Shorten(enc, 40))}
 	}
 	// A gzip stream is decoded whether or not the server said so (a feed.xml.gz served as
 	// application/gzip, or compressed twice), at most twice, and the limit is on what comes out.

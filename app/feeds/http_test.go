@@ -16,6 +16,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
 const smallFeed = `<?xml version="1.0" encoding="utf-8"?>
@@ -224,7 +225,7 @@ func TestFetchRetryAfterPausesTheHost(t *testing.T) {
 		w.WriteHeader(http.StatusTooManyRequests)
 	}))
 	defer srv.Close()
-	clock := &movableClock{t: time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC)}
+	clock := sqlitetest.NewClock(time.Date(2026, 2, 15, 12, 0, 0, 0, time.UTC))
 	f := feeds.New(feeds.Options{Clock: clock})
 
 	_, err := f.Fetch(context.Background(), feeds.Request{URL: srv.URL + "/a"})
@@ -242,7 +243,7 @@ func TestFetchRetryAfterPausesTheHost(t *testing.T) {
 		t.Error("host_paused is not a network failure")
 	}
 
-	clock.add(2*time.Minute + time.Second)
+	clock.Add(2*time.Minute + time.Second)
 	_, err = f.Fetch(context.Background(), feeds.Request{URL: srv.URL + "/c"})
 	assertKind(t, err, feeds.KindHTTPStatus)
 	if calls.Load() != 2 {
@@ -257,7 +258,7 @@ func TestFetchRetryAfterHTTPDate(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}))
 	defer srv.Close()
-	f := feeds.New(feeds.Options{Clock: fixedClock{now}})
+	f := feeds.New(feeds.Options{Clock: sqlitetest.NewClock(now)})
 	_, err := f.Fetch(context.Background(), feeds.Request{URL: srv.URL})
 	if fe := assertKind(t, err, feeds.KindHTTPStatus); fe.RetryAfter != 10*time.Minute {
 		t.Fatalf("%+v", fe)
@@ -338,21 +339,4 @@ func TestFetchNeverPanics(t *testing.T) {
 			_, _ = f.Fetch(context.Background(), feeds.Request{URL: url, Type: typ})
 		}
 	}
-}
-
-type movableClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *movableClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *movableClock) add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/mmcdole/gofeed"
+
+	"github.com/morningdeck/morningdeck/app"
 )
 
 // A JSON Feed is read here rather than by gofeed, for three reasons:
@@ -202,7 +204,7 @@ func jsonItem(f map[string]json.RawMessage) *gofeed.Item {
 	for _, tag := range jsonStrings(f["tags"]) {
 		it.Categories = append(it.Categories, tag)
 	}
-	if img := firstNonEmpty(jsonString(f["image"]), jsonString(f["banner_image"])); img != "" {
+	if img := app.FirstNonEmpty(jsonString(f["image"]), jsonString(f["banner_image"])); img != "" {
 		it.Image = &gofeed.Image{URL: img}
 	}
 	for _, a := range jsonObjects(f["attachments"]) {
@@ -318,7 +320,7 @@ func jsonAuthors(raws ...json.RawMessage) []*gofeed.Person {
 			}
 			var m map[string]json.RawMessage
 			if json.Unmarshal(v, &m) == nil {
-				if name := strings.TrimSpace(firstNonEmpty(jsonString(m["name"]), jsonString(m["email"]))); name != "" {
+				if name := strings.TrimSpace(app.FirstNonEmpty(jsonString(m["name"]), jsonString(m["email"]))); name != "" {
 					out = append(out, &gofeed.Person{Name: name})
 				}
 			}
@@ -358,13 +360,13 @@ func parseRSSInJSON(bud *budget, rss json.RawMessage) (*gofeed.Feed, error) {
 		if t, ok := parseDate(it.Published); ok {
 			it.PublishedParsed = &t
 		}
-		if a := firstNonEmpty(jsonText(f["author"]), jsonText(f["dc:creator"])); a != "" {
+		if a := app.FirstNonEmpty(jsonText(f["author"]), jsonText(f["dc:creator"])); a != "" {
 			it.Author = &gofeed.Person{Name: a}
 		}
 		for _, e := range jsonObjects(f["enclosure"]) {
-			if u := firstNonEmpty(jsonText(e["url"]), jsonText(e["@url"])); u != "" {
-				it.Enclosures = append(it.Enclosures, &gofeed.Enclosure{URL: u, Type: firstNonEmpty(jsonText(e["type"]), jsonText(e["@type"])),
-					Length: firstNonEmpty(jsonText(e["length"]), jsonText(e["@length"]))})
+			if u := app.FirstNonEmpty(jsonText(e["url"]), jsonText(e["@url"])); u != "" {
+				it.Enclosures = append(it.Enclosures, &gofeed.Enclosure{URL: u, Type: app.FirstNonEmpty(jsonText(e["type"]), jsonText(e["@type"])),
+					Length: app.FirstNonEmpty(jsonText(e["length"]), jsonText(e["@length"]))})
 			}
 		}
 		feed.Items = append(feed.Items, it)
@@ -380,7 +382,7 @@ func jsonText(raw json.RawMessage) string {
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(raw, &m) == nil {
-		return firstNonEmpty(jsonString(m["#text"]), jsonString(m["_"]), jsonString(m["$t"]), jsonString(m["__text"]))
+		return app.FirstNonEmpty(jsonString(m["#text"]), jsonString(m["_"]), jsonString(m["$t"]), jsonString(m["__text"]))
 	}
 	return ""
 }

@@ -7,27 +7,24 @@ import (
 	"html"
 	"math"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// subredditPath matches /r/NAME at the start of a path.
-var subredditPath = regexp.MustCompile(`^/r/([A-Za-z0-9_]{2,21})(?:/.*)?$`)
-
-// subreddit splits a subreddit URL (on any host) into scheme://host and the name.
+// subreddit splits a subreddit URL (on any host) into scheme://host and the name, by the one
+// subreddit rule (app.Subreddit) that adding a source follows too.
 func subreddit(raw string) (base *url.URL, name string, err error) {
-	u, err := parseURL(raw)
+	norm, err := app.Subreddit(raw)
 	if err != nil {
 		return nil, "", err
 	}
-	m := subredditPath.FindStringSubmatch(u.Path)
-	if m == nil {
-		return nil, "", app.Errorf(app.EINVALID, "%q is not a subreddit address (like https://www.reddit.com/r/golang).", raw)
+	u, err := parseURL(norm)
+	if err != nil {
+		return nil, "", err
 	}
-	return &url.URL{Scheme: u.Scheme, Host: u.Host}, m[1], nil
+	return &url.URL{Scheme: u.Scheme, Host: u.Host}, strings.TrimPrefix(u.Path, "/r/"), nil
 }
 
 // redditListing is the part of a Reddit listing we read.
@@ -78,7 +75,7 @@ func (f *Fetcher) fetchReddit(ctx context.Context, req Request) (*Result, error)
 	}
 	var l redditListing
 	if err := json.Unmarshal(dropControlChars(toUTF8(resp.body)), &l); err != nil {
-		return nil, &Error{Kind: KindParse, Message: "The content is not a subreddit listing we can read: " + shorten(err.Error(), 150) + ".", Err: err}
+		return nil, &Error{Kind: KindParse, Message: "The content is not a subreddit listing we can read: " + app.Shorten(err.Error(), 150) + ".", Err: err}
 	}
 	if l.Kind != "" && l.Kind != "Listing" {
 		return nil, &Error{Kind: KindParse, Message: fmt.Sprintf("The content is not a subreddit listing we can read: it is a %q.", l.Kind)}
@@ -105,7 +102,7 @@ func redditItem(p redditPost, base *url.URL, now time.Time) (app.Item, bool) {
 	if guid == "" && p.ID != "" {
 		guid = "t3_" + p.ID
 	}
-	title := shorten(collapseSpace(html.UnescapeString(p.Title)), maxTitleRunes)
+	title := app.Shorten(collapseSpace(html.UnescapeString(p.Title)), maxTitleRunes)
 	if guid == "" || title == "" {
 		return app.Item{}, false
 	}
@@ -128,7 +125,7 @@ func redditItem(p redditPost, base *url.URL, now time.Time) (app.Item, bool) {
 		GUID:         boundGUID(guid),
 		Title:        title,
 		Link:         link,
-		Author:       shorten(collapseSpace(p.Author), maxAuthorRunes),
+		Author:       app.Shorten(collapseSpace(p.Author), maxAuthorRunes),
 		RawContent:   raw,
 		CleanContent: clean,
 		Extra: map[string]any{
@@ -147,27 +144,4 @@ func redditItem(p redditPost, base *url.URL, now time.Time) (app.Item, bool) {
 		item.PublishedAt = cleanDate(&t, now)
 	}
 	return item, true
-}
-
-// redditURL normalizes a subreddit reference: "r/golang", "/r/golang",
-// "reddit.com/r/golang/" or "https://old.reddit.com/r/golang/new" all give
-// https://www.reddit.com/r/golang. ok is false when s is not one.
-func redditURL(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	if m := regexp.MustCompile(`^/?r/([A-Za-z0-9_]{2,21})/?$`).FindStringSubmatch(s); m != nil {
-		return "https://www.reddit.com/r/" + m[1], true
-	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return "", false
-	}
-	host := strings.ToLower(u.Hostname())
-	if host != "reddit.com" && !strings.HasSuffix(host, ".reddit.com") {
-		return "", false
-	}
-	m := subredditPath.FindStringSubmatch(u.Path)
-	if m == nil {
-		return "", false
-	}
-	return "https://www.reddit.com/r/" + m[1], true
 }

@@ -162,7 +162,7 @@ func looksHTML(b []byte) bool {
 
 // fillFromFeed maps a parsed feed onto res.
 func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
-	res.Title = shorten(titleText(feed.Title, literalTitle(feed, feed.Custom)), maxTitleRunes)
+	res.Title = app.Shorten(titleText(feed.Title, literalTitle(feed, feed.Custom)), maxTitleRunes)
 	base := final
 	if site := absoluteHTTP(final, feed.Link); site != "" {
 		res.SiteURL = site
@@ -179,9 +179,9 @@ func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
 	if res.SiteURL == "" {
 		res.SiteURL = (&url.URL{Scheme: final.Scheme, Host: final.Host, Path: "/"}).String()
 	}
-	res.Author = shorten(PlainText(personName(feed.Author, feed.Authors)), maxAuthorRunes)
+	res.Author = app.Shorten(PlainText(personName(feed.Author, feed.Authors)), maxAuthorRunes)
 	if res.Author == "" && feed.DublinCoreExt != nil {
-		res.Author = shorten(PlainText(firstNonEmpty(feed.DublinCoreExt.Creator...)), maxAuthorRunes)
+		res.Author = app.Shorten(PlainText(app.FirstNonEmpty(feed.DublinCoreExt.Creator...)), maxAuthorRunes)
 	}
 	now := f.clock.Now()
 	// An RSS guid is the item's permalink unless it says isPermaLink="false".
@@ -244,7 +244,7 @@ func dedupe(items []app.Item) (out []app.Item, repeated bool) {
 func personName(p *gofeed.Person, more []*gofeed.Person) string {
 	for _, q := range append([]*gofeed.Person{p}, more...) {
 		if q != nil {
-			if n := firstNonEmpty(q.Name, q.Email); n != "" {
+			if n := app.FirstNonEmpty(q.Name, q.Email); n != "" {
 				return n
 			}
 		}
@@ -285,12 +285,12 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, l
 	if link == "" && strings.Contains(permalink, "://") {
 		link = absoluteHTTP(nil, permalink)
 	}
-	item.Title = shorten(titleText(it.Title, literal), maxTitleRunes)
+	item.Title = app.Shorten(titleText(it.Title, literal), maxTitleRunes)
 	if item.Title == "" {
-		item.Title = shorten(PlainText(truncateUTF8(raw, MaxContentBytes)), 100)
+		item.Title = app.Shorten(PlainText(truncateUTF8(raw, MaxContentBytes)), 100)
 	}
 	if item.Title == "" {
-		item.Title = shorten(collapseSpace(enclosureTitle(encs)), 100)
+		item.Title = app.Shorten(collapseSpace(enclosureTitle(encs)), 100)
 	}
 	if link == "" && len(encs) > 0 {
 		link = encs[0].URL // an audio-only or image-only entry: its file is its link
@@ -322,9 +322,9 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, l
 		item.GUID = hex.EncodeToString(sum[:])
 	}
 
-	item.Author = shorten(PlainText(personName(it.Author, it.Authors)), maxAuthorRunes)
+	item.Author = app.Shorten(PlainText(personName(it.Author, it.Authors)), maxAuthorRunes)
 	if item.Author == "" && it.DublinCoreExt != nil {
-		item.Author = shorten(PlainText(firstNonEmpty(it.DublinCoreExt.Creator...)), maxAuthorRunes)
+		item.Author = app.Shorten(PlainText(app.FirstNonEmpty(it.DublinCoreExt.Creator...)), maxAuthorRunes)
 	}
 
 	t, written := itemDate(it)
@@ -333,7 +333,7 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, l
 	if item.PublishedAt == nil {
 		extra[ExtraDateMissing] = true
 		if written != "" {
-			extra[ExtraDateUnread] = shorten(collapseSpace(written), 100)
+			extra[ExtraDateUnread] = app.Shorten(collapseSpace(written), 100)
 		}
 	}
 	if len(encs) > 0 {
@@ -366,7 +366,7 @@ func itemDate(it *gofeed.Item) (t *time.Time, written string) {
 			return &d, s
 		}
 	}
-	return nil, firstNonEmpty(it.Published, it.Updated)
+	return nil, app.FirstNonEmpty(it.Published, it.Updated)
 }
 
 // cleanDate drops garbage dates (before 1970 or unparseable, which gofeed gives as nil) and
@@ -391,13 +391,4 @@ func boundGUID(g string) string {
 	}
 	sum := sha256.Sum256([]byte(g))
 	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, v := range s {
-		if strings.TrimSpace(v) != "" {
-			return v
-		}
-	}
-	return ""
 }

@@ -279,19 +279,6 @@ func truncateUTF8(s string, n int) string {
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// shorten cuts plain text to about n characters at a word boundary, adding an ellipsis.
-func shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	cut := string(r[:n])
-	if i := strings.LastIndexByte(cut, ' '); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,.;:-") + "…"
-}
-
 // sanitizedText is PlainText for the output of Sanitize, where every '<' opens a tag and no
 // script or style is left: one pass over the bytes instead of a tokenizer.
 func sanitizedText(s string) string {

@@ -95,7 +95,7 @@ func parsePage(ctx context.Context, b []byte, pageURL *url.URL) (p page) {
 		}
 	}
 	if n := find(doc, atom.Title); n != nil {
-		p.title = shorten(collapseSpace(textOf(n)), maxTitleRunes)
+		p.title = app.Shorten(collapseSpace(textOf(n)), maxTitleRunes)
 	}
 
 	seenFeed := map[string]bool{}
@@ -239,7 +239,7 @@ func (p *page) addLinks(cands []candidate) {
 		if !c.heading && !repeated && (len(strings.Fields(c.title)) < 3 || len(c.title) < 15) {
 			continue
 		}
-		title := shorten(c.title, maxTitleRunes)
+		title := app.Shorten(c.title, maxTitleRunes)
 		if i, ok := index[c.link]; ok {
 			// Keep the first; a later, longer text for the same link is usually the better title.
 			if len(strings.Fields(p.items[i].Title)) < 3 && len(title) > len(p.items[i].Title) {
@@ -532,7 +532,7 @@ func feedLinkTitle(s string) string {
 	if genericFeedTitle.MatchString(s) {
 		return ""
 	}
-	return shorten(s, maxTitleRunes)
+	return app.Shorten(s, maxTitleRunes)
 }
 
 // rankFeeds puts the page's own feeds first: the ones whose address names the page (its last
