@@ -282,6 +282,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		},
 		ExportOPML:   e.svc.Sources.ExportOPML,
 		Reading:      e.svc.Reading,
+		Feedback:     e.svc.Feedback,
 		Settings:     e.svc.Settings,
 		Enricher:     views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
 		TestLLM:      e.chooser.TestLLM,

@@ -269,4 +269,17 @@ func (f *Feedback) taste(ctx context.Context, userID int64) (LearnedTaste, int64
 	return t, version, nil
 }
 
+// UsualTopics are the source's usual topics stored with an item that matched none of the
+// user's topics (shown as "usually …").
+func (f *Feedback) UsualTopics(ctx context.Context, userID int64, it *Item) []string {
+	if f == nil || len(it.Topics) > 0 {
+		return nil
+	}
+	t, err := f.Store.UsualTopics(ctx, userID, it.ID)
+	if err != nil {
+		f.log().Warn("usual topics not read", "item", it.ID, "error", err)
+	}
+	return t
+}
+
 func (f *Feedback) log() *slog.Logger { return logOrDiscard(f.Log) }

@@ -77,9 +77,6 @@ func (r *Reading) Open(ctx context.Context, userID, id int64) (*Item, error) {
 		return nil, err
 	}
 	r.Feedback.Signal(ctx, userID, id, SignalOpened)
-	if r.Feedback != nil && len(it.Topics) == 0 {
-		it.UsualTopics, _ = r.Feedback.Store.UsualTopics(ctx, userID, id)
-	}
 	return it, nil
 }
 
