@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"sort"
 	"time"
 )
 
@@ -112,9 +113,17 @@ func (e *Enriching) ScoreImport(ctx context.Context, sourceID int64) (int, error
 			if err != nil {
 				return total, err
 			}
+			ups = append(ups, ScoreUpdate{ItemID: it.ID, Enrichment: res, Score: res.Score, Reasoning: res.Reasoning})
+		}
+		// The source's usual topics are those its items got, as processing finds them later.
+		usual := usualTopics(ups)
+		for i, it := range items {
+			res := ups[i].Enrichment
+			if len(res.Topics) == 0 {
+				res.UsualTopics = usual
+			}
 			it.Tags, it.Topics, it.UsualTopics = res.Tags, res.Topics, res.UsualTopics
-			ups = append(ups, ScoreUpdate{ItemID: it.ID, Enrichment: res, Score: res.Score, Reasoning: res.Reasoning,
-				Effect: ApplyFilters(filters, it)})
+			ups[i].Effect = ApplyFilters(filters, it)
 		}
 		for len(ups) > 0 {
 			n := min(len(ups), scoreBatch)
@@ -125,6 +134,28 @@ func (e *Enriching) ScoreImport(ctx context.Context, sourceID int64) (int, error
 			ups = ups[n:]
 		}
 	}
+}
+
+// usualTopics are the three topics most of the items got (ties by name), as
+// ScoringStore.SourceContext counts them.
+func usualTopics(ups []ScoreUpdate) []string {
+	n := map[string]int{}
+	for _, u := range ups {
+		for _, t := range u.Enrichment.Topics {
+			n[t]++
+		}
+	}
+	all := make([]string, 0, len(n))
+	for t := range n {
+		all = append(all, t)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if n[all[i]] != n[all[j]] {
+			return n[all[i]] > n[all[j]]
+		}
+		return all[i] < all[j]
+	})
+	return all[:min(len(all), 3)]
 }
 
 // Rescore scores the user's unread items again with the embedded scorer and the reading model
