@@ -94,6 +94,7 @@ func itemsCmd(cfg *config) *cobra.Command {
 		},
 	}
 	c.AddCommand(list, show)
+	c.AddCommand(itemFeedbackCmd(cfg, app.SignalMore), itemFeedbackCmd(cfg, app.SignalLess))
 	return c
 }
 
@@ -116,6 +117,9 @@ func enrichCmd(cfg *config) *cobra.Command {
 				w := cmd.OutOrStdout()
 				fmt.Fprintf(w, "%s\n\nSummary:  %s\nTags:     %s\nTopics:   %s\nScore:    %d — %s\nEnricher: %s\n",
 					it.Title, res.Summary, strings.Join(res.Tags, ", "), strings.Join(res.Topics, ", "), res.Score, res.Reasoning, res.EnrichedBy)
+				if len(res.UsualTopics) > 0 {
+					fmt.Fprintf(w, "Usually:  %s (the source's usual topics; this item matched none of yours)\n", strings.Join(res.UsualTopics, ", "))
+				}
 				if res.PromptTokens > 0 {
 					fmt.Fprintf(w, "Tokens:   %d prompt, %d completion\n", res.PromptTokens, res.CompletionTokens)
 				}

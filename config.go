@@ -156,6 +156,7 @@ func newRoot() *cobra.Command {
 	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
 		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg),
 		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg))
+	root.AddCommand(tasteCmd(cfg))
 	return root
 }
 

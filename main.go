@@ -162,8 +162,16 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		Care:     &app.Care{Store: db, Path: db.Path, RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
 		Queues:   e.admin,
 	}
+	// Learning from the reader (issue 12): the Feedback service trains each user's reading
+	// model; Enriching scores with it, and scores first imports and re-scores with the embedded
+	// enricher in the background.
+	e.svc.Feedback = &app.Feedback{Store: db, Trainer: enrich.Trainer{E: e.embedded}, Queue: e.processQ, Log: log}
+	e.svc.Reading.Feedback = e.svc.Feedback
+	enriching.Tastes, enriching.Offline, enriching.Scoring = e.svc.Feedback, e.embedded, db
+	e.svc.Sources.FirstImport = e.processQ.EnqueueImportTx
 	queue.HandleFetch(e.fetchQ, e.svc.Sources)
 	queue.HandleProcess(e.processQ, e.svc.Enriching)
+	queue.HandleScoring(e.processQ, e.svc.Enriching)
 	queue.HandleBriefings(e.briefingQ, e.svc.Briefings)
 	queue.HandleEmail(e.emailQ, e.svc.Deliveries)
 	metrics.WatchQueues(e.admin.Sizes)
@@ -274,6 +282,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		},
 		ExportOPML:   e.svc.Sources.ExportOPML,
 		Reading:      e.svc.Reading,
+		Feedback:     e.svc.Feedback,
 		Settings:     e.svc.Settings,
 		Enricher:     views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
 		TestLLM:      e.chooser.TestLLM,

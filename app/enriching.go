@@ -55,6 +55,12 @@ type Enriching struct {
 	Fallback Enricher
 	Articles ArticleFetcher // nil: never fetch the page
 	Observer Observer       // nil: learn nothing
+	// Tastes gives each user's reading model (the Feedback service); nil: none.
+	Tastes Tastes
+	// Offline is the embedded enricher, for the back catalogue and re-scoring; Scoring is its
+	// store. Either nil: neither happens.
+	Offline OfflineEnricher
+	Scoring ScoringStore
 	// MinTextChars: shorter texts with a link get the linked page's article text (default 2000).
 	MinTextChars int
 	Log          *slog.Logger
@@ -150,6 +156,7 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 		Now: ClockOrSystem(e.Clock).Now(), Interests: in.Settings.Interests, Topics: in.Settings.Topics,
 		SourceTopics: in.SourceTopics, SourceAffinity: in.SourceAffinity,
 	}
+	enrichIn.Taste, _ = e.tasteFor(ctx, it.UserID)
 	enricher := e.Enrichers.EnricherFor(in.Settings)
 	res, err := enricher.Enrich(ctx, enrichIn)
 	if err != nil && a.Last && e.Fallback != nil && e.Fallback.Name() != enricher.Name() {
@@ -166,8 +173,9 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 		log.Warn("enrichment failed", "enricher", enricher.Name(), "error", err, "final", a.Last)
 		return Outcome{By: enricher.Name(), Result: "error"}, err
 	}
-	// Tags and topics are known now: filters on them apply after enrichment.
-	it.Tags, it.Topics = res.Tags, res.Topics
+	// Tags and topics are known now: filters on them apply after enrichment (a filter on topics
+	// also sees the source's usual topics of an item that matches none).
+	it.Tags, it.Topics, it.UsualTopics = res.Tags, res.Topics, res.UsualTopics
 	effect = ApplyFilters(in.Filters, it)
 	if e.Observer != nil {
 		e.Observer.Observe(it.Title + " " + text)
@@ -207,8 +215,16 @@ func (e *Enriching) Try(ctx context.Context, userID, id int64) (*Item, *Enrichme
 		return nil, nil, err
 	}
 	enricher := e.Enrichers.EnricherFor(s)
-	res, err := enricher.Enrich(ctx, EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
-		SourceName: it.SourceName, PublishedAt: it.PublishedAt, Interests: s.Interests, Topics: s.Topics})
+	in := EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
+		SourceName: it.SourceName, PublishedAt: it.PublishedAt, Interests: s.Interests, Topics: s.Topics}
+	// The same input processing gives, so what this shows is what would be stored.
+	if e.Scoring != nil {
+		if in.SourceTopics, in.SourceAffinity, err = e.Scoring.SourceContext(ctx, it.SourceID, it.ID); err != nil {
+			return it, nil, err
+		}
+	}
+	in.Taste, _ = e.tasteFor(ctx, userID)
+	res, err := enricher.Enrich(ctx, in)
 	if err != nil {
 		return it, nil, fmt.Errorf("%s: %w", enricher.Name(), err)
 	}

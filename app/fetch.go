@@ -87,6 +87,12 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 				return err
 			}
 		}
+		// The back catalogue is ranked too: the embedded enricher scores it (never an LLM).
+		if s.FirstImport != nil && first && len(ids) > 0 {
+			if err := s.FirstImport(ctx, tx, src.ID); err != nil {
+				return err
+			}
+		}
 		return a.complete()(ctx, tx)
 	})
 	if err != nil {

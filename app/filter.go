@@ -108,6 +108,9 @@ func (f *Filter) Matches(it *Item) bool {
 		fields = it.Tags
 	case "topics":
 		fields = it.Topics
+		if len(fields) == 0 {
+			fields = it.UsualTopics
+		}
 	default:
 		fields = []string{it.Title, it.Text, it.Author, it.Link, strings.Join(it.Tags, " "), strings.Join(it.Topics, " ")}
 	}

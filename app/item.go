@@ -36,9 +36,12 @@ type Item struct {
 	SourceName   string // filled by queries that join the source
 
 	// Enrichment (the processing pipeline).
-	Summary        string
-	Tags           []string
-	Topics         []string
+	Summary string
+	Tags    []string
+	Topics  []string
+	// UsualTopics are the source's usual topics, for an item that matches none of the user's
+	// topics: a briefing or filter by topic may include it; the UI shows "usually …".
+	UsualTopics    []string
 	Score          *int // nil until scored
 	ScoreReasoning string
 	EnrichedBy     string

@@ -23,6 +23,8 @@ type ReadingStore interface {
 type Reading struct {
 	Store ReadingStore
 	Queue ProcessQueue
+	// Feedback, when set, learns from reading: opened, starred, hidden, marked read unopened.
+	Feedback *Feedback
 }
 
 // Items is a page of the user's items.
@@ -37,7 +39,19 @@ func (r *Reading) Item(ctx context.Context, userID, id int64) (*Item, error) {
 
 // Update changes an item's reading state (read, starred, hidden).
 func (r *Reading) Update(ctx context.Context, userID, id int64, u ItemUpdate) (*Item, error) {
-	return r.Store.UpdateItem(ctx, userID, id, u)
+	it, err := r.Store.UpdateItem(ctx, userID, id, u)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case u.Starred != nil && *u.Starred:
+		r.Feedback.Signal(ctx, userID, id, SignalStarred)
+	case u.Hidden != nil && *u.Hidden:
+		r.Feedback.Signal(ctx, userID, id, SignalHidden)
+	case u.Read != nil && *u.Read:
+		r.Feedback.Signal(ctx, userID, id, SignalReadUnopened)
+	}
+	return it, nil
 }
 
 // MarkAllRead marks the user's unread items read, of one source or (0) all; it returns how many.
@@ -58,7 +72,12 @@ func (r *Reading) Retry(ctx context.Context, userID, id int64) error {
 // Open returns an item and marks it read.
 func (r *Reading) Open(ctx context.Context, userID, id int64) (*Item, error) {
 	read := true
-	return r.Store.UpdateItem(ctx, userID, id, ItemUpdate{Read: &read})
+	it, err := r.Store.UpdateItem(ctx, userID, id, ItemUpdate{Read: &read})
+	if err != nil {
+		return nil, err
+	}
+	r.Feedback.Signal(ctx, userID, id, SignalOpened)
+	return it, nil
 }
 
 // Filters are the user's filter rules.

@@ -12,4 +12,5 @@ type Services struct {
 	Accounts   *Accounts
 	Care       *Care
 	Queues     QueueAdmin
+	Feedback   *Feedback
 }

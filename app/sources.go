@@ -76,6 +76,9 @@ type Sources struct {
 	// NewItems, when set, runs in the transaction that stores a fetch's new items (not those of
 	// a source's first import): the Enrichment service's Pend.
 	NewItems func(ctx context.Context, tx *sql.Tx, itemIDs []int64) error
+	// FirstImport, when set, runs in the transaction that stores a source's first import (its
+	// items DONE, not enriched): queues their scoring by the embedded enricher.
+	FirstImport func(ctx context.Context, tx *sql.Tx, sourceID int64) error
 
 	offline offlineDetector
 }

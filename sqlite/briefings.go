@@ -200,7 +200,8 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 		}
 	}
 	if b.Topic != "" {
-		q += ` and exists (select 1 from json_each(i.topics) where lower(value) = lower(?))`
+		// The item's own topics, or the source's usual ones when it matched none (issue 12).
+		q += ` and exists (select 1 from json_each(case when i.topics = '[]' then i.usual_topics else i.topics end) where lower(value) = lower(?))`
 		args = append(args, b.Topic)
 	}
 	q += ` order by i.score is null, i.score desc, i.id desc limit ?`

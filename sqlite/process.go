@@ -105,25 +105,9 @@ func (db *DB) StartProcessing(ctx context.Context, id int64, staleAfter time.Dur
 	if in.Filters, err = db.Filters(ctx, userID); err != nil {
 		return nil, err
 	}
-	rows, err := db.Read.QueryContext(ctx, `select j.value, count(*) c from items i, json_each(i.topics) j
-		where i.source_id = ? and i.status = 'DONE' group by j.value order by c desc limit 3`, sourceID)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: source topics: %w", err)
+	if in.SourceTopics, in.SourceAffinity, err = db.SourceContext(ctx, sourceID, id); err != nil {
+		return nil, err
 	}
-	for rows.Next() {
-		var t string
-		var c int
-		if err := rows.Scan(&t, &c); err == nil {
-			in.SourceTopics = append(in.SourceTopics, t)
-		}
-	}
-	rows.Close()
-	err = db.Read.QueryRowContext(ctx, `select coalesce((sum(read_at is not null) + sum(starred)) * 1.0 / nullif(count(*), 0), 0)
-		from (select read_at, starred from items where source_id = ? order by id desc limit 200)`, sourceID).Scan(&in.SourceAffinity)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: source affinity: %w", err)
-	}
-	in.SourceAffinity = min(in.SourceAffinity, 1)
 	return in, nil
 }
 
@@ -148,13 +132,13 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		if r.Effect.Read {
 			readAt = now
 		}
-		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = ?, summary = ?, tags = ?, topics = ?,
+		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = ?, summary = ?, tags = ?, topics = ?, usual_topics = ?,
 			score = ?, score_reasoning = ?, enriched_by = ?, last_error = '', attempts = attempts + 1,
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			text_content = case when ? != '' then ? else text_content end,
 			read_at = coalesce(read_at, ?), starred = max(starred, ?), hidden = max(hidden, ?)
 			where id = ? and status = 'PROCESSING'`,
-			now, e.Summary, encodeList(e.Tags), encodeList(e.Topics), score, reasoning, e.EnrichedBy,
+			now, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
 			e.PromptTokens, e.CompletionTokens, r.Text, r.Text, readAt, r.Effect.Star, r.Effect.Hide, it.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: finish processing: %w", err)

@@ -180,6 +180,11 @@
           var btn = cur && cur.querySelector("button[data-key=" + k + "]");
           if (btn) { e.preventDefault(); btn.click(); }
           break;
+        case "+": case "-":
+          var here = document.querySelector("[data-testid=item].is-current") || (document.querySelector("[data-testid=item-page]") && document);
+          var fb = here && here.querySelector('button[data-key="' + k + '"]');
+          if (fb) { e.preventDefault(); fb.click(); }
+          break;
         case "g": pendingG = Date.now(); break;
         case "?": e.preventDefault(); showShortcuts(); break;
       }
@@ -226,4 +231,29 @@
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
+})();
+
+// Read to the end (issue 12): on an item's page, once the reader has scrolled to the end of the
+// article, tell the server once; it is a signal for what Morning Deck learns of their taste.
+(function () {
+  "use strict";
+  function setup() {
+    var page = document.querySelector("[data-read-beacon]");
+    if (!page || !window.fetch) return;
+    var sent = false;
+    function check() {
+      if (sent) return;
+      if (page.getBoundingClientRect().bottom > window.innerHeight + 40) return;
+      sent = true;
+      window.removeEventListener("scroll", check);
+      fetch(page.getAttribute("data-read-beacon"), {
+        method: "POST", credentials: "same-origin", keepalive: true,
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "X-Beacon": "true" },
+        body: "signal=read_to_end"
+      }).catch(function () { /* offline: the signal is lost, nothing else */ });
+    }
+    window.addEventListener("scroll", check, { passive: true });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
 })();

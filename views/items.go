@@ -168,6 +168,7 @@ type ItemJSON struct {
 	Summary        string   `json:"summary"`
 	Tags           []string `json:"tags"`
 	Topics         []string `json:"topics"`
+	UsualTopics    []string `json:"usualTopics,omitempty"` // the source's usual topics, when the item matched none
 	Score          *int     `json:"score"`
 	ScoreReasoning string   `json:"scoreReasoning"`
 	EnrichedBy     string   `json:"enrichedBy"`
@@ -187,7 +188,7 @@ func NewItemJSON(it *app.Item, withSnippet bool) ItemJSON {
 	created := it.CreatedAt
 	out := ItemJSON{
 		ID: it.ID, SourceID: it.SourceID, SourceName: it.SourceName, GUID: it.GUID, Title: it.Title, Link: it.Link, Author: it.Author,
-		PublishedAt: jsonTime(it.PublishedAt), Status: string(it.Status), Summary: it.Summary, Tags: nonNil(it.Tags), Topics: nonNil(it.Topics),
+		PublishedAt: jsonTime(it.PublishedAt), Status: string(it.Status), Summary: it.Summary, Tags: nonNil(it.Tags), Topics: nonNil(it.Topics), UsualTopics: it.UsualTopics,
 		Score: it.Score, ScoreReasoning: it.ScoreReasoning, EnrichedBy: it.EnrichedBy, Attempts: it.Attempts, LastError: it.LastError,
 		Read: it.ReadAt != nil, Starred: it.Starred, Hidden: it.Hidden, Content: it.CleanContent, CreatedAt: jsonTime(&created),
 	}
@@ -386,7 +387,10 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		if opened, err := s.opts.Reading.Open(r.Context(), userID(r), it.ID); err == nil {
 			it = opened
 		}
+	} else {
+		s.opts.Feedback.Signal(r.Context(), userID(r), it.ID, app.SignalOpened)
 	}
+	it.UsualTopics = s.opts.Feedback.UsualTopics(r.Context(), userID(r), it)
 	v := ItemPageView{Item: s.itemView(it, "")}
 	if len(it.Topics) > 0 {
 		v.Topic = it.Topics[0]
@@ -476,18 +480,20 @@ type ItemView struct {
 	Truncated  bool   // the excerpt is shorter than the article
 	Content    string // CleanContent: sanitized at ingestion, the only HTML rendered raw
 
-	Summary   string
-	Tags      []string
-	Topics    []string
-	Score     *int
-	Reason    string
-	Status    app.ItemStatus
-	LastError string
-	Attempts  int
-	Read      bool
-	Starred   bool
-	Hidden    bool
-	Snippet   []SnippetPart // search matches, when the list is a search
+	Summary string
+	Tags    []string
+	Topics  []string
+	// UsualTopics: the source's usual topics, for an item that matched none of the user's.
+	UsualTopics []string
+	Score       *int
+	Reason      string
+	Status      app.ItemStatus
+	LastError   string
+	Attempts    int
+	Read        bool
+	Starred     bool
+	Hidden      bool
+	Snippet     []SnippetPart // search matches, when the list is a search
 
 	Media       []MediaView // audio and video to play, images to show (enclosures, Media RSS)
 	Thumbnail   string      // the item's picture, "" if none
@@ -613,28 +619,29 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 	ex, cut := excerpt(it.Text, 320)
 	written, _ := it.Extra[app.ExtraDateUnread].(string)
 	return ItemView{
-		ID:         it.ID,
-		Title:      title,
-		Link:       app.SafeLink(it.Link),
-		Author:     it.Author,
-		SourceID:   it.SourceID,
-		SourceName: sourceName,
-		Published:  s.timeView(pub),
-		Excerpt:    ex,
-		Truncated:  cut,
-		Content:    it.CleanContent,
-		Summary:    it.Summary,
-		Tags:       it.Tags,
-		Topics:     it.Topics,
-		Score:      it.Score,
-		Reason:     it.ScoreReasoning,
-		Status:     it.Status,
-		LastError:  it.LastError,
-		Attempts:   it.Attempts,
-		Read:       it.ReadAt != nil,
-		Starred:    it.Starred,
-		Hidden:     it.Hidden,
-		Snippet:    snippetParts(it.Snippet),
+		ID:          it.ID,
+		Title:       title,
+		Link:        app.SafeLink(it.Link),
+		Author:      it.Author,
+		SourceID:    it.SourceID,
+		SourceName:  sourceName,
+		Published:   s.timeView(pub),
+		Excerpt:     ex,
+		Truncated:   cut,
+		Content:     it.CleanContent,
+		Summary:     it.Summary,
+		Tags:        it.Tags,
+		Topics:      it.Topics,
+		UsualTopics: it.UsualTopics,
+		Score:       it.Score,
+		Reason:      it.ScoreReasoning,
+		Status:      it.Status,
+		LastError:   it.LastError,
+		Attempts:    it.Attempts,
+		Read:        it.ReadAt != nil,
+		Starred:     it.Starred,
+		Hidden:      it.Hidden,
+		Snippet:     snippetParts(it.Snippet),
 
 		Media:       mediaViews(it.Enclosures()),
 		Thumbnail:   app.SafeLink(it.Thumbnail()),

@@ -31,6 +31,9 @@ type Options struct {
 
 	// Reading serves the items pages, the item API and filters; nil hides them.
 	Reading *app.Reading
+	// Feedback learns from the reader ("More like this", Settings → What Morning Deck learned);
+	// nil hides it.
+	Feedback *app.Feedback
 	// Settings are each user's settings (the settings page and API, interests for briefings).
 	Settings *app.UserSettings
 	// ReaderAPI is the store of the Google Reader API (greader.go); nil turns the API off.
@@ -161,6 +164,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /items/{id}/hide", s.toggleItem("hide"))
 	mux.HandleFunc("POST /items/{id}/retry", s.retryItem)
 	mux.HandleFunc("POST /items/read", s.markAllRead)
+	mux.HandleFunc("POST /items/{id}/feedback", s.itemFeedback)
+	mux.HandleFunc("POST /settings/taste/reset", s.resetTaste)
 
 	// Fragments that htmx polls.
 	mux.HandleFunc("GET /fragments/sources", s.sourcesFragment)
@@ -189,6 +194,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/items/{id}", s.apiGetItem)
 	mux.HandleFunc("PATCH /api/items/{id}", s.apiPatchItem)
 	mux.HandleFunc("POST /api/items/{id}/retry", s.apiRetryItem)
+	mux.HandleFunc("POST /api/items/{id}/feedback", s.apiItemFeedback)
+	mux.HandleFunc("GET /api/taste", s.apiLearned)
+	mux.HandleFunc("DELETE /api/taste", s.apiResetTaste)
 	mux.HandleFunc("GET /api/settings", s.apiGetSettings)
 	mux.HandleFunc("PATCH /api/settings", s.apiPatchSettings)
 	mux.HandleFunc("GET /api/filters", s.apiListFilters)

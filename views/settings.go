@@ -37,6 +37,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 		v.Interests, v.Topics, v.Enricher, v.DailyCredits, v.Timezone, v.Error = form.Interests, form.Topics, form.Enricher, form.DailyCredits, form.Timezone, form.Error
 		v.LLMBaseURL, v.LLMModel = form.LLMBaseURL, form.LLMModel
 	}
+	v.Learned = s.learned(r)
 	if v.Filters, err = s.opts.Reading.Filters(r.Context(), userID(r)); err != nil {
 		s.serverError(w, r, err)
 		return

@@ -1,0 +1,382 @@
+package app_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/queue"
+	"github.com/morningdeck/morningdeck/sqlite"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
+)
+
+// Learning from the reader, the back catalogue scored and honest topics (issue 12), on a real
+// database with the real embedded enricher and the real process queue.
+
+type learning struct {
+	db  *sqlite.DB
+	emb *enrich.Embedded
+	fb  *app.Feedback
+	en  *app.Enriching
+	pq  *queue.ProcessQueue
+}
+
+func newLearning(t testing.TB) *learning {
+	db := sqlitetest.New(t)
+	emb := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+	fb := &app.Feedback{Store: db, Trainer: enrich.Trainer{E: emb}, Queue: pq}
+	en := &app.Enriching{Store: db, Queue: pq, Enrichers: &enrich.Chooser{Default: app.EnricherEmbedded, Embedded: emb, Settings: db},
+		Observer: emb.Stats(), Tastes: fb, Offline: emb, Scoring: db}
+	return &learning{db: db, emb: emb, fb: fb, en: en, pq: pq}
+}
+
+// corpusItems parses the shared corpus's feeds with the real parser and returns n items (the
+// corpus repeated, each copy with its own guid and link, when n is larger).
+func corpusItems(t testing.TB, n int) []app.Item {
+	t.Helper()
+	dir := "../../shared/corpus/feeds"
+	files, err := filepath.Glob(filepath.Join(dir, "*.xml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("the corpus %s is missing (%v)", dir, err)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	f := feeds.New(feeds.Options{})
+	var all []app.Item
+	for _, file := range files {
+		res, err := f.Fetch(context.Background(), feeds.Request{URL: srv.URL + "/" + filepath.Base(file), Type: app.SourceRSS})
+		if err != nil {
+			continue
+		}
+		all = append(all, res.Items...)
+	}
+	if len(all) < 100 {
+		t.Fatalf("only %d corpus items", len(all))
+	}
+	out := make([]app.Item, 0, n)
+	for i := 0; len(out) < n; i++ {
+		it := all[i%len(all)]
+		it.GUID = fmt.Sprintf("corpus-%d", i)
+		it.Link = fmt.Sprintf("https://corpus.invalid/%d", i)
+		out = append(out, it)
+	}
+	return out
+}
+
+func (l *learning) source(t testing.TB, url string) *app.Source {
+	t.Helper()
+	src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: url, Name: url, RefreshIntervalMinutes: 60}
+	if err := l.db.CreateSource(context.Background(), src, nil); err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
+// importItems stores items as a fetch of src does, queueing the first import's scoring as the
+// Sources service's FirstImport does.
+func (l *learning) importItems(t testing.TB, src *app.Source, items []app.Item) (first bool) {
+	t.Helper()
+	_, err := l.db.FinishFetch(context.Background(), src, &app.FetchResult{Items: items}, func(ctx context.Context, tx *sql.Tx, ids []int64, f bool) error {
+		first = f
+		if f {
+			return l.pq.EnqueueImportTx(ctx, tx, src.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	src.LastFetchedAt = &now
+	return first
+}
+
+func (l *learning) count(t testing.TB, where string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := l.db.Read.QueryRow(`select count(*) from items where `+where, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (l *learning) setInterests(t testing.TB, interests string, topics []app.Topic) {
+	t.Helper()
+	enricher := app.EnricherLLM // the LLM is the user's choice: the back catalogue must still not go to it
+	if _, err := l.db.UpdateSettings(context.Background(), app.DefaultUserID, app.SettingsUpdate{Interests: &interests, Topics: &topics, Enricher: &enricher}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestFirstImportIsScoredByTheEmbeddedEnricher(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	l.setInterests(t, "the Go programming language\nApple Mac hardware", nil)
+	src := l.source(t, "https://first.example/feed")
+	if !l.importItems(t, src, corpusItems(t, 1000)) {
+		t.Fatal("the first fetch was not a first import")
+	}
+	if n := l.count(t, "source_id = ? and score is null", src.ID); n != 1000 {
+		t.Fatalf("before scoring, %d of 1000 items unscored", n)
+	}
+	if size, _ := l.pq.Size(ctx); size != 1 {
+		t.Fatalf("the first import queued %d jobs, want one scoring job", size)
+	}
+	n, err := l.en.ScoreImport(ctx, src.ID)
+	if err != nil || n != 1000 {
+		t.Fatalf("ScoreImport = %d, %v", n, err)
+	}
+	if n := l.count(t, "source_id = ? and (score is null or enriched_by != 'embedded' or summary = '')", src.ID); n != 0 {
+		t.Errorf("%d items of the first import not enriched by the embedded enricher", n)
+	}
+	if n := l.count(t, "status != 'DONE'"); n != 0 {
+		t.Errorf("%d items went to the processing pipeline (the LLM): only new items may", n)
+	}
+	if n := l.count(t, "score_reasoning like 'Matches your interests%'"); n == 0 {
+		t.Error("no item of the first import matches the interests: the first screen is not ranked")
+	}
+	var lo, hi int
+	l.db.Read.QueryRow(`select min(score), max(score) from items`).Scan(&lo, &hi)
+	if hi-lo < 30 {
+		t.Errorf("scores span %d–%d: not a ranking", lo, hi)
+	}
+	// Idempotent: a redelivered job finds nothing left to do.
+	if n, err := l.en.ScoreImport(ctx, src.ID); err != nil || n != 0 {
+		t.Errorf("second ScoreImport = %d, %v", n, err)
+	}
+	// Later fetches are new items: NEW, for the pipeline, not the back catalogue's job.
+	if l.importItems(t, src, corpusItems(t, 1010)[1000:]) {
+		t.Error("the second fetch counted as a first import")
+	}
+	if n := l.count(t, "status = 'NEW'"); n != 10 {
+		t.Errorf("%d NEW items after the second fetch, want 10", n)
+	}
+}
+
+// BenchmarkFirstImport1000 stores a first import of 1,000 corpus items in a real database and
+// scores every one with the embedded enricher: the time from the fetch's result to the last
+// item scored.
+func BenchmarkFirstImport1000(b *testing.B) {
+	items := corpusItems(b, 1000)
+	l := newLearning(b)
+	l.setInterests(b, "the Go programming language\nApple Mac hardware\nIndian economy and markets", nil)
+	b.ResetTimer()
+	for i := range b.N {
+		src := l.source(b, fmt.Sprintf("https://bench.example/%d", i))
+		for j := range items {
+			items[j].GUID = fmt.Sprintf("b%d-%d", i, j)
+		}
+		l.importItems(b, src, items)
+		if n, err := l.en.ScoreImport(context.Background(), src.ID); err != nil || n != 1000 {
+			b.Fatalf("ScoreImport = %d, %v", n, err)
+		}
+	}
+}
+
+func bakingItems() []app.Item {
+	var out []app.Item
+	for i, title := range []string{"Sourdough starter: feeding schedules for a lively levain", "Sourdough loaves with an open crumb: hydration and levain",
+		"Why your sourdough levain smells of acetone", "Rye sourdough and the levain that lifts it"} {
+		out = append(out, app.Item{GUID: fmt.Sprint("bake-", i), Link: fmt.Sprint("https://bake.example/", i), Title: title,
+			Text: title + ". A sourdough levain needs flour, water and patience; the crumb of the loaf shows the hydration and the fermentation of the levain. Bakers feed the starter twice a day."})
+	}
+	return out
+}
+
+func (l *learning) item(t testing.TB, link string) *app.Item {
+	t.Helper()
+	var id int64
+	if err := l.db.Read.QueryRow(`select id from items where link = ?`, link).Scan(&id); err != nil {
+		t.Fatal(link, err)
+	}
+	it, err := l.db.Item(context.Background(), app.DefaultUserID, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return it
+}
+
+func TestFeedbackRescoresSimilarItemsAndResets(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	l.setInterests(t, "the Go programming language", nil)
+	news := l.source(t, "https://news.example/feed")
+	l.importItems(t, news, corpusItems(t, 300))
+	bake := l.source(t, "https://bake.example/feed")
+	l.importItems(t, bake, bakingItems())
+	for _, s := range []*app.Source{news, bake} {
+		if _, err := l.en.ScoreImport(ctx, s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	liked, similar := l.item(t, "https://bake.example/0"), l.item(t, "https://bake.example/1")
+	before := *similar.Score
+
+	if err := l.fb.Record(ctx, app.DefaultUserID, liked.ID, "nonsense"); app.ErrorCode(err) != app.EINVALID {
+		t.Errorf("an unknown signal: %v", err)
+	}
+	if err := l.fb.Record(ctx, app.DefaultUserID, 999999, app.SignalMore); app.ErrorCode(err) != app.ENOTFOUND {
+		t.Errorf("feedback on a missing item: %v", err)
+	}
+	if err := l.fb.Record(ctx, app.DefaultUserID, liked.ID, app.SignalMore); err != nil {
+		t.Fatal(err)
+	}
+	if size, _ := l.pq.Size(ctx); size == 0 {
+		t.Error("feedback queued no re-scoring")
+	}
+	_, version, err := l.fb.TasteFor(ctx, app.DefaultUserID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.en.Rescore(ctx, app.DefaultUserID, version); err != nil || n < 300 {
+		t.Fatalf("Rescore = %d, %v", n, err)
+	}
+	if n, _ := l.en.Rescore(ctx, app.DefaultUserID, version); n != 0 {
+		t.Errorf("a second job for the same version re-scored %d items", n)
+	}
+	up := l.item(t, similar.Link)
+	if *up.Score <= before || !strings.Contains(up.ScoreReasoning, "you liked similar items") {
+		t.Errorf("after 'more like this' on a sourdough item, another one: %d → %d %q", before, *up.Score, up.ScoreReasoning)
+	}
+	learned, err := l.fb.Learned(ctx, app.DefaultUserID)
+	if err != nil || learned.Signals != 1 {
+		t.Fatalf("Learned = %+v, %v", learned, err)
+	}
+
+	// "Less like this" cancels "more" and moves it below where it started.
+	if err := l.fb.Record(ctx, app.DefaultUserID, liked.ID, app.SignalLess); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.fb.Record(ctx, app.DefaultUserID, l.item(t, "https://bake.example/2").ID, app.SignalLess); err != nil {
+		t.Fatal(err)
+	}
+	_, version, _ = l.fb.TasteFor(ctx, app.DefaultUserID)
+	if _, err := l.en.Rescore(ctx, app.DefaultUserID, version); err != nil {
+		t.Fatal(err)
+	}
+	down := l.item(t, similar.Link)
+	if *down.Score >= before || !strings.Contains(down.ScoreReasoning, "less interest in similar items") {
+		t.Errorf("after 'less like this': %d → %d %q", before, *down.Score, down.ScoreReasoning)
+	}
+	if learned, _ = l.fb.Learned(ctx, app.DefaultUserID); learned.Signals != 2 || len(learned.Negative) == 0 {
+		t.Errorf("after more then less on one item and less on another: %+v", learned)
+	}
+
+	if err := l.fb.Reset(ctx, app.DefaultUserID); err != nil {
+		t.Fatal(err)
+	}
+	_, version, _ = l.fb.TasteFor(ctx, app.DefaultUserID)
+	if _, err := l.en.Rescore(ctx, app.DefaultUserID, version); err != nil {
+		t.Fatal(err)
+	}
+	reset := l.item(t, similar.Link)
+	if *reset.Score != before || strings.Contains(reset.ScoreReasoning, "similar items") {
+		t.Errorf("after reset: %d (was %d) %q", *reset.Score, before, reset.ScoreReasoning)
+	}
+	if learned, _ = l.fb.Learned(ctx, app.DefaultUserID); learned.Signals != 0 || len(learned.Positive)+len(learned.Negative) != 0 {
+		t.Errorf("after reset: %+v", learned)
+	}
+}
+
+func TestImplicitSignals(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	src := l.source(t, "https://bake.example/feed")
+	l.importItems(t, src, bakingItems())
+	r := &app.Reading{Store: l.db, Queue: l.pq, Feedback: l.fb}
+	a, b, c := l.item(t, "https://bake.example/0"), l.item(t, "https://bake.example/1"), l.item(t, "https://bake.example/2")
+	yes := true
+	if _, err := r.Open(ctx, app.DefaultUserID, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	r.Update(ctx, app.DefaultUserID, a.ID, app.ItemUpdate{Starred: &yes})
+	r.Update(ctx, app.DefaultUserID, a.ID, app.ItemUpdate{Read: &yes}) // opened already: not "unopened"
+	r.Update(ctx, app.DefaultUserID, b.ID, app.ItemUpdate{Hidden: &yes})
+	r.Update(ctx, app.DefaultUserID, c.ID, app.ItemUpdate{Read: &yes})
+	want := map[string]bool{fmt.Sprint(a.ID, app.SignalOpened): true, fmt.Sprint(a.ID, app.SignalStarred): true,
+		fmt.Sprint(b.ID, app.SignalHidden): true, fmt.Sprint(c.ID, app.SignalReadUnopened): true}
+	events, err := l.db.FeedbackEvents(ctx, app.DefaultUserID, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, e := range events {
+		got[fmt.Sprint(e.ItemID, e.Signal)] = true
+		if len(e.Keys) == 0 {
+			t.Errorf("event %s has no features", e.Signal)
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("events %v, want %v", got, want)
+	}
+}
+
+func TestTopicsAreHonestAndEnrichAgrees(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	l.setInterests(t, "security", []app.Topic{{Name: "Security", Keywords: []string{"vulnerability", "exploit", "malware"}}})
+	enricher := app.EnricherEmbedded
+	l.db.UpdateSettings(ctx, app.DefaultUserID, app.SettingsUpdate{Enricher: &enricher})
+	src := l.source(t, "https://sec.example/feed")
+	l.importItems(t, src, nil)
+	var items []app.Item
+	for i := range 3 {
+		items = append(items, app.Item{GUID: fmt.Sprint("s", i), Link: fmt.Sprint("https://sec.example/s", i), Title: fmt.Sprintf("A new exploit for vulnerability %d", i),
+			Text: "Researchers found a vulnerability; the exploit spreads malware through unpatched servers."})
+	}
+	items = append(items, app.Item{GUID: "body", Link: "https://sec.example/body", Title: "Body shaming is wrong",
+		Text: "An essay about kindness, bodies and how we talk about each other at the dinner table."})
+	l.importItems(t, src, items)
+	for _, it := range items {
+		id := l.item(t, it.Link).ID
+		if _, err := l.en.Process(ctx, app.Attempt{Last: true}, id, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sec, body := l.item(t, "https://sec.example/s2"), l.item(t, "https://sec.example/body")
+	if fmt.Sprint(sec.Topics) != "[Security]" {
+		t.Errorf("a security item's topics: %v", sec.Topics)
+	}
+	if len(body.Topics) != 0 {
+		t.Errorf("an item matching no topic got %v as its own topics", body.Topics)
+	}
+	usual, err := l.db.UsualTopics(ctx, app.DefaultUserID, body.ID)
+	if err != nil || fmt.Sprint(usual) != "[Security]" {
+		t.Errorf("usual topics stored %v, %v", usual, err)
+	}
+	if got := l.fb.UsualTopics(ctx, app.DefaultUserID, body); fmt.Sprint(got) != "[Security]" {
+		t.Errorf("Feedback.UsualTopics = %v", got)
+	}
+	// enrich ID shows what was stored.
+	for _, it := range []*app.Item{sec, body} {
+		_, res, err := l.en.Try(ctx, app.DefaultUserID, it.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored, _ := l.db.UsualTopics(ctx, app.DefaultUserID, it.ID)
+		if fmt.Sprint(res.Topics) != fmt.Sprint(it.Topics) || fmt.Sprint(res.UsualTopics) != fmt.Sprint(stored) ||
+			res.Score != *it.Score || res.Reasoning != it.ScoreReasoning {
+			t.Errorf("enrich %q: topics %v usual %v score %d %q; stored %v %v %d %q", it.Title, res.Topics, res.UsualTopics, res.Score, res.Reasoning,
+				it.Topics, stored, *it.Score, it.ScoreReasoning)
+		}
+	}
+	// A filter on the topic includes the item by its source's usual topic.
+	f := &app.Filter{Field: "topics", Match: "keywords", Pattern: "security", Action: "star", Enabled: true}
+	if err := f.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	body.UsualTopics = usual
+	if !f.Matches(body) {
+		t.Error("a topic filter does not see the usual topic")
+	}
+}

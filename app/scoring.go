@@ -1,0 +1,210 @@
+package app
+
+import (
+	"context"
+	"sort"
+	"time"
+)
+
+// Scoring with the embedded enricher in the background (issue 12): the back catalogue of a
+// source's first import, and a user's unread items when their reading model changed. Never an
+// LLM: the back catalogue costs no credits, and a re-score must be cheap.
+
+// OfflineEnricher is the embedded enricher: it enriches and scores without the network.
+type OfflineEnricher interface {
+	Enricher
+	Score(in EnrichInput) (int, string)
+}
+
+// Tastes gives a user's reading model (the Feedback service).
+type Tastes interface {
+	TasteFor(ctx context.Context, userID int64) (Taste, int64, error)
+}
+
+// ScoreUpdate is one item's new score, with the rest of its enrichment when Enrichment is set.
+type ScoreUpdate struct {
+	ItemID     int64
+	Enrichment *Enrichment // nil: only Score and Reasoning change
+	Score      int
+	Reasoning  string
+	Effect     FilterEffect
+}
+
+// ScoringStore is what background scoring needs from the database.
+type ScoringStore interface {
+	// ImportItems are up to limit items of a source's first import not enriched yet.
+	ImportItems(ctx context.Context, sourceID int64, limit int) ([]*Item, error)
+	// RescoreItems are up to limit of the user's unread, visible items scored by the embedded
+	// enricher, with an id above afterID, in id order.
+	RescoreItems(ctx context.Context, userID, afterID int64, limit int) ([]*Item, error)
+	SourceAffinities(ctx context.Context, userID int64) (map[int64]float64, error)
+	// SaveScores stores the updates in one transaction; an import update only applies to an
+	// item still not enriched.
+	SaveScores(ctx context.Context, ups []ScoreUpdate) error
+	// StartRescore reports whether the user's items still need re-scoring for this version.
+	StartRescore(ctx context.Context, userID, version int64) (bool, error)
+	// SourceContext is what enrichment knows of an item's source: its usual topics (of its
+	// enriched items other than this one) and how much the user reads it.
+	SourceContext(ctx context.Context, sourceID, exceptItemID int64) (topics []string, affinity float64, err error)
+	Settings(ctx context.Context, userID int64) (*Settings, error)
+	Filters(ctx context.Context, userID int64) ([]*Filter, error)
+}
+
+// scoreBatch is how many items one transaction stores.
+const scoreBatch = 250
+
+func (e *Enriching) tasteFor(ctx context.Context, userID int64) (Taste, int64) {
+	if e.Tastes == nil {
+		return nil, 0
+	}
+	t, v, err := e.Tastes.TasteFor(ctx, userID)
+	if err != nil {
+		e.log().Warn("reading model not loaded; scoring without it", "user", userID, "error", err)
+		return nil, v
+	}
+	return t, v
+}
+
+// ScoreImport enriches the back catalogue of a source's first import with the embedded
+// enricher, so the first screen is ranked. The items are first taught to the enricher's
+// statistics (a new collection's vocabulary), then enriched and stored in batches. It returns
+// how many items it scored.
+func (e *Enriching) ScoreImport(ctx context.Context, sourceID int64) (int, error) {
+	if e.Offline == nil || e.Scoring == nil {
+		return 0, nil
+	}
+	now := ClockOrSystem(e.Clock).Now()
+	total := 0
+	var userID int64
+	var settings *Settings
+	var filters []*Filter
+	var taste Taste
+	for {
+		items, err := e.Scoring.ImportItems(ctx, sourceID, 1000)
+		if err != nil || len(items) == 0 {
+			if total > 0 {
+				e.log().Info("first import scored", "source", sourceID, "items", total)
+			}
+			return total, err
+		}
+		if settings == nil || items[0].UserID != userID {
+			userID = items[0].UserID
+			if settings, err = e.Scoring.Settings(ctx, userID); err != nil {
+				return total, err
+			}
+			if filters, err = e.Scoring.Filters(ctx, userID); err != nil {
+				return total, err
+			}
+			taste, _ = e.tasteFor(ctx, userID)
+		}
+		if e.Observer != nil {
+			for _, it := range items {
+				e.Observer.Observe(it.Title + " " + it.Text)
+			}
+		}
+		ups := make([]ScoreUpdate, 0, len(items))
+		for _, it := range items {
+			if err := ctx.Err(); err != nil {
+				return total, err
+			}
+			res, err := e.Offline.Enrich(ctx, EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
+				SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: now, Interests: settings.Interests,
+				Topics: settings.Topics, Taste: taste})
+			if err != nil {
+				return total, err
+			}
+			ups = append(ups, ScoreUpdate{ItemID: it.ID, Enrichment: res, Score: res.Score, Reasoning: res.Reasoning})
+		}
+		// The source's usual topics are those its items got, as processing finds them later.
+		usual := usualTopics(ups)
+		for i, it := range items {
+			res := ups[i].Enrichment
+			if len(res.Topics) == 0 {
+				res.UsualTopics = usual
+			}
+			it.Tags, it.Topics, it.UsualTopics = res.Tags, res.Topics, res.UsualTopics
+			ups[i].Effect = ApplyFilters(filters, it)
+		}
+		for len(ups) > 0 {
+			n := min(len(ups), scoreBatch)
+			if err := e.Scoring.SaveScores(ctx, ups[:n]); err != nil {
+				return total, err
+			}
+			total += n
+			ups = ups[n:]
+		}
+	}
+}
+
+// usualTopics are the three topics most of the items got (ties by name), as
+// ScoringStore.SourceContext counts them.
+func usualTopics(ups []ScoreUpdate) []string {
+	n := map[string]int{}
+	for _, u := range ups {
+		for _, t := range u.Enrichment.Topics {
+			n[t]++
+		}
+	}
+	all := make([]string, 0, len(n))
+	for t := range n {
+		all = append(all, t)
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if n[all[i]] != n[all[j]] {
+			return n[all[i]] > n[all[j]]
+		}
+		return all[i] < all[j]
+	})
+	return all[:min(len(all), 3)]
+}
+
+// Rescore scores the user's unread items again with the embedded scorer and the reading model
+// of this version (after feedback), so "less like this" moves similar items down. A job for an
+// older version than the last re-scored does nothing. Items an LLM enriched keep their score.
+func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, error) {
+	if e.Offline == nil || e.Scoring == nil {
+		return 0, nil
+	}
+	if ok, err := e.Scoring.StartRescore(ctx, userID, version); err != nil || !ok {
+		return 0, err
+	}
+	settings, err := e.Scoring.Settings(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
+	filters, err := e.Scoring.Filters(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
+	affinity, err := e.Scoring.SourceAffinities(ctx, userID)
+	if err != nil {
+		return 0, err
+	}
+	taste, _ := e.tasteFor(ctx, userID)
+	now := ClockOrSystem(e.Clock).Now()
+	start := time.Now()
+	total := 0
+	var after int64
+	for {
+		items, err := e.Scoring.RescoreItems(ctx, userID, after, scoreBatch)
+		if err != nil || len(items) == 0 {
+			e.log().Info("unread items re-scored", "user", userID, "items", total, "duration", time.Since(start))
+			return total, err
+		}
+		ups := make([]ScoreUpdate, 0, len(items))
+		for _, it := range items {
+			if err := ctx.Err(); err != nil {
+				return total, err
+			}
+			after = it.ID
+			score, why := e.Offline.Score(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
+				SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: now, Interests: settings.Interests,
+				Topics: settings.Topics, SourceAffinity: affinity[it.SourceID], Taste: taste})
+			ups = append(ups, ScoreUpdate{ItemID: it.ID, Score: score, Reasoning: why, Effect: ApplyFilters(filters, it)})
+		}
+		if err := e.Scoring.SaveScores(ctx, ups); err != nil {
+			return total, err
+		}
+		total += len(ups)
+	}
+}
