@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -338,7 +339,9 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	}
 	var items []*app.Item
 	if v.AllSources > 0 {
-		if items, err = s.opts.Sources.Items(r.Context(), f); err != nil {
+		if items, err = s.opts.Sources.Items(r.Context(), f); errors.Is(err, app.ErrNothingToSearch) {
+			v.SearchErr = app.ErrorMessage(err) // said on the page, with the search box to retry
+		} else if err != nil {
 			s.serverError(w, r, err)
 			return
 		}
