@@ -216,6 +216,18 @@
       var a = document.activeElement;
       if (document.querySelector("dialog[open]") || (a && el.contains(a) && a !== document.body && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName))) e.preventDefault();
     });
+    // Row menus (Sources): one open at a time, closed by a click elsewhere or Escape; polling
+    // waits while one is open, so that it is not swapped away under the pointer.
+    document.addEventListener("click", function (e) {
+      document.querySelectorAll("details.menu[open]").forEach(function (d) { if (!d.contains(e.target)) d.open = false; });
+    });
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") document.querySelectorAll("details.menu[open]").forEach(function (d) { d.open = false; });
+    });
+    document.addEventListener("htmx:beforeRequest", function (e) {
+      var el = e.detail && e.detail.elt;
+      if (el && el.hasAttribute("data-poll") && el.querySelector("details.menu[open]")) e.preventDefault();
+    });
     updateTimes();
     setInterval(updateTimes, 30000);
     setupFlashes();
