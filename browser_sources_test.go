@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -106,6 +107,50 @@ func TestBrowserSourcesList(t *testing.T) {
 		}
 		if !visible || !closed {
 			t.Errorf("%s menu: actions visible %v, closed by a tap elsewhere %v", vp.name, visible, closed)
+		}
+	}
+}
+
+// TestBrowserScoreReasonOnTouch: on a phone (no hover) a tap on an item's score shows its
+// reason, a second tap hides it, on Items and on Today.
+func TestBrowserScoreReasonOnTouch(t *testing.T) {
+	farm := feedtest.NewFarm(1, 4)
+	defer farm.Close()
+	dir := t.TempDir()
+	mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+	mustRun(t, dir, "fetch")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`update items set status = 'DONE', score = 80, score_reasoning = 'Matches your interest in Go; a primary source.', enriched_by = 'embedded'`); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	base, _ := startServer(t, dir)
+	ctx := browser(t)
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(390, 844, func(p *emulation.SetDeviceMetricsOverrideParams, _ *emulation.SetTouchEmulationEnabledParams) {
+		p.Mobile = true
+	})); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"items?show=all", ""} {
+		if err := chromedp.Run(ctx, chromedp.Navigate(base+path), chromedp.WaitVisible(`[data-reason-toggle]`, chromedp.ByQuery)); err != nil {
+			t.Fatalf("/%s: %v", path, err)
+		}
+		shown := `(() => { const r = document.querySelector('[data-reason-toggle] + .score-reason'); return r.checkVisibility() && r.getBoundingClientRect().width > 20; })()`
+		var before, after, again bool
+		if err := chromedp.Run(ctx,
+			chromedp.Evaluate(shown, &before),
+			chromedp.Click(`[data-reason-toggle]`, chromedp.ByQuery),
+			chromedp.Evaluate(shown, &after),
+			chromedp.Click(`[data-reason-toggle]`, chromedp.ByQuery),
+			chromedp.Evaluate(shown, &again),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if before || !after || again {
+			t.Errorf("/%s: reason shown before a tap %v, after one %v, after a second %v", path, before, after, again)
 		}
 	}
 }
