@@ -229,6 +229,9 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
 		Items: s.itemViews(items)}
+	if sum.Offline() {
+		v.Unreachable = sum.Unreachable
+	}
 	if s.opts.Briefings != nil {
 		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
 			for _, b := range bs {
