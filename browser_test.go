@@ -250,6 +250,8 @@ func TestBrowser(t *testing.T) {
 		var open bool
 		if err := chromedp.Run(ctx,
 			chromedp.Navigate(base+"sources"),
+			// The row's actions are in its menu.
+			chromedp.Click(`[data-testid=source-menu] summary`, chromedp.ByQuery),
 			chromedp.WaitVisible(`[data-testid=delete]`, chromedp.ByQuery),
 			chromedp.Click(`[data-testid=delete]`, chromedp.ByQuery),
 			chromedp.WaitVisible(`#confirm-dialog`, chromedp.ByQuery),
@@ -266,6 +268,8 @@ func TestBrowser(t *testing.T) {
 			t.Fatalf("cancel deleted the source (%d left)", n)
 		}
 		if err := chromedp.Run(ctx,
+			chromedp.Evaluate(`document.querySelector('[data-testid=source-menu]').open = true`, nil),
+			chromedp.WaitVisible(`[data-testid=delete]`, chromedp.ByQuery),
 			chromedp.Click(`[data-testid=delete]`, chromedp.ByQuery),
 			chromedp.WaitVisible(`#confirm-dialog`, chromedp.ByQuery),
 			chromedp.Click(`#confirm-dialog button[value=confirm]`, chromedp.ByQuery),

@@ -16,6 +16,7 @@ import (
 
 func briefCmd(cfg *config) *cobra.Command {
 	c := &cobra.Command{Use: "brief", Short: "Briefings: list, add, run, show reports"}
+	var listJSON bool
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List briefings with their next run",
@@ -25,6 +26,28 @@ func briefCmd(cfg *config) *cobra.Command {
 				bs, err := svc.Briefings.List(ctx, app.DefaultUserID)
 				if err != nil {
 					return err
+				}
+				if listJSON {
+					type briefingJSON struct {
+						*app.Briefing
+						NextRunAt    *time.Time `json:"nextRunAt"`
+						LastReportID *int64     `json:"lastReportId"`
+					}
+					out := make([]briefingJSON, 0, len(bs))
+					for _, b := range bs {
+						if b.SourceIDs == nil {
+							b.SourceIDs = []int64{}
+						}
+						if b.Recipients == nil {
+							b.Recipients = []string{}
+						}
+						j := briefingJSON{Briefing: b, NextRunAt: b.NextRunAt(time.Now())}
+						if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, b.ID, 1); err == nil && len(reps) > 0 {
+							j.LastReportID = &reps[0].ID
+						}
+						out = append(out, j)
+					}
+					return printJSON(cmd, out)
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tNAME\tSCHEDULE\tSTATUS\tNEXT RUN\tLAST REPORT")
@@ -46,6 +69,7 @@ func briefCmd(cfg *config) *cobra.Command {
 			})
 		},
 	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print JSON")
 	var b app.Briefing
 	add := &cobra.Command{
 		Use:   "add NAME",

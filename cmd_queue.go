@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -30,17 +29,29 @@ func queueCmd(cfg *config) *cobra.Command {
 					return err
 				}
 				if asJSON {
-					enc := json.NewEncoder(cmd.OutOrStdout())
-					enc.SetIndent("", "  ")
-					return enc.Encode(views.QueueStats(qs))
+					// GET /admin/queue-stats's fields, and the table's columns under the
+					// table's names (state: running or paused).
+					type queueJSON struct {
+						views.QueueStatsJSON
+						State             string `json:"state"`
+						Ready             int    `json:"ready"`
+						Delayed           int    `json:"delayed"`
+						InFlight          int    `json:"inFlight"`
+						DoneLastHour      int    `json:"doneLastHour"`
+						OldestWaitSeconds int    `json:"oldestWaitSeconds"`
+					}
+					stats := views.QueueStats(qs)
+					out := map[string]queueJSON{}
+					for _, q := range qs {
+						out[q.Name] = queueJSON{QueueStatsJSON: stats[q.Name], State: queueState(q), Ready: q.Ready, Delayed: q.Delayed,
+							InFlight: q.InFlight, DoneLastHour: q.DoneLastHour, OldestWaitSeconds: int(q.OldestReady.Seconds())}
+					}
+					return printJSON(cmd, out)
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "QUEUE\tSTATE\tREADY\tDELAYED\tIN FLIGHT\tFAILED\tDONE 1H\tOLDEST WAIT\tCAPACITY")
 				for _, q := range qs {
-					state, oldest, capacity := "running", "-", "-"
-					if q.Paused {
-						state = "PAUSED"
-					}
+					state, oldest, capacity := queueState(q), "-", "-"
 					if q.Ready > 0 {
 						oldest = q.OldestReady.Round(time.Second).String()
 					}
@@ -63,7 +74,8 @@ func queueCmd(cfg *config) *cobra.Command {
 			})
 		},
 	}
-	stats.Flags().BoolVar(&asJSON, "json", false, "print JSON (the shape of GET /admin/queue-stats)")
+	stats.Flags().BoolVar(&asJSON, "json", false, "print JSON (GET /admin/queue-stats's fields, with the table's columns and state names)")
+	var failedJSON bool
 	failed := &cobra.Command{
 		Use:   "failed [QUEUE]",
 		Short: "List failed jobs with their error (all queues when none is named)",
@@ -73,6 +85,22 @@ func queueCmd(cfg *config) *cobra.Command {
 				jobs, err := svc.Queues.Failed(ctx, strings.Join(args, ""), 0)
 				if err != nil {
 					return err
+				}
+				if failedJSON {
+					type jobJSON struct {
+						Queue    string    `json:"queue"`
+						ID       string    `json:"id"`
+						Kind     string    `json:"kind"`
+						Subject  string    `json:"subject"`
+						Attempts int       `json:"attempts"`
+						FailedAt time.Time `json:"failedAt"`
+						Error    string    `json:"error"`
+					}
+					out := make([]jobJSON, 0, len(jobs))
+					for _, j := range jobs {
+						out = append(out, jobJSON{j.Queue, j.ID, j.Kind, j.Subject, j.Attempts, j.FailedAt, j.Error})
+					}
+					return printJSON(cmd, out)
 				}
 				if len(jobs) == 0 {
 					fmt.Fprintln(cmd.OutOrStdout(), "No failed jobs.")
@@ -88,6 +116,7 @@ func queueCmd(cfg *config) *cobra.Command {
 			})
 		},
 	}
+	failed.Flags().BoolVar(&failedJSON, "json", false, "print JSON")
 	var all bool
 	retry := &cobra.Command{
 		Use:   "retry QUEUE [ID...] | QUEUE --all",
@@ -153,4 +182,12 @@ func queueCmd(cfg *config) *cobra.Command {
 	}
 	c.AddCommand(stats, failed, retry, discard, pause(true), pause(false))
 	return c
+}
+
+// queueState is a queue's state as the table and --json name it: running or paused.
+func queueState(q app.QueueInfo) string {
+	if q.Paused {
+		return "paused"
+	}
+	return "running"
 }

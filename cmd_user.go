@@ -110,6 +110,7 @@ func userCmd(cfg *config) *cobra.Command {
 		},
 	}
 	add.Flags().BoolVar(&admin, "admin", false, "make the account an admin (sees the queues)")
+	var listJSON bool
 	list := &cobra.Command{
 		Use: "list", Short: "List accounts", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -117,6 +118,17 @@ func userCmd(cfg *config) *cobra.Command {
 				users, err := svc.Accounts.Users(ctx)
 				if err != nil {
 					return err
+				}
+				if listJSON {
+					type userJSON struct {
+						*app.User
+						HasPassword bool `json:"hasPassword"`
+					}
+					out := make([]userJSON, 0, len(users))
+					for _, u := range users {
+						out = append(out, userJSON{User: u, HasPassword: u.HasPassword})
+					}
+					return printJSON(cmd, out)
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tNAME\tROLE\tPASSWORD\tCREATED")
@@ -134,6 +146,7 @@ func userCmd(cfg *config) *cobra.Command {
 			})
 		},
 	}
+	list.Flags().BoolVar(&listJSON, "json", false, "print JSON")
 	passwd := &cobra.Command{
 		Use: "passwd NAME", Short: "Set an account's password (signs it out everywhere)", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

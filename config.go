@@ -32,6 +32,8 @@ type config struct {
 	DBBusyTimeout time.Duration
 	LogLevel      string
 	LogFormat     string
+	Verbose       bool // -v: log at LogLevel even for ordinary commands
+	Quiet         bool // an ordinary command without -v: warnings and errors only
 
 	Addr      string
 	NoBrowser bool
@@ -101,6 +103,7 @@ func newRoot() *cobra.Command {
 	pf.DurationVar(&cfg.DBBusyTimeout, "db-busy-timeout", 10*time.Second, "how long to wait for the database when another program holds its lock")
 	pf.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	pf.BoolVarP(&cfg.Verbose, "verbose", "v", false, "log what the command does on stderr (serve and worker always log)")
 	pf.BoolVar(&cfg.FetchEnabled, "fetch-enabled", true, "run the fetch scheduler and workers")
 	pf.IntVar(&cfg.FetchWorkers, "fetch-workers", 4, "number of fetch workers")
 	pf.IntVar(&cfg.FetchQueueCapacity, "fetch-queue-capacity", 1000, "most fetch jobs waiting before the scheduler holds back")
@@ -157,6 +160,7 @@ func newRoot() *cobra.Command {
 		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg),
 		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg))
 	root.AddCommand(tasteCmd(cfg))
+	setupGlobal(root)
 	return root
 }
 
@@ -167,6 +171,9 @@ func configure(cmd *cobra.Command, cfg *config) error {
 	var errs []error
 	flags := map[string]*pflag.Flag{}
 	visit := func(f *pflag.Flag) {
+		if flags[f.Name] == f {
+			return // a persistent flag is both the command's and inherited: one visit, one error
+		}
 		flags[f.Name] = f
 		if f.Changed {
 			cfg.Sources[f.Name] = "flag"
@@ -175,7 +182,7 @@ func configure(cmd *cobra.Command, cfg *config) error {
 		name := envName(f.Name)
 		if v, ok := os.LookupEnv(name); ok {
 			if err := f.Value.Set(v); err != nil {
-				errs = append(errs, fmt.Errorf("%s=%q: %w", name, v, err))
+				errs = append(errs, valueError(name, f, v))
 			}
 			cfg.Sources[f.Name] = "env"
 		}
@@ -192,6 +199,8 @@ func configure(cmd *cobra.Command, cfg *config) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	// Ordinary commands print their result, not a log: warnings and errors only, unless -v.
+	cfg.Quiet = !cfg.Verbose && !logsByDefault(cmd)
 	path, explicit := cfg.ConfigFile, cfg.ConfigFile != ""
 	if !explicit {
 		path = defaultConfigFile()
@@ -222,7 +231,7 @@ func configure(cmd *cobra.Command, cfg *config) error {
 			continue
 		}
 		if err := f.Value.Set(kv.value); err != nil {
-			errs = append(errs, fmt.Errorf("%s:%d: %s = %q: %w", path, kv.line, kv.name, kv.value, err))
+			errs = append(errs, valueError(fmt.Sprintf("%s (%s:%d)", kv.name, path, kv.line), f, kv.value))
 			continue
 		}
 		cfg.Sources[kv.name] = "file"
@@ -335,6 +344,11 @@ func newLogger(cfg *config, w io.Writer) (*slog.Logger, error) {
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", cfg.LogLevel)
+	}
+	if cfg.Quiet && level < slog.LevelWarn {
+		level = slog.LevelWarn
+	} else if cfg.Verbose && level > slog.LevelInfo {
+		level = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	switch cfg.LogFormat {

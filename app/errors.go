@@ -53,3 +53,6 @@ func ErrorMessage(err error) string {
 	}
 	return "Internal error."
 }
+
+// ErrNothingToSearch is a search made of punctuation alone: there is no word to look for.
+var ErrNothingToSearch = Errorf(EINVALID, "Nothing to search for: type a word, not only punctuation.")

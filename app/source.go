@@ -122,6 +122,17 @@ type SourceFilter struct {
 // SourceSummary counts a user's sources.
 type SourceSummary struct {
 	Total, Errors, Paused, Busy int
+	// Unreachable: sources (not paused) whose last fetch did not reach the host at all (name
+	// not found, connection refused or unreachable, no answer). When they are most of the
+	// sources, the machine is likely offline.
+	Unreachable int
+}
+
+// Offline reports whether most of the sources that are fetched failed to connect on their
+// last fetch: the network, not the sources, is likely at fault.
+func (s SourceSummary) Offline() bool {
+	active := s.Total - s.Paused
+	return s.Unreachable > 0 && s.Unreachable*2 > active
 }
 
 // SourceName is a source's id and name, for pickers.

@@ -82,16 +82,41 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 	// of that page only; sorting wide rows with their content is what makes a list slow.
 	var q strings.Builder
 	args := []any{}
-	fts := ftsQuery(f.Q)
+	srch := parseSearch(f.Q)
+	fts := srch.match
+	if fts == "" && strings.TrimSpace(f.Q) != "" {
+		return nil, app.ErrNothingToSearch
+	}
 	if fts != "" {
 		// Rank the newest matches only: a common word matches most items, and ranking them
 		// all would take seconds. Snippets are made for the page of results alone, below.
 		// MATERIALIZED and CROSS JOIN keep the matches as the outer loop; otherwise the planner
 		// may walk every item of the user and probe the full-text index for each.
-		q.WriteString(`with m as materialized (select rowid as id, bm25(items_fts, 10.0, 4.0, 1.0, 6.0) as rank from items_fts
-				where items_fts match ? order by rowid desc limit ` + fmt.Sprint(maxRanked) + `),
+		if srch.exact != "" {
+			// Whole words first: the items matching every word whole rank before those that
+			// match as prefixes only ("go modules" finds "Go modules" before "Golden").
+			q.WriteString(`with m as materialized (select id, min(rank) as rank from (
+					select * from (select rowid as id, bm25(items_fts, 10.0, 4.0, 1.0, 6.0) - 1000000.0 as rank from items_fts
+						where items_fts match ? order by rowid desc limit ` + fmt.Sprint(maxRanked) + `)
+					union all
+					select * from (select rowid as id, bm25(items_fts, 10.0, 4.0, 1.0, 6.0) as rank from items_fts
+						where items_fts match ? order by rowid desc limit ` + fmt.Sprint(maxRanked) + `))
+				group by id),`)
+			args = append(args, srch.exact, fts)
+		} else {
+			q.WriteString(`with m as materialized (select rowid as id, bm25(items_fts, 10.0, 4.0, 1.0, 6.0) as rank from items_fts
+				where items_fts match ? order by rowid desc limit ` + fmt.Sprint(maxRanked) + `),`)
+			args = append(args, fts)
+		}
+		q.WriteString(`
 			page as (select i.id, m.rank from m cross join items i on i.id = m.id where i.user_id = ?`)
-		args = append(args, fts, f.UserID)
+		args = append(args, f.UserID)
+		for _, lit := range srch.literals {
+			// The index has no punctuation: "c++" must be in the text as typed.
+			like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(lit) + "%"
+			q.WriteString(` and (i.title like ? escape '\' or i.summary like ? escape '\' or i.text_content like ? escape '\')`)
+			args = append(args, like, like, like)
+		}
 	} else {
 		// One source's items: its own index, whatever the planner guesses from the other filters
 		// (the unread view's index would scan the whole river for them).
@@ -273,14 +298,29 @@ func foldWord(s string) string {
 	return s
 }
 
+// search is what a person typed, made into FTS5 queries.
+type search struct {
+	// match finds the items: every word must match, the words as prefixes.
+	match string
+	// exact is match with whole words only; its items rank first ("go" before "Golden").
+	// Empty when it would be match again.
+	exact string
+	// literals are words whose punctuation carries meaning ("c++", ".net", "node.js"): the
+	// index drops the punctuation, so an item must also contain the word as typed.
+	literals []string
+}
+
 // ftsQuery turns what a person typed into an FTS5 query: every word must match, as a prefix;
 // quoted phrases stay phrases; FTS5 syntax characters are neutralized.
-func ftsQuery(q string) string {
+func ftsQuery(q string) string { return parseSearch(q).match }
+
+func parseSearch(q string) search {
 	q = strings.TrimSpace(q)
+	var s search
 	if q == "" {
-		return ""
+		return s
 	}
-	var terms []string
+	var terms, exact []string
 	for len(q) > 0 {
 		q = strings.TrimLeftFunc(q, unicode.IsSpace)
 		if q == "" {
@@ -296,6 +336,7 @@ func ftsQuery(q string) string {
 			}
 			if w := cleanTerm(phrase); w != "" {
 				terms = append(terms, `"`+w+`"`)
+				exact = append(exact, `"`+w+`"`)
 			}
 			continue
 		}
@@ -306,13 +347,58 @@ func ftsQuery(q string) string {
 		} else {
 			q = ""
 		}
-		if w := cleanTerm(word); w != "" {
-			for _, part := range strings.Fields(w) {
-				terms = append(terms, `"`+part+`"*`)
+		w := cleanTerm(word)
+		if w == "" {
+			continue
+		}
+		if lit := literalTerm(word); lit != "" {
+			// "c++" is the token "c" in the index, exactly (not every word starting with c),
+			// and the text must hold "c++"; "node.js" is the phrase "node js".
+			terms = append(terms, `"`+w+`"`)
+			exact = append(exact, `"`+w+`"`)
+			s.literals = append(s.literals, lit)
+			continue
+		}
+		for _, part := range strings.Fields(w) {
+			terms = append(terms, `"`+part+`"*`)
+			exact = append(exact, `"`+part+`"`)
+		}
+	}
+	s.match = strings.Join(terms, " ")
+	if e := strings.Join(exact, " "); e != s.match {
+		s.exact = e
+	}
+	return s
+}
+
+// literalTerm returns the word as it must appear in the text when its punctuation means
+// something: a + or # after letters (C++, C#, F#), a dot before or between letters (.NET,
+// node.js, asp.net); "" for an ordinary word, whose punctuation is only punctuation
+// ("database)", "end.").
+func literalTerm(word string) string {
+	w := strings.TrimFunc(word, func(r rune) bool { return strings.ContainsRune(`()[]{}<>,;:!?'"`, r) })
+	w = strings.TrimRight(w, ".")
+	w = strings.TrimLeftFunc(w, func(r rune) bool { return r != '.' && !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if w == "" {
+		return ""
+	}
+	meaningful := false
+	for i, r := range w {
+		switch r {
+		case '+', '#':
+			meaningful = meaningful || i > 0
+		case '.':
+			meaningful = meaningful || i+1 < len(w)
+		default:
+			if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+				return "" // other punctuation: taken as a separator
 			}
 		}
 	}
-	return strings.Join(terms, " ")
+	if !meaningful {
+		return ""
+	}
+	return strings.ToLower(w)
 }
 
 func cleanTerm(s string) string {

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -54,13 +55,76 @@ func TestSearch(t *testing.T) {
 		}
 	})
 	t.Run("FTS syntax typed by a person is taken as words, never an error", func(t *testing.T) {
-		for _, q := range []string{`"`, `AND`, `OR NOT`, `*`, `database)`, `title:sqlite`, `NEAR(a b)`, `'; drop table items; --`, `"unclosed phrase`} {
+		for _, q := range []string{`AND`, `OR NOT`, `database)`, `title:sqlite`, `NEAR(a b)`, `'; drop table items; --`, `"unclosed phrase`} {
 			search(q)
 		}
 		if got := search(`"bike lanes"`); len(got) != 1 {
 			t.Fatalf("phrase: %v", titles(got))
 		}
 	})
+}
+
+// TestSearchPunctuation: punctuation alone is nothing to search for (not every item), words
+// whose punctuation means something are searched as typed, and whole words rank before prefixes.
+func TestSearchPunctuation(t *testing.T) {
+	db := sqlitetest.New(t)
+	ctx := context.Background()
+	src := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "http://x/feed", RefreshIntervalMinutes: 15}
+	if err := db.CreateSource(ctx, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	items := []app.Item{
+		{GUID: "cpp", Title: "Why C++ templates compile slowly", Text: "Header files and instantiation."},
+		{GUID: "carrots", Title: "Cooking with carrots", Text: "Crunchy, cheap and colourful."},
+		{GUID: "csharp", Title: "C# 13 and .NET 9 released", Text: "Microsoft ships a new runtime."},
+		{GUID: "network", Title: "Network cables", Text: "A home network with ethernet."},
+		{GUID: "node", Title: "Streams in node.js", Text: "Backpressure explained."},
+		{GUID: "nodes", Title: "Graph nodes", Text: "Trees, js libraries and nodes."},
+		// Golden matches "go modules" as prefixes and, by word counts alone, better than "go".
+		{GUID: "golden", Title: "Golden modules: modules for golden modules", Text: "Golden modules everywhere."},
+		{GUID: "go", Title: "Go modules", Text: "Versioning in Go."},
+	}
+	if _, err := db.FinishFetch(ctx, src, &app.FetchResult{Items: items}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.IndexItems(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	guids := func(q string) []string {
+		t.Helper()
+		got, err := db.Items(ctx, app.ItemFilter{UserID: 1, Q: q})
+		if err != nil {
+			t.Fatalf("%q: %v", q, err)
+		}
+		var out []string
+		for _, it := range got {
+			out = append(out, it.GUID)
+		}
+		return out
+	}
+	for _, q := range []string{`*`, `"`, `+++`, `...`, `#`, ` - `, `"  "`, `().`} {
+		if _, err := db.Items(ctx, app.ItemFilter{UserID: 1, Q: q}); !errors.Is(err, app.ErrNothingToSearch) {
+			t.Errorf("%q: want ErrNothingToSearch, got %v", q, err)
+		}
+	}
+	for q, want := range map[string]string{
+		"C++":     "cpp",
+		"c++":     "cpp",
+		"C#":      "csharp",
+		".NET":    "csharp",
+		"node.js": "node",
+		"(C++)":   "cpp",
+	} {
+		if got := guids(q); len(got) != 1 || got[0] != want {
+			t.Errorf("%q: got %v, want only %s", q, got, want)
+		}
+	}
+	if got := guids("go modules"); len(got) != 2 || got[0] != "go" || got[1] != "golden" {
+		t.Errorf("go modules: got %v, want whole words (go) before prefixes (golden)", got)
+	}
+	if got := guids("net"); len(got) != 2 {
+		t.Errorf("net: got %v, want .NET and network", got)
+	}
 }
 
 func titles(items []*app.Item) []string {

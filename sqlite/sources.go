@@ -130,9 +130,14 @@ func (db *DB) SourceList(ctx context.Context, f app.SourceFilter) ([]*app.Source
 // SourceSummary counts the user's sources: all, failing, paused, being fetched.
 func (db *DB) SourceSummary(ctx context.Context, userID int64) (app.SourceSummary, error) {
 	var s app.SourceSummary
+	// Unreachable matches the messages app/feeds writes when a fetch never reached its host
+	// (KindDNS, KindConnect, KindTimeout, KindNetwork).
 	err := db.Read.QueryRowContext(ctx, `select count(*), coalesce(sum(status = 'ERROR' or error_count > 0), 0),
-		coalesce(sum(status = 'PAUSED'), 0), coalesce(sum(fetch_status in ('QUEUED', 'FETCHING')), 0)
-		from sources where user_id = ?`, userID).Scan(&s.Total, &s.Errors, &s.Paused, &s.Busy)
+		coalesce(sum(status = 'PAUSED'), 0), coalesce(sum(fetch_status in ('QUEUED', 'FETCHING')), 0),
+		coalesce(sum(status != 'PAUSED' and error_count > 0 and (last_error like '%could not be found.' or last_error like '%refused the connection.'
+			or last_error like '%could not be reached.' or last_error like '%did not answer%' or last_error like '%timed out.'
+			or last_error like 'Could not connect to %' or last_error like 'The connection to % failed.')), 0)
+		from sources where user_id = ?`, userID).Scan(&s.Total, &s.Errors, &s.Paused, &s.Busy, &s.Unreachable)
 	if err != nil {
 		return s, fmt.Errorf("sqlite: source summary: %w", err)
 	}

@@ -221,6 +221,32 @@
       var a = document.activeElement;
       if (document.querySelector("dialog[open]") || (a && el.contains(a) && a !== document.body && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName))) e.preventDefault();
     });
+    // The score's reason on a tap or Enter (touch has no hover): one open at a time.
+    document.addEventListener("click", function (e) {
+      var t = e.target.closest ? e.target.closest("[data-reason-toggle]") : null;
+      document.querySelectorAll("[data-reason-toggle][aria-expanded=true]").forEach(function (o) { if (o !== t) o.setAttribute("aria-expanded", "false"); });
+      if (t) t.setAttribute("aria-expanded", t.getAttribute("aria-expanded") === "true" ? "false" : "true");
+    });
+    document.addEventListener("keydown", function (e) {
+      var t = e.target;
+      if ((e.key === "Enter" || e.key === " ") && t && t.hasAttribute && t.hasAttribute("data-reason-toggle")) {
+        e.preventDefault();
+        e.stopImmediatePropagation(); // not also the Enter that opens the current item
+        t.click();
+      }
+    });
+    // Row menus (Sources): one open at a time, closed by a click elsewhere or Escape; polling
+    // waits while one is open, so that it is not swapped away under the pointer.
+    document.addEventListener("click", function (e) {
+      document.querySelectorAll("details.menu[open]").forEach(function (d) { if (!d.contains(e.target)) d.open = false; });
+    });
+    document.addEventListener("keydown", function (e) {
+      if (e.key === "Escape") document.querySelectorAll("details.menu[open]").forEach(function (d) { d.open = false; });
+    });
+    document.addEventListener("htmx:beforeRequest", function (e) {
+      var el = e.detail && e.detail.elt;
+      if (el && el.hasAttribute("data-poll") && el.querySelector("details.menu[open]")) e.preventDefault();
+    });
     updateTimes();
     setInterval(updateTimes, 30000);
     setupFlashes();

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -229,6 +230,9 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
 		Items: s.itemViews(items)}
+	if sum.Offline() {
+		v.Unreachable = sum.Unreachable
+	}
 	if s.opts.Briefings != nil {
 		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
 			for _, b := range bs {
@@ -339,7 +343,9 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	}
 	var items []*app.Item
 	if v.AllSources > 0 {
-		if items, err = s.opts.Sources.Items(r.Context(), f); err != nil {
+		if items, err = s.opts.Sources.Items(r.Context(), f); errors.Is(err, app.ErrNothingToSearch) {
+			v.SearchErr = app.ErrorMessage(err) // said on the page, with the search box to retry
+		} else if err != nil {
 			s.serverError(w, r, err)
 			return
 		}

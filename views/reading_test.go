@@ -91,6 +91,19 @@ func TestReadingPages(t *testing.T) {
 		}
 	})
 
+	t.Run("punctuation alone is nothing to search for, not every item", func(t *testing.T) {
+		e := newEnv(t)
+		seedItems(t, e)
+		res, body := e.get("/items?q=%2B%2B%2B")
+		mustContain(t, res, body, 200, `data-testid="search-error"`, "Nothing to search for: type a word")
+		if strings.Contains(body, "Cycling in Brussels") || strings.Contains(body, "SQLite grows up") {
+			t.Fatal("a punctuation-only search listed items")
+		}
+		if code, body := e.json("GET", "/api/items?q=...", ""); code != 400 || !strings.Contains(body, "Nothing to search for") {
+			t.Fatalf("API: %d %s", code, body)
+		}
+	})
+
 	t.Run("star and read toggle by form (redirect) and by htmx (the card, swapped in place)", func(t *testing.T) {
 		e := newEnv(t)
 		_, ids := seedItems(t, e)

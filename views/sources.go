@@ -642,6 +642,24 @@ type SourceView struct {
 	ItemCount    int
 	LastError    string
 	ErrorCount   int
+	Hint         string // what to do about a source that brings nothing, "" when it is fine
+}
+
+// Failing reports whether the last fetch failed (whether or not the source is in ERROR yet):
+// such a source is never shown as a healthy one.
+func (v SourceView) Failing() bool {
+	return !v.Paused() && (v.Status == app.SourceError || v.LastError != "")
+}
+
+// fetchWords says what a fetch status means, for the dot beside the status badge.
+func fetchWords(st app.FetchStatus) string {
+	switch st {
+	case app.FetchQueued:
+		return "Waiting to be fetched"
+	case app.FetchFetching:
+		return "Fetching now"
+	}
+	return "Not fetching"
 }
 
 // Paused reports whether the user paused the source.
@@ -699,7 +717,17 @@ func (s *Server) sourceView(src *app.Source) SourceView {
 		ItemCount:    src.ItemCount,
 		LastError:    src.LastError,
 		ErrorCount:   src.ErrorCount,
+		Hint:         sourceHint(src),
 	}
+}
+
+// sourceHint explains a web page that was fetched fine but gave no items: it has no links
+// that look like articles.
+func sourceHint(src *app.Source) string {
+	if src.Type == app.SourceWeb && src.ItemCount == 0 && src.LastFetchedAt != nil && src.LastError == "" {
+		return "This page shows no links that look like articles. Follow its feed if it has one, or a page that lists articles."
+	}
+	return ""
 }
 
 func typeLabel(t app.SourceType) string {
@@ -730,4 +758,14 @@ func initials(name string) string {
 		return "?"
 	}
 	return string(out)
+}
+
+// lastFailure is the sentence about a failing source's last fetch: "Last fetch failed (3
+// times in a row): The server answered 404 Not Found."
+func lastFailure(s SourceView) string {
+	head := "Last fetch failed"
+	if s.ErrorCount > 1 {
+		head += " (" + strconv.Itoa(s.ErrorCount) + " times in a row)"
+	}
+	return head + ": " + s.LastError
 }

@@ -394,6 +394,36 @@ func TestPages(t *testing.T) {
 		mustContain(t, res, body, 200, `data-testid="error-count"`, `data-status="ERROR"`, "The server answered 500", `data-testid="retry"`)
 	})
 
+	t.Run("when most sources failed to connect, Today says the machine seems offline", func(t *testing.T) {
+		e := newEnv(t)
+		ctx := context.Background()
+		fail := func(id int64, msg string) {
+			t.Helper()
+			s, err := e.db.Source(ctx, app.DefaultUserID, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := e.db.FailFetch(ctx, s, msg, true, 0, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		a := e.createSource("https://a.example/feed.xml", "A")
+		b := e.createSource("https://b.example/feed.xml", "B")
+		c := e.createSource("https://c.example/feed.xml", "C")
+		fail(a.ID, "The server answered 404 Not Found.") // a source's fault: not offline
+		_, body := e.get("/")
+		if strings.Contains(body, `data-testid="offline-banner"`) {
+			t.Fatal("one 404 is not being offline")
+		}
+		fail(b.ID, "The host name b.example could not be found.")
+		fail(c.ID, "c.example:443 refused the connection.")
+		res, body := e.get("/")
+		mustContain(t, res, body, 200, `data-testid="offline-banner"`, "You seem to be offline:", "2 sources failed to connect in the last fetch", "could not be reached")
+		if strings.Contains(body, "You have read everything") {
+			t.Fatal("Today says everything was read while the sources could not be reached")
+		}
+	})
+
 	t.Run("unknown pages and sources are 404", func(t *testing.T) {
 		e := newEnv(t)
 		for _, path := range []string{"/nowhere", "/sources/999", "/sources/abc"} {

@@ -1,0 +1,156 @@
+package main_test
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+)
+
+// TestBrowserSourcesList: 36 sources fit in a compact list (one row a source, about a third of
+// the 5,000 px the old list took), each with one status badge that tells the truth (a failing
+// source is red with its error in the row and on its badge, never green), and the row's
+// actions in a small menu.
+func TestBrowserSourcesList(t *testing.T) {
+	const n, failing = 36, 3
+	farm := feedtest.NewFarm(n, 2)
+	defer farm.Close()
+	for i := range failing {
+		farm.SetStatus(i, 404)
+	}
+	var opml strings.Builder
+	opml.WriteString(`<?xml version="1.0"?><opml version="2.0"><head><title>subs</title></head><body>`)
+	for i := range n {
+		fmt.Fprintf(&opml, `<outline type="rss" text="Source number %d with a fairly long name" xmlUrl="%s"/>`, i, farm.URL(i))
+	}
+	opml.WriteString(`</body></opml>`)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "subs.opml")
+	if err := os.WriteFile(file, []byte(opml.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dir, "import", "opml", file)
+	mustRun(t, dir, "fetch")
+	base, _ := startServer(t, dir)
+	ctx := browser(t)
+
+	for _, vp := range []struct {
+		name      string
+		width     int64
+		mobile    bool
+		maxHeight int
+	}{{"desktop", 1280, false, 1700}, {"phone", 390, true, 0}} {
+		var height int
+		var report string
+		if err := chromedp.Run(ctx,
+			chromedp.EmulateViewport(vp.width, 900, func(p *emulation.SetDeviceMetricsOverrideParams, _ *emulation.SetTouchEmulationEnabledParams) {
+				p.Mobile = vp.mobile
+			}),
+			chromedp.Navigate(base+"sources"),
+			chromedp.WaitVisible(`[data-testid=sources-table]`, chromedp.ByQuery),
+			chromedp.Evaluate(`Math.round(document.querySelector('[data-testid=sources-table]').getBoundingClientRect().height)`, &height),
+			chromedp.Evaluate(`(() => {
+  const problems = [];
+  const rows = [...document.querySelectorAll('[data-testid=source-row]')];
+  if (rows.length !== `+fmt.Sprint(n)+`) problems.push(rows.length + ' rows');
+  let red = 0;
+  for (const r of rows) {
+    const badges = r.querySelectorAll('.badge');
+    if (badges.length !== 1) problems.push(r.id + ': ' + badges.length + ' badges');
+    const b = badges[0];
+    if (!b) continue;
+    const err = r.querySelector('[data-testid=last-error]');
+    if (err) {
+      if (!b.classList.contains('badge-danger') || b.innerText.trim() !== 'Failing') problems.push(r.id + ' failing but its badge says ' + b.innerText.trim());
+      if (!(b.title || '').startsWith('Last fetch failed: ')) problems.push(r.id + ': the badge does not carry the error: ' + b.title);
+      if (/\S\s*Retry$/.test(err.innerText) && !/\s(\n)?Retry$/.test(err.innerText)) problems.push(r.id + ': error and Retry run together: ' + err.innerText);
+      red++;
+    } else if (b.innerText.trim() !== 'Active') problems.push(r.id + ' says ' + b.innerText.trim());
+    if (r.querySelectorAll('button:not([hidden])').length && [...r.querySelectorAll('[data-testid=delete],[data-testid=pause],[data-testid=edit],[data-testid=refresh]')].some(e => e.checkVisibility())) problems.push(r.id + ': actions shown outside the menu');
+  }
+  if (red !== `+fmt.Sprint(failing)+`) problems.push(red + ' failing rows');
+  if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) problems.push('scrolls sideways: ' + document.documentElement.scrollWidth + ' px');
+  return problems.join('; ');
+})()`, &report),
+		); err != nil {
+			t.Fatalf("%s: %v", vp.name, err)
+		}
+		t.Logf("%s (%d px): %d sources take %d px", vp.name, vp.width, n, height)
+		if os.Getenv("SHOT") != "" {
+			var png []byte
+			_ = chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('[data-testid=sources-table]').scrollIntoView()`, nil), chromedp.CaptureScreenshot(&png))
+			_ = os.WriteFile("/tmp/sources-"+vp.name+".png", png, 0o644)
+		}
+		if report != "" {
+			t.Errorf("%s: %s", vp.name, report)
+		}
+		if vp.maxHeight > 0 && height > vp.maxHeight {
+			t.Errorf("%s: %d sources take %d px, want at most %d", vp.name, n, height, vp.maxHeight)
+		}
+		// The menu opens on a tap, shows the four actions, and closes on a tap elsewhere.
+		var visible, closed bool
+		if err := chromedp.Run(ctx,
+			chromedp.Click(`[data-testid=source-row]:last-child [data-testid=source-menu] summary`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=source-row]:last-child [data-testid=delete]`, chromedp.ByQuery),
+			chromedp.Evaluate(`['refresh', 'pause', 'edit', 'delete'].every(id => document.querySelector('[data-testid=source-row]:last-child [data-testid=' + id + ']').checkVisibility())`, &visible),
+			chromedp.Click(`h1`, chromedp.ByQuery),
+			chromedp.Evaluate(`!document.querySelector('[data-testid=source-row]:last-child details.menu').open`, &closed),
+		); err != nil {
+			t.Fatalf("%s menu: %v", vp.name, err)
+		}
+		if !visible || !closed {
+			t.Errorf("%s menu: actions visible %v, closed by a tap elsewhere %v", vp.name, visible, closed)
+		}
+	}
+}
+
+// TestBrowserScoreReasonOnTouch: on a phone (no hover) a tap on an item's score shows its
+// reason, a second tap hides it, on Items and on Today.
+func TestBrowserScoreReasonOnTouch(t *testing.T) {
+	farm := feedtest.NewFarm(1, 4)
+	defer farm.Close()
+	dir := t.TempDir()
+	mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+	mustRun(t, dir, "fetch")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "morningdeck.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`update items set status = 'DONE', score = 80, score_reasoning = 'Matches your interest in Go; a primary source.', enriched_by = 'embedded'`); err != nil {
+		t.Fatal(err)
+	}
+	_ = db.Close()
+	base, _ := startServer(t, dir)
+	ctx := browser(t)
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(390, 844, func(p *emulation.SetDeviceMetricsOverrideParams, _ *emulation.SetTouchEmulationEnabledParams) {
+		p.Mobile = true
+	})); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"items?show=all", ""} {
+		if err := chromedp.Run(ctx, chromedp.Navigate(base+path), chromedp.WaitVisible(`[data-reason-toggle]`, chromedp.ByQuery)); err != nil {
+			t.Fatalf("/%s: %v", path, err)
+		}
+		shown := `(() => { const r = document.querySelector('[data-reason-toggle] + .score-reason'); return r.checkVisibility() && r.getBoundingClientRect().width > 20; })()`
+		var before, after, again bool
+		if err := chromedp.Run(ctx,
+			chromedp.Evaluate(shown, &before),
+			chromedp.Click(`[data-reason-toggle]`, chromedp.ByQuery),
+			chromedp.Evaluate(shown, &after),
+			chromedp.Click(`[data-reason-toggle]`, chromedp.ByQuery),
+			chromedp.Evaluate(shown, &again),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if before || !after || again {
+			t.Errorf("/%s: reason shown before a tap %v, after one %v, after a second %v", path, before, after, again)
+		}
+	}
+}
