@@ -446,6 +446,8 @@ type SourceJSON struct {
 	ErrorCount             int     `json:"errorCount"`
 	ItemCount              int     `json:"itemCount"`
 	CreatedAt              *string `json:"createdAt"`
+	Folder                 string  `json:"folder"`      // the folder's name; "" in no folder
+	UnreadCount            int     `json:"unreadCount"` // unread, not hidden items
 }
 
 // NewSourceJSON makes the API form of a source.
@@ -456,6 +458,7 @@ func NewSourceJSON(s *app.Source) SourceJSON {
 		RefreshIntervalMinutes: s.RefreshIntervalMinutes, AutoInterval: s.AutoInterval,
 		LastFetchedAt: jsonTime(s.LastFetchedAt), NextFetchAt: jsonTime(s.NextFetchAt), QueuedAt: jsonTime(s.QueuedAt),
 		LastError: s.LastError, ErrorCount: s.ErrorCount, ItemCount: s.ItemCount, CreatedAt: jsonTime(&created),
+		Folder: s.Folder, UnreadCount: s.Unread,
 	}
 }
 
@@ -477,6 +480,7 @@ type createSourceRequest struct {
 	Name                   string `json:"name"`
 	Type                   string `json:"type"`
 	RefreshIntervalMinutes *int   `json:"refreshIntervalMinutes"`
+	Folder                 string `json:"folder"`
 }
 
 func (s *Server) apiCreateSource(w http.ResponseWriter, r *http.Request) {
@@ -485,7 +489,7 @@ func (s *Server) apiCreateSource(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	in := app.AddSource{UserID: userID(r), URL: req.URL, Name: req.Name, Type: app.SourceType(strings.ToLower(strings.TrimSpace(req.Type)))}
+	in := app.AddSource{UserID: userID(r), URL: req.URL, Name: req.Name, Type: app.SourceType(strings.ToLower(strings.TrimSpace(req.Type))), Folder: req.Folder}
 	if req.Type == "auto" {
 		in.Type = ""
 	}
@@ -522,6 +526,7 @@ type updateSourceRequest struct {
 	RefreshIntervalMinutes *int    `json:"refreshIntervalMinutes"`
 	Status                 *string `json:"status"`
 	AutoInterval           *bool   `json:"autoInterval"`
+	Folder                 *string `json:"folder"`
 }
 
 func (s *Server) apiUpdateSource(w http.ResponseWriter, r *http.Request) {
@@ -534,7 +539,7 @@ func (s *Server) apiUpdateSource(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	u := app.SourceUpdate{Name: req.Name, RefreshIntervalMinutes: req.RefreshIntervalMinutes, AutoInterval: req.AutoInterval}
+	u := app.SourceUpdate{Name: req.Name, RefreshIntervalMinutes: req.RefreshIntervalMinutes, AutoInterval: req.AutoInterval, Folder: req.Folder}
 	if req.Status != nil {
 		st := app.SourceStatus(strings.ToUpper(strings.TrimSpace(*req.Status)))
 		u.Status = &st

@@ -1,0 +1,81 @@
+package views
+
+import (
+	"net/http"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// FolderJSON is a folder as the API (and the CLI's --json) shows it.
+type FolderJSON struct {
+	ID          int64  `json:"id"`
+	Name        string `json:"name"`
+	SourceCount int    `json:"sourceCount"`
+	UnreadCount int    `json:"unreadCount"`
+}
+
+// NewFolderJSON makes the API form of a folder.
+func NewFolderJSON(f *app.Folder) FolderJSON {
+	return FolderJSON{ID: f.ID, Name: f.Name, SourceCount: f.Sources, UnreadCount: f.Unread}
+}
+
+func (s *Server) apiListFolders(w http.ResponseWriter, r *http.Request) {
+	fs, err := s.opts.Sources.Folders(r.Context(), userID(r))
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	out := make([]FolderJSON, 0, len(fs))
+	for _, f := range fs {
+		out = append(out, NewFolderJSON(f))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type folderRequest struct {
+	Name string `json:"name"`
+}
+
+func (s *Server) apiCreateFolder(w http.ResponseWriter, r *http.Request) {
+	var req folderRequest
+	if err := decode(w, r, &req); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	f, err := s.opts.Sources.CreateFolder(r.Context(), userID(r), req.Name)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, NewFolderJSON(f))
+}
+
+func (s *Server) apiRenameFolder(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiID(w, r)
+	if !ok {
+		return
+	}
+	var req folderRequest
+	if err := decode(w, r, &req); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	f, err := s.opts.Sources.RenameFolder(r.Context(), userID(r), id, req.Name)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, NewFolderJSON(f))
+}
+
+func (s *Server) apiDeleteFolder(w http.ResponseWriter, r *http.Request) {
+	id, ok := s.apiID(w, r)
+	if !ok {
+		return
+	}
+	if err := s.opts.Sources.DeleteFolder(r.Context(), userID(r), id); err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
