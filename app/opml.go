@@ -185,23 +185,11 @@ func (s *Sources) ExportOPML(ctx context.Context, userID int64, w io.Writer) err
 		return err
 	}
 	doc := opmlDoc{Version: "2.0", Title: "Morning Deck sources", Created: time.Now().UTC().Format(time.RFC1123Z)}
-	folders := map[string]int{} // folder name → its outline's index in doc.Body
-	var top []opmlOutline
+	entries := make([]OPMLEntry, 0, len(srcs))
 	for _, src := range srcs {
-		o := opmlOutline{Text: src.Name, Title: src.Name, Type: string(src.Type), XMLURL: src.URL, Interval: opmlMinutes(src.RefreshIntervalMinutes)}
-		if src.Folder == "" {
-			top = append(top, o)
-			continue
-		}
-		i, ok := folders[src.Folder]
-		if !ok {
-			i = len(doc.Body)
-			folders[src.Folder] = i
-			doc.Body = append(doc.Body, opmlOutline{Text: src.Folder, Title: src.Folder})
-		}
-		doc.Body[i].Children = append(doc.Body[i].Children, o)
+		entries = append(entries, OPMLEntry{URL: src.URL, Name: src.Name, Type: src.Type, Interval: src.RefreshIntervalMinutes, Folder: src.Folder})
 	}
-	doc.Body = append(doc.Body, top...)
+	doc.Body = opmlOutlines(entries)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -212,4 +200,26 @@ func (s *Sources) ExportOPML(ctx context.Context, userID int64, w io.Writer) err
 	}
 	_, err = io.WriteString(w, "\n")
 	return err
+}
+
+// opmlOutlines makes the outlines of an export: an outline per folder, where the folder first
+// appears, holding its sources; sources in no folder at the top.
+func opmlOutlines(entries []OPMLEntry) []opmlOutline {
+	var out []opmlOutline
+	folders := map[string]int{} // folder name → its outline's index in out
+	for _, e := range entries {
+		o := opmlOutline{Text: e.Name, Title: e.Name, Type: string(e.Type), XMLURL: e.URL, Interval: opmlMinutes(e.Interval)}
+		if e.Folder == "" {
+			out = append(out, o)
+			continue
+		}
+		i, ok := folders[e.Folder]
+		if !ok {
+			i = len(out)
+			folders[e.Folder] = i
+			out = append(out, opmlOutline{Text: e.Folder, Title: e.Folder})
+		}
+		out[i].Children = append(out[i].Children, o)
+	}
+	return out
 }
