@@ -2,6 +2,7 @@ package views
 
 import (
 	"net/http"
+	"strconv"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -78,4 +79,25 @@ func (s *Server) apiDeleteFolder(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// folders returns the user's folders with their counts (none when they cannot be read: the
+// navigation and the pickers do without).
+func (s *Server) folders(r *http.Request) []*app.Folder {
+	if s.opts.Sources == nil {
+		return nil
+	}
+	fs, err := s.opts.Sources.Folders(r.Context(), userID(r))
+	if err != nil {
+		return nil
+	}
+	return fs
+}
+
+// iconHref is the URL of a source's stored favicon; "" when it has none.
+func iconHref(src *app.Source) string {
+	if !src.HasIcon {
+		return ""
+	}
+	return "/icons/" + strconv.FormatInt(src.ID, 10)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -138,5 +139,48 @@ func TestOPMLKeepsFolders(t *testing.T) {
 	}
 	if !strings.Contains(opml, `<outline text="Tech" title="Tech">`) {
 		t.Errorf("no outline per folder:\n%s", opml)
+	}
+}
+
+func TestFolderPages(t *testing.T) {
+	e := newEnv(t)
+	a := e.createSource("https://a.example/feed", "Alpha")
+	b := e.createSource("https://b.example/feed", "Beta")
+	e.fetch(a.ID, app.Item{GUID: "1", Title: "Alpha one"}, app.Item{GUID: "2", Title: "Alpha two"})
+	e.fetch(b.ID, app.Item{GUID: "3", Title: "Beta three"})
+	if res, _ := e.form(fmt.Sprintf("/sources/%d/edit", a.ID), url.Values{"name": {"Alpha"}, "interval": {"30"}, "folder": {"<Tech>"}}); res.StatusCode != 303 {
+		t.Fatalf("edit: %d", res.StatusCode)
+	}
+	_, body := e.json(http.MethodGet, "/api/folders", "")
+	fs := decodeJSON[[]folderJSON](t, body)
+	if len(fs) != 1 || fs[0].Name != "<Tech>" {
+		t.Fatalf("folders %+v", fs)
+	}
+	res, page := e.get("/items")
+	mustContain(t, res, page, 200, `data-testid="nav-folders"`, `href="/items?folder=`+fmt.Sprint(fs[0].ID)+`"`, "&lt;Tech&gt;", `data-testid="folder-unread">2`)
+	if strings.Contains(page, "<Tech>") {
+		t.Error("folder name not escaped")
+	}
+	res, page = e.get(fmt.Sprintf("/items?folder=%d", fs[0].ID))
+	mustContain(t, res, page, 200, "Alpha one", "Alpha two", "From the folder &lt;Tech&gt;")
+	if strings.Contains(page, "Beta three") || strings.Contains(page, `data-testid="mark-all-read"`) {
+		t.Error("the folder's river shows another folder's item or a mark-all button for everything")
+	}
+	res, page = e.get(fmt.Sprintf("/?folder=%d", fs[0].ID))
+	mustContain(t, res, page, 200, "Alpha one", `data-testid="today-folder"`)
+	if strings.Contains(page, "Beta three") {
+		t.Error("Today of a folder shows another folder's item")
+	}
+	res, page = e.get(fmt.Sprintf("/sources/%d", a.ID))
+	mustContain(t, res, page, 200, `data-testid="edit-folder"`, `value="&lt;Tech&gt;"`)
+	res, page = e.get("/sources")
+	mustContain(t, res, page, 200, `data-testid="source-folder"`)
+	// An empty folder field takes the source out of its folder.
+	if res, _ := e.form(fmt.Sprintf("/sources/%d/edit", a.ID), url.Values{"name": {"Alpha"}, "interval": {"30"}, "folder": {""}}); res.StatusCode != 303 {
+		t.Fatalf("edit: %d", res.StatusCode)
+	}
+	_, body = e.json(http.MethodGet, fmt.Sprintf("/api/sources/%d", a.ID), "")
+	if decodeJSON[sourceFolderJSON](t, body).Folder != "" {
+		t.Error("still in a folder")
 	}
 }

@@ -200,7 +200,7 @@ func (s *Server) renderSource(w http.ResponseWriter, r *http.Request, status int
 		return
 	}
 	sv := s.sourceView(src)
-	v := SourcePageView{Source: sv, Items: items, EditName: name, EditEvery: every, EditError: problem}
+	v := SourcePageView{Source: sv, Items: items, EditName: name, EditEvery: every, EditError: problem, Folders: s.folders(r)}
 	if v.EditName == "" && problem == "" {
 		v.EditName = sv.Name
 	}
@@ -342,6 +342,10 @@ func (s *Server) editSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := app.SourceUpdate{Name: &name, RefreshIntervalMinutes: &n, AutoInterval: &auto}
+	if _, ok := r.PostForm["folder"]; ok {
+		folder := strings.TrimSpace(r.PostFormValue("folder"))
+		u.Folder = &folder
+	}
 	if _, err := s.opts.Sources.Update(r.Context(), userID(r), src.ID, u); err != nil {
 		if app.ErrorCode(err) == app.EINVALID {
 			s.renderSource(w, r, http.StatusUnprocessableEntity, src, name, every, app.ErrorMessage(err))
@@ -647,6 +651,9 @@ type SourceView struct {
 	ItemCount    int
 	LastError    string
 	ErrorCount   int
+	Folder       string // the folder's name; "" in no folder
+	Unread       int
+	IconHref     string // the stored favicon; "" when there is none (the initials stand in)
 }
 
 // Paused reports whether the user paused the source.
@@ -704,6 +711,9 @@ func (s *Server) sourceView(src *app.Source) SourceView {
 		ItemCount:    src.ItemCount,
 		LastError:    src.LastError,
 		ErrorCount:   src.ErrorCount,
+		Folder:       src.Folder,
+		Unread:       src.Unread,
+		IconHref:     iconHref(src),
 	}
 }
 
