@@ -29,6 +29,7 @@ type SourceStore interface {
 	QueueSources(ctx context.Context, userID int64, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, id int64) error) (int, error)
 	Items(ctx context.Context, f ItemFilter) ([]*Item, error)
 	FolderStore
+	IconStore
 }
 
 // FetchQueue is where sources wait to be fetched. The goqite queue implements it;
@@ -77,6 +78,8 @@ type Sources struct {
 	// NewItems, when set, runs in the transaction that stores a fetch's new items (not those of
 	// a source's first import): the Enrichment service's Pend.
 	NewItems func(ctx context.Context, tx *sql.Tx, itemIDs []int64) error
+	// Icons fetches the sources' favicons (nil: no icons, the initials stay).
+	Icons IconFetcher
 
 	offline offlineDetector
 }

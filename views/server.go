@@ -185,6 +185,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("DELETE /api/sources/{id}", s.apiDeleteSource)
 	mux.HandleFunc("POST /api/sources/{id}/refresh", s.apiRefreshSource)
 	mux.HandleFunc("GET /api/sources/{id}/items", s.apiItems)
+	mux.HandleFunc("GET /icons/{id}", s.sourceIcon)
 	mux.HandleFunc("GET /api/folders", s.apiListFolders)
 	mux.HandleFunc("POST /api/folders", s.apiCreateFolder)
 	mux.HandleFunc("PATCH /api/folders/{id}", s.apiRenameFolder)
