@@ -236,10 +236,13 @@ func (s *Sources) Update(ctx context.Context, userID, id int64, u SourceUpdate) 
 		}
 		u.Name = &n
 	}
-	if u.Folder != nil && strings.TrimSpace(*u.Folder) != "" {
-		f, err := CleanFolderName(*u.Folder)
-		if err != nil {
-			return nil, err
+	if u.Folder != nil {
+		f := "" // blank: out of its folder
+		if strings.TrimSpace(*u.Folder) != "" {
+			var err error
+			if f, err = CleanFolderName(*u.Folder); err != nil {
+				return nil, err
+			}
 		}
 		u.Folder = &f
 	}
