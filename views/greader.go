@@ -605,8 +605,8 @@ type streamQuery struct {
 	id          string // as asked, for the answer
 	sourceID    int64
 	folderID    int64 // a folder's sources (a label stream)
-	readState   int // 0 any, 1 unread, 2 read
-	starState   int // 0 any, 1 starred, 2 not starred
+	readState   int   // 0 any, 1 unread, 2 read
+	starState   int   // 0 any, 1 starred, 2 not starred
 	minScore    int
 	empty       bool // a label no item has: an empty stream
 	oldest      time.Time
