@@ -291,6 +291,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		Deliveries:   e.svc.Deliveries,
 		Queues:       e.admin,
 		Accounts:     e.svc.Accounts,
+		ReaderAPI:    e.db,
 		RequireLogin: requireLogin,
 		DataCare:     views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.db.Path},
 		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
