@@ -16,7 +16,7 @@ import (
 
 func sourceCmd(cfg *config) *cobra.Command {
 	c := &cobra.Command{Use: "source", Short: "Add, list, remove and refresh sources"}
-	var name, typ string
+	var name, typ, folder string
 	var interval int
 	add := &cobra.Command{
 		Use:   "add URL",
@@ -24,7 +24,7 @@ func sourceCmd(cfg *config) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
-				s, err := svc.Sources.Add(ctx, app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: &interval})
+				s, err := svc.Sources.Add(ctx, app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: &interval, Folder: folder})
 				if err != nil {
 					return err
 				}
@@ -36,6 +36,7 @@ func sourceCmd(cfg *config) *cobra.Command {
 	add.Flags().StringVar(&name, "name", "", "name (default: the feed's title)")
 	add.Flags().StringVar(&typ, "type", "", "rss, web or reddit (default: detect)")
 	add.Flags().IntVar(&interval, "interval", app.DefaultRefreshInterval, "refresh interval in minutes (1–10080)")
+	add.Flags().StringVar(&folder, "folder", "", "put it in this folder (made when new)")
 
 	var asJSON bool
 	list := &cobra.Command{
@@ -58,15 +59,15 @@ func sourceCmd(cfg *config) *cobra.Command {
 					return enc.Encode(out)
 				}
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tNAME\tTYPE\tSTATUS\tFETCH\tITEMS\tLAST FETCHED\tURL")
+				fmt.Fprintln(tw, "ID\tNAME\tFOLDER\tTYPE\tSTATUS\tFETCH\tITEMS\tUNREAD\tLAST FETCHED\tURL")
 				for _, s := range srcs {
 					last := "never"
 					if s.LastFetchedAt != nil {
 						last = s.LastFetchedAt.Local().Format("2006-01-02 15:04")
 					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", s.ID, displayName(s), s.Type, s.Status, s.FetchStatus, s.ItemCount, last, s.URL)
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, displayName(s), s.Folder, s.Type, s.Status, s.FetchStatus, s.ItemCount, s.Unread, last, s.URL)
 					if s.LastError != "" {
-						fmt.Fprintf(tw, "\t  last error: %s\t\t\t\t\t\t\n", s.LastError)
+						fmt.Fprintf(tw, "\t  last error: %s\t\t\t\t\t\t\t\t\n", s.LastError)
 					}
 				}
 				return tw.Flush()
@@ -122,7 +123,7 @@ func sourceCmd(cfg *config) *cobra.Command {
 		},
 	}
 	refresh.Flags().BoolVar(&all, "all", false, "refresh every source")
-	c.AddCommand(add, list, rm, refresh)
+	c.AddCommand(add, list, rm, refresh, sourceMoveCmd(cfg))
 	return c
 }
 

@@ -156,7 +156,7 @@ func newRoot() *cobra.Command {
 	serveCmd.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run `morningdeck worker` elsewhere")
 
-	root.AddCommand(serveCmd, sourceCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
+	root.AddCommand(serveCmd, sourceCmd(cfg), folderCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
 		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg),
 		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg))
 	root.AddCommand(tasteCmd(cfg))

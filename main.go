@@ -151,7 +151,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr)}}
 	e.svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.fetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
-			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend},
+			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, Icons: fetcher},
 		Reading:    &app.Reading{Store: db, Queue: e.processQ},
 		Settings:   &app.UserSettings{Store: db},
 		Enriching:  enriching,
@@ -212,6 +212,16 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 		run(e.emailQ.Queue, 0)
 	}
 	wg.Go(func() { e.indexLoop(ctx) })
+	if cfg.FetchEnabled {
+		// Favicons: a few at a time, apart from the fetches, so that they never hold one up.
+		wg.Go(func() {
+			queue.Every(ctx, time.Minute, func() {
+				if _, err := e.svc.Sources.RefreshIcons(ctx, 20); err != nil && ctx.Err() == nil {
+					e.log.Warn("icon refresh failed", "error", err)
+				}
+			})
+		})
+	}
 	wg.Go(func() {
 		queue.Every(ctx, 30*time.Second, func() {
 			if _, err := e.db.CheckpointWAL(ctx, sqlite.WALLimit); err != nil && ctx.Err() == nil {

@@ -71,6 +71,7 @@ type ItemCounts struct {
 type ItemFilter struct {
 	UserID   int64
 	SourceID int64
+	FolderID int64      // only the items of this folder's sources; -1 for sources in no folder
 	Q        string     // full-text search
 	Status   ItemStatus // "" for any
 	Unread   bool

@@ -50,6 +50,7 @@ type OPMLEntry struct {
 	Name     string
 	Type     SourceType
 	Interval int
+	Folder   string // the outermost folder outline it is in ("" at the top): folders are one level deep
 }
 
 // MaxOPMLBytes bounds an uploaded OPML file.
@@ -70,7 +71,8 @@ func xml11To10(b []byte) []byte {
 	return out
 }
 
-// ParseOPML reads the sources of an OPML file, nested folders included.
+// ParseOPML reads the sources of an OPML file, nested folders included: a source keeps the
+// name of the outermost folder it is in (Morning Deck's folders are one level deep).
 func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 	var doc opmlDoc
 	body, err := io.ReadAll(io.LimitReader(r, MaxOPMLBytes))
@@ -99,8 +101,8 @@ func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 		return nil, Errorf(EINVALID, "This is not an OPML file we can read: %s.", string(msg))
 	}
 	var out []OPMLEntry
-	var walk func([]opmlOutline)
-	walk = func(os []opmlOutline) {
+	var walk func([]opmlOutline, string)
+	walk = func(os []opmlOutline, folder string) {
 		for _, o := range os {
 			if u := strings.TrimSpace(o.XMLURL); u != "" {
 				name := strings.TrimSpace(o.Title)
@@ -111,12 +113,24 @@ func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 				if t != SourceWeb && t != SourceReddit {
 					t = SourceRSS
 				}
-				out = append(out, OPMLEntry{URL: u, Name: name, Type: t, Interval: int(o.Interval)})
+				out = append(out, OPMLEntry{URL: u, Name: name, Type: t, Interval: int(o.Interval), Folder: folder})
 			}
-			walk(o.Children)
+			inner := folder
+			if inner == "" && len(o.Children) > 0 {
+				inner = strings.TrimSpace(o.Title)
+				if inner == "" {
+					inner = strings.TrimSpace(o.Text)
+				}
+				if n, err := CleanFolderName(inner); err == nil {
+					inner = n
+				} else {
+					inner = "" // a folder without a usable name: its sources go to the top
+				}
+			}
+			walk(o.Children, inner)
 		}
 	}
-	walk(doc.Body)
+	walk(doc.Body, "")
 	return out, nil
 }
 
@@ -143,7 +157,7 @@ func (s *Sources) ImportOPML(ctx context.Context, userID int64, r io.Reader, pro
 		if e.Interval >= MinRefreshInterval && e.Interval <= MaxRefreshInterval {
 			interval = &e.Interval
 		}
-		_, err := s.Add(ctx, AddSource{UserID: userID, URL: e.URL, Name: e.Name, Type: e.Type, RefreshIntervalMinutes: interval})
+		_, err := s.Add(ctx, AddSource{UserID: userID, URL: e.URL, Name: e.Name, Type: e.Type, RefreshIntervalMinutes: interval, Folder: e.Folder})
 		var ae *Error
 		switch {
 		case err == nil:
@@ -163,16 +177,19 @@ func (s *Sources) ImportOPML(ctx context.Context, userID int64, r io.Reader, pro
 	return res, nil
 }
 
-// ExportOPML writes the user's sources as OPML 2.0.
+// ExportOPML writes the user's sources as OPML 2.0: the sources of each folder in an outline
+// named after it, then those in no folder.
 func (s *Sources) ExportOPML(ctx context.Context, userID int64, w io.Writer) error {
 	srcs, err := s.Store.Sources(ctx, userID)
 	if err != nil {
 		return err
 	}
 	doc := opmlDoc{Version: "2.0", Title: "Morning Deck sources", Created: time.Now().UTC().Format(time.RFC1123Z)}
+	entries := make([]OPMLEntry, 0, len(srcs))
 	for _, src := range srcs {
-		doc.Body = append(doc.Body, opmlOutline{Text: src.Name, Title: src.Name, Type: string(src.Type), XMLURL: src.URL, Interval: opmlMinutes(src.RefreshIntervalMinutes)})
+		entries = append(entries, OPMLEntry{URL: src.URL, Name: src.Name, Type: src.Type, Interval: src.RefreshIntervalMinutes, Folder: src.Folder})
 	}
+	doc.Body = opmlOutlines(entries)
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -183,4 +200,26 @@ func (s *Sources) ExportOPML(ctx context.Context, userID int64, w io.Writer) err
 	}
 	_, err = io.WriteString(w, "\n")
 	return err
+}
+
+// opmlOutlines makes the outlines of an export: an outline per folder, where the folder first
+// appears, holding its sources; sources in no folder at the top.
+func opmlOutlines(entries []OPMLEntry) []opmlOutline {
+	var out []opmlOutline
+	folders := map[string]int{} // folder name → its outline's index in out
+	for _, e := range entries {
+		o := opmlOutline{Text: e.Name, Title: e.Name, Type: string(e.Type), XMLURL: e.URL, Interval: opmlMinutes(e.Interval)}
+		if e.Folder == "" {
+			out = append(out, o)
+			continue
+		}
+		i, ok := folders[e.Folder]
+		if !ok {
+			i = len(out)
+			folders[e.Folder] = i
+			out = append(out, opmlOutline{Text: e.Folder, Title: e.Folder})
+		}
+		out[i].Children = append(out[i].Children, o)
+	}
+	return out
 }

@@ -124,10 +124,28 @@ func FuzzOPMLImport(f *testing.F) {
 		// Export what was read the way ExportOPML does; reading it back gives the same entries.
 		doc := opmlDoc{Version: "2.0", Title: "round trip"}
 		for _, e := range entries {
-			if !fuzzXMLChars(e.URL) || !fuzzXMLChars(e.Name) {
+			if !fuzzXMLChars(e.URL) || !fuzzXMLChars(e.Name) || !fuzzXMLChars(e.Folder) {
 				return // not representable in XML: the encoder writes U+FFFD instead
 			}
-			doc.Body = append(doc.Body, opmlOutline{Text: e.Name, Title: e.Name, Type: string(e.Type), XMLURL: e.URL, Interval: opmlMinutes(e.Interval)})
+		}
+		doc.Body = opmlOutlines(entries)
+		// The export groups each folder's sources in its outline: compare in that order.
+		var grouped []OPMLEntry
+		seen := map[string]bool{}
+		for i, e := range entries {
+			if e.Folder == "" {
+				grouped = append(grouped, e)
+				continue
+			}
+			if seen[e.Folder] {
+				continue
+			}
+			seen[e.Folder] = true
+			for _, f := range entries[i:] {
+				if f.Folder == e.Folder {
+					grouped = append(grouped, f)
+				}
+			}
 		}
 		var buf bytes.Buffer
 		buf.WriteString(xml.Header)
@@ -141,9 +159,9 @@ func FuzzOPMLImport(f *testing.F) {
 		if len(again) != len(entries) {
 			t.Fatalf("export read back has %d entries, not %d", len(again), len(entries))
 		}
-		for i := range entries {
-			if again[i] != entries[i] {
-				t.Errorf("entry %d: %+v exported and read back is %+v", i, entries[i], again[i])
+		for i := range grouped {
+			if again[i] != grouped[i] {
+				t.Errorf("entry %d: %+v exported and read back is %+v", i, grouped[i], again[i])
 			}
 		}
 	})

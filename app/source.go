@@ -71,6 +71,10 @@ type Source struct {
 	LastModified           string
 	CreatedAt              time.Time
 	ItemCount              int
+	FolderID               int64  // 0: in no folder
+	Folder                 string // the folder's name; "" in no folder
+	Unread                 int    // unread, not hidden items
+	HasIcon                bool   // a favicon is stored for it
 }
 
 // ValidateInterval checks a refresh interval in minutes.
@@ -97,6 +101,7 @@ type SourceUpdate struct {
 	RefreshIntervalMinutes *int
 	AutoInterval           *bool
 	Status                 *SourceStatus // ACTIVE or PAUSED
+	Folder                 *string       // a folder's name (made when new); "" takes it out of its folder
 }
 
 // FetchResult is what a fetch worker stores for a source after a fetch.
@@ -112,11 +117,12 @@ type FetchResult struct {
 
 // SourceFilter selects a page of a user's sources, ordered by name.
 type SourceFilter struct {
-	UserID int64
-	Q      string // part of the name or the address, any case
-	Show   string // "" all, "errors" (failing or in ERROR), "paused"
-	Limit  int
-	Offset int
+	UserID   int64
+	Q        string // part of the name or the address, any case
+	Show     string // "" all, "errors" (failing or in ERROR), "paused"
+	FolderID int64  // only the sources of this folder, when not 0
+	Limit    int
+	Offset   int
 }
 
 // SourceSummary counts a user's sources.

@@ -28,6 +28,8 @@ type SourceStore interface {
 	// and calls enqueue for each in the same transaction. It returns how many were queued.
 	QueueSources(ctx context.Context, userID int64, ids []int64, enqueue func(ctx context.Context, tx *sql.Tx, id int64) error) (int, error)
 	Items(ctx context.Context, f ItemFilter) ([]*Item, error)
+	FolderStore
+	IconStore
 }
 
 // FetchQueue is where sources wait to be fetched. The goqite queue implements it;
@@ -79,6 +81,8 @@ type Sources struct {
 	// FirstImport, when set, runs in the transaction that stores a source's first import (its
 	// items DONE, not enriched): queues their scoring by the embedded enricher.
 	FirstImport func(ctx context.Context, tx *sql.Tx, sourceID int64) error
+	// Icons fetches the sources' favicons (nil: no icons, the initials stay).
+	Icons IconFetcher
 
 	offline offlineDetector
 }
@@ -90,6 +94,7 @@ type AddSource struct {
 	Name                   string
 	Type                   SourceType // empty: detect
 	RefreshIntervalMinutes *int       // nil: the default; an explicit 0 is refused
+	Folder                 string     // a folder's name (made when new); "" for none
 	// OfferChoice makes Add return a *FeedChoice when a page advertises several feeds,
 	// instead of following the first.
 	OfferChoice bool
@@ -127,6 +132,14 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 		}
 		interval = *in.RefreshIntervalMinutes
 	}
+	folder := ""
+	if strings.TrimSpace(in.Folder) != "" {
+		f, err := CleanFolderName(in.Folder)
+		if err != nil {
+			return nil, err
+		}
+		folder = f
+	}
 	raw := strings.TrimSpace(in.URL)
 	if raw == "" {
 		return nil, Errorf(EINVALID, "Enter the address of a feed, a web page or a subreddit.")
@@ -141,6 +154,7 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 		Status:                 SourceActive,
 		FetchStatus:            FetchQueued,
 		RefreshIntervalMinutes: interval,
+		Folder:                 folder,
 	}
 	if in.Type == SourceReddit || in.Type == "" && LooksLikeSubreddit(raw) {
 		u, err := Subreddit(raw)
@@ -227,6 +241,16 @@ func (s *Sources) Update(ctx context.Context, userID, id int64, u SourceUpdate) 
 			return nil, Errorf(EINVALID, "A name can be at most 200 characters.")
 		}
 		u.Name = &n
+	}
+	if u.Folder != nil {
+		f := "" // blank: out of its folder
+		if strings.TrimSpace(*u.Folder) != "" {
+			var err error
+			if f, err = CleanFolderName(*u.Folder); err != nil {
+				return nil, err
+			}
+		}
+		u.Folder = &f
 	}
 	return s.Store.UpdateSource(ctx, userID, id, u)
 }

@@ -18,13 +18,14 @@ import (
 
 // GReaderRefs returns a page of the user's items, only the fields a list of references needs
 // (ID, SourceID, CreatedAt, PublishedAt, ReadAt, Starred, Score), newest first (or oldest first)
-// by the app's sort time (published, else fetched), then id. sourceID 0 is every source;
+// by the app's sort time (published, else fetched), then id. sourceID 0 is every source, folderID
+// 0 every folder;
 // readState 0 is any, 1 unread only, 2 read only; starState 0 any, 1 starred only, 2 not
 // starred; minScore 0 is any score. oldest and newest (zero for none) bound the time the item
 // was fetched (the crawl time, so that a client asking for "everything since my last sync"
 // also gets items published long ago but fetched since). afterSort/afterID continue after
 // the last item of the previous page ("" for the first page).
-func (db *DB) GReaderRefs(ctx context.Context, userID, sourceID int64, readState, starState, minScore int,
+func (db *DB) GReaderRefs(ctx context.Context, userID, sourceID, folderID int64, readState, starState, minScore int,
 	oldest, newest time.Time, oldestFirst bool, afterSort string, afterID int64, limit int) ([]*app.Item, []string, error) {
 	var q strings.Builder
 	args := []any{userID}
@@ -33,6 +34,10 @@ func (db *DB) GReaderRefs(ctx context.Context, userID, sourceID int64, readState
 	if sourceID != 0 {
 		q.WriteString(` and source_id = ?`)
 		args = append(args, sourceID)
+	}
+	if folderID != 0 {
+		q.WriteString(` and source_id in (select id from sources where folder_id = ?)`)
+		args = append(args, folderID)
 	}
 	switch readState {
 	case 1:
@@ -191,12 +196,16 @@ func (db *DB) GReaderSetState(ctx context.Context, userID int64, ids []int64, re
 // GReaderMarkAllRead marks the user's unread items read: of one source (sourceID not 0), with
 // at least minScore (not 0), starred only, and fetched no later than before (zero for any).
 // It returns how many it marked.
-func (db *DB) GReaderMarkAllRead(ctx context.Context, userID, sourceID int64, minScore int, starredOnly bool, before time.Time) (int, error) {
+func (db *DB) GReaderMarkAllRead(ctx context.Context, userID, sourceID, folderID int64, minScore int, starredOnly bool, before time.Time) (int, error) {
 	q := `update items set read_at = ? where user_id = ? and read_at is null and hidden = 0`
 	args := []any{db.now(), userID}
 	if sourceID != 0 {
 		q += ` and source_id = ?`
 		args = append(args, sourceID)
+	}
+	if folderID != 0 {
+		q += ` and source_id in (select id from sources where folder_id = ?)`
+		args = append(args, folderID)
 	}
 	if minScore > 0 {
 		q += ` and score >= ?`

@@ -131,6 +131,14 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 		q.WriteString(` and i.source_id = ?`)
 		args = append(args, f.SourceID)
 	}
+	switch {
+	case f.FolderID > 0:
+		q.WriteString(` and i.source_id in (select id from sources where folder_id = ?)`)
+		args = append(args, f.FolderID)
+	case f.FolderID < 0:
+		q.WriteString(` and i.source_id in (select id from sources where user_id = ? and folder_id is null)`)
+		args = append(args, f.UserID)
+	}
 	switch f.Status {
 	case "":
 	case app.ItemError:

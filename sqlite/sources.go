@@ -13,10 +13,17 @@ import (
 
 var _ app.SourceStore = (*DB)(nil)
 
-const sourceColumns = `s.id, s.user_id, s.type, s.url, s.name, s.status, s.fetch_status, s.refresh_interval_minutes,
+const sourceBaseColumns = `s.id, s.user_id, s.type, s.url, s.name, s.status, s.fetch_status, s.refresh_interval_minutes,
 	s.auto_interval, s.last_fetched_at, s.queued_at, s.fetch_started_at, s.next_fetch_at, s.last_error, s.error_count,
-	s.etag, s.last_modified, s.created_at,
-	(select count(*) from items i where i.source_id = s.id)`
+	s.etag, s.last_modified, s.created_at`
+
+// sourceColumns adds the counts, the folder and whether an icon is stored. The unread count
+// reads items_source_unread_idx's entries of the source, not its items.
+const sourceColumns = sourceBaseColumns + `,
+	(select count(*) from items i where i.source_id = s.id),
+	coalesce(s.folder_id, 0), coalesce((select f.name from folders f where f.id = s.folder_id), ''),
+	(select count(*) from items i indexed by items_source_unread_idx where i.source_id = s.id and i.read_at is null and i.hidden = 0),
+	exists (select 1 from source_icons c where c.source_id = s.id and length(c.data) > 0)`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -26,7 +33,8 @@ func scanSource(row scanner) (*app.Source, error) {
 	var created string
 	var auto int
 	if err := row.Scan(&s.ID, &s.UserID, &s.Type, &s.URL, &s.Name, &s.Status, &s.FetchStatus, &s.RefreshIntervalMinutes,
-		&auto, &last, &queued, &started, &next, &s.LastError, &s.ErrorCount, &s.ETag, &s.LastModified, &created, &s.ItemCount); err != nil {
+		&auto, &last, &queued, &started, &next, &s.LastError, &s.ErrorCount, &s.ETag, &s.LastModified, &created, &s.ItemCount,
+		&s.FolderID, &s.Folder, &s.Unread, &s.HasIcon); err != nil {
 		return nil, err
 	}
 	s.AutoInterval = auto != 0
@@ -49,9 +57,17 @@ func (db *DB) CreateSource(ctx context.Context, s *app.Source, then app.TxFunc) 
 		queuedAt = &now
 	}
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `insert into sources (user_id, type, url, name, status, fetch_status, refresh_interval_minutes, auto_interval, queued_at, created_at)
-			values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
-			s.UserID, s.Type, s.URL, s.Name, s.Status, s.FetchStatus, s.RefreshIntervalMinutes, s.AutoInterval, formatTimePtr(queuedAt), FormatTime(now)).Scan(&s.ID)
+		var folderID *int64
+		if s.Folder != "" {
+			id, err := ensureFolderTx(ctx, tx, s.UserID, s.Folder)
+			if err != nil {
+				return err
+			}
+			folderID, s.FolderID = &id, id
+		}
+		err := tx.QueryRowContext(ctx, `insert into sources (user_id, type, url, name, status, fetch_status, refresh_interval_minutes, auto_interval, queued_at, created_at, folder_id)
+			values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+			s.UserID, s.Type, s.URL, s.Name, s.Status, s.FetchStatus, s.RefreshIntervalMinutes, s.AutoInterval, formatTimePtr(queuedAt), FormatTime(now), folderID).Scan(&s.ID)
 		if err != nil {
 			if strings.Contains(err.Error(), "UNIQUE constraint failed") {
 				return app.Errorf(app.ECONFLICT, "You already follow %s.", s.URL)
@@ -102,6 +118,10 @@ func (db *DB) SourceList(ctx context.Context, f app.SourceFilter) ([]*app.Source
 		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(strings.ToLower(t)) + "%"
 		q += ` and (lower(s.name) like ? escape '\' or lower(s.url) like ? escape '\')`
 		args = append(args, like, like)
+	}
+	if f.FolderID != 0 {
+		q += ` and s.folder_id = ?`
+		args = append(args, f.FolderID)
 	}
 	switch f.Show {
 	case "errors":
@@ -195,6 +215,19 @@ func (db *DB) UpdateSource(ctx context.Context, userID, id int64, u app.SourceUp
 		if u.Name != nil {
 			if _, err := tx.ExecContext(ctx, `update sources set name = ? where id = ?`, *u.Name, id); err != nil {
 				return fmt.Errorf("sqlite: update source: %w", err)
+			}
+		}
+		if u.Folder != nil {
+			var folderID *int64
+			if *u.Folder != "" {
+				id, err := ensureFolderTx(ctx, tx, userID, *u.Folder)
+				if err != nil {
+					return err
+				}
+				folderID = &id
+			}
+			if _, err := tx.ExecContext(ctx, `update sources set folder_id = ? where id = ?`, folderID, id); err != nil {
+				return fmt.Errorf("sqlite: move source: %w", err)
 			}
 		}
 		if u.AutoInterval != nil {
@@ -344,7 +377,7 @@ func (db *DB) QueueDue(ctx context.Context, ids []int64, enqueue func(ctx contex
 
 var qStartFetch = hot(`update sources set fetch_status = 'FETCHING', fetch_started_at = ?
 	where id = ? and status != 'PAUSED' and (fetch_status != 'FETCHING' or fetch_started_at is null or fetch_started_at < ?)
-	returning ` + strings.ReplaceAll(strings.Replace(sourceColumns, "(select count(*) from items i where i.source_id = s.id)", "0", 1), "s.", ""))
+	returning ` + strings.ReplaceAll(sourceBaseColumns, "s.", "") + `, 0, coalesce(folder_id, 0), '', 0, 0`)
 
 // StartFetch marks a source FETCHING and returns it (without its item count). It returns nil
 // (nothing to do) when the source is gone, paused, or being fetched by a live worker (started

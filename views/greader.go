@@ -29,8 +29,9 @@ import (
 // address. States are user/-/state/com.google/{reading-list,read,starred}; the score is the
 // label user/-/label/Top stories (items scoring at least greaderTopScore).
 //
-// TODO(folders): subscription labels (folders) come with issue 16 item 2; until then a
-// subscription has no categories and label changes in subscription/edit are accepted and ignored.
+// Folders are labels: user/-/label/NAME is the stream of a folder's sources, a subscription's
+// categories hold its folder, subscription/edit a=/r= move a source in and out of folders, and
+// rename-tag/disable-tag rename and remove a folder.
 
 // GReaderPrefix is where the Reader API is mounted; "/api/greader.php" (FreshRSS's address) works too.
 const GReaderPrefix = "/api/greader"
@@ -51,11 +52,11 @@ const (
 // greaderStore is the data access the Reader API needs beyond the item and source stores
 // (sqlite/greader.go implements it on the database).
 type greaderStore interface {
-	GReaderRefs(ctx context.Context, userID, sourceID int64, readState, starState, minScore int,
+	GReaderRefs(ctx context.Context, userID, sourceID, folderID int64, readState, starState, minScore int,
 		oldest, newest time.Time, oldestFirst bool, afterSort string, afterID int64, limit int) ([]*app.Item, []string, error)
 	GReaderItems(ctx context.Context, userID int64, ids []int64) ([]*app.Item, error)
 	GReaderSetState(ctx context.Context, userID int64, ids []int64, read, starred *bool) (int, error)
-	GReaderMarkAllRead(ctx context.Context, userID, sourceID int64, minScore int, starredOnly bool, before time.Time) (int, error)
+	GReaderMarkAllRead(ctx context.Context, userID, sourceID, folderID int64, minScore int, starredOnly bool, before time.Time) (int, error)
 	GReaderUnreadCounts(ctx context.Context, userID int64, topScore int) (map[int64]int, map[int64]time.Time, int, error)
 	GReaderSourceID(ctx context.Context, userID int64, url string) (int64, error)
 }
@@ -98,6 +99,7 @@ type greaderRequest struct {
 	// streamsAsFeeds lists the starred and Top stories streams as subscriptions (the
 	// address for newsboat).
 	streamsAsFeeds bool
+	sources        *app.Sources
 }
 
 func (s *Server) greader(w http.ResponseWriter, r *http.Request, prefix string) {
@@ -121,7 +123,7 @@ func (s *Server) greader(w http.ResponseWriter, r *http.Request, prefix string) 
 		greaderText(w, http.StatusBadRequest, "The request's parameters are not valid form encoding (or there are more than 10,000 of them).")
 		return
 	}
-	req := &greaderRequest{r: r, store: store, params: r.Form, path: escaped, base: prefix}
+	req := &greaderRequest{r: r, store: store, params: r.Form, path: escaped, base: prefix, sources: s.opts.Sources}
 	if rest, ok := strings.CutPrefix(escaped, "/newsboat/"); ok {
 		// newsboat shows only what the subscription list holds (its own "special feeds" are
 		// fixed to feedhq.org): under this address the list also holds Starred and Top stories.
@@ -190,6 +192,8 @@ func init() {
 		"stream/items/contents": {false, (*Server).greaderItemContents},
 		"edit-tag":              {true, (*Server).greaderEditTag},
 		"mark-all-as-read":      {true, (*Server).greaderMarkAllRead},
+		"rename-tag":            {true, (*Server).greaderRenameTag},
+		"disable-tag":           {true, (*Server).greaderDisableTag},
 	}
 }
 
@@ -347,7 +351,7 @@ func (s *Server) greaderUserInfo(w http.ResponseWriter, req *greaderRequest) err
 	return nil
 }
 
-// greaderCategory is a folder of a subscription (TODO(folders): none yet).
+// greaderCategory is the folder of a subscription.
 type greaderCategory struct {
 	ID    string `json:"id"`
 	Label string `json:"label"`
@@ -378,7 +382,11 @@ func (s *Server) greaderSubscriptions(w http.ResponseWriter, req *greaderRequest
 	}
 	out := make([]greaderSubscription, 0, len(srcs))
 	for _, src := range srcs {
-		out = append(out, greaderSubscription{ID: "feed/" + src.URL, Title: sourceTitle(src), Categories: []greaderCategory{},
+		cats := []greaderCategory{}
+		if src.Folder != "" {
+			cats = append(cats, greaderCategory{ID: folderLabel(src.Folder), Label: src.Folder})
+		}
+		out = append(out, greaderSubscription{ID: "feed/" + src.URL, Title: sourceTitle(src), Categories: cats,
 			URL: src.URL, HTMLURL: siteOf(src.URL), SortID: fmt.Sprintf("%08X", src.ID), FirstItem: strconv.FormatInt(src.CreatedAt.UnixMilli(), 10)})
 	}
 	if req.streamsAsFeeds {
@@ -428,8 +436,8 @@ func (s *Server) greaderSourceByURL(ctx context.Context, userID int64, u string)
 }
 
 // greaderEditSubscription is subscription/edit: ac=subscribe, unsubscribe or edit, for one or
-// more s=feed/ADDRESS; t= renames (or names a new subscription). Folder labels (a=, r=) are
-// accepted and ignored until sources have folders.
+// more s=feed/ADDRESS; t= renames (or names a new subscription); a=user/-/label/NAME puts it in
+// that folder (made when new), r=user/-/label/NAME takes it out of that folder.
 func (s *Server) greaderEditSubscription(w http.ResponseWriter, req *greaderRequest) error {
 	ctx, uid := req.r.Context(), req.user.ID
 	streams := req.params["s"]
@@ -445,7 +453,11 @@ func (s *Server) greaderEditSubscription(w http.ResponseWriter, req *greaderRequ
 		}
 		switch ac {
 		case "subscribe":
-			if _, err := s.greaderFollow(ctx, uid, u, title); err != nil {
+			src, err := s.greaderFollow(ctx, uid, u, title)
+			if err != nil {
+				return err
+			}
+			if err := req.moveByLabels(src.ID, src.Folder); err != nil {
 				return err
 			}
 		case "unsubscribe":
@@ -466,7 +478,13 @@ func (s *Server) greaderEditSubscription(w http.ResponseWriter, req *greaderRequ
 					return err
 				}
 			}
-			// TODO(folders): a=user/-/label/NAME and r=… move the source between folders.
+			src, err := s.opts.Sources.Get(ctx, uid, id)
+			if err != nil {
+				return err
+			}
+			if err := req.moveByLabels(id, src.Folder); err != nil {
+				return err
+			}
 		default:
 			return badRequest("ac must be subscribe, unsubscribe or edit.")
 		}
@@ -498,12 +516,20 @@ func (s *Server) greaderQuickAdd(w http.ResponseWriter, req *greaderRequest) err
 }
 
 func (s *Server) greaderTags(w http.ResponseWriter, req *greaderRequest) error {
-	writeJSON(w, http.StatusOK, map[string]any{"tags": []map[string]string{
+	tags := []map[string]string{
 		{"id": stateStarred},
 		{"id": stateRead},
 		{"id": stateReadingList},
 		{"id": "user/-/label/" + greaderTopLabel, "type": "tag"},
-	}})
+	}
+	fs, err := s.opts.Sources.Folders(req.r.Context(), req.user.ID)
+	if err != nil {
+		return err
+	}
+	for _, f := range fs {
+		tags = append(tags, map[string]string{"id": folderLabel(f.Name), "type": "folder"})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tags": tags})
 	return nil
 }
 
@@ -527,12 +553,30 @@ func (s *Server) greaderUnreadCount(w http.ResponseWriter, req *greaderRequest) 
 	out := []count{}
 	total := 0
 	var latest time.Time
+	type folderCount struct {
+		n      int
+		newest time.Time
+	}
+	folders := map[string]*folderCount{}
+	var folderNames []string
 	for _, src := range srcs {
 		n := counts[src.ID]
 		total += n
 		at := newest[src.ID]
 		if at.After(latest) {
 			latest = at
+		}
+		if src.Folder != "" {
+			fc := folders[src.Folder]
+			if fc == nil {
+				fc = &folderCount{}
+				folders[src.Folder] = fc
+				folderNames = append(folderNames, src.Folder)
+			}
+			fc.n += n
+			if n > 0 && at.After(fc.newest) {
+				fc.newest = at
+			}
 		}
 		nu := "0"
 		if n > 0 {
@@ -544,6 +588,13 @@ func (s *Server) greaderUnreadCount(w http.ResponseWriter, req *greaderRequest) 
 	if total > 0 {
 		lu = usec(latest)
 	}
+	for _, name := range folderNames {
+		fu := "0"
+		if fc := folders[name]; fc.n > 0 {
+			fu = usec(fc.newest)
+		}
+		out = append(out, count{folderLabel(name), folders[name].n, fu})
+	}
 	out = append(out, count{stateReadingList, total, lu}, count{"user/-/label/" + greaderTopLabel, top, lu})
 	writeJSON(w, http.StatusOK, map[string]any{"max": total, "unreadcounts": out})
 	return nil
@@ -553,8 +604,9 @@ func (s *Server) greaderUnreadCount(w http.ResponseWriter, req *greaderRequest) 
 type streamQuery struct {
 	id          string // as asked, for the answer
 	sourceID    int64
-	readState   int // 0 any, 1 unread, 2 read
-	starState   int // 0 any, 1 starred, 2 not starred
+	folderID    int64 // a folder's sources (a label stream)
+	readState   int   // 0 any, 1 unread, 2 read
+	starState   int   // 0 any, 1 starred, 2 not starred
 	minScore    int
 	empty       bool // a label no item has: an empty stream
 	oldest      time.Time
@@ -584,8 +636,26 @@ func (req *greaderRequest) applyTarget(q *streamQuery, target string, exclude bo
 			return badRequest("Excluding the %s label is not supported.", greaderTopLabel)
 		}
 		q.minScore = greaderTopScore
-	case strings.HasPrefix(t, "user/-/label/") || strings.HasPrefix(t, "user/-/state/"):
-		// Other labels (folders, later) and states (broadcast, like…) hold no items yet.
+	case strings.HasPrefix(t, "user/-/label/"):
+		f, err := req.folder(strings.TrimPrefix(t, "user/-/label/"))
+		if err != nil {
+			return err
+		}
+		if f == nil { // a label that is no folder holds no items
+			if !exclude {
+				q.empty = true
+			}
+			return nil
+		}
+		if exclude {
+			return badRequest("Excluding a folder is not supported.")
+		}
+		if q.folderID != 0 && q.folderID != f.ID {
+			q.empty = true
+		}
+		q.folderID = f.ID
+	case strings.HasPrefix(t, "user/-/state/"):
+		// Other states (broadcast, like…) hold no items.
 		if !exclude {
 			q.empty = true
 		}
@@ -720,7 +790,7 @@ func (req *greaderRequest) refs(q *streamQuery) ([]*app.Item, string, error) {
 	if q.empty {
 		return nil, "", nil
 	}
-	items, sorts, err := req.store.GReaderRefs(req.r.Context(), req.user.ID, q.sourceID, q.readState, q.starState, q.minScore,
+	items, sorts, err := req.store.GReaderRefs(req.r.Context(), req.user.ID, q.sourceID, q.folderID, q.readState, q.starState, q.minScore,
 		q.oldest, q.newest, q.oldestFirst, q.afterSort, q.afterID, q.n+1)
 	if err != nil {
 		return nil, "", err
@@ -828,8 +898,11 @@ type greaderItem struct {
 
 func longItemID(id int64) string { return fmt.Sprintf("%s%016x", itemIDPrefix, id) }
 
-func itemCategories(it *app.Item) []string {
+func itemCategories(it *app.Item, folder string) []string {
 	cats := []string{stateReadingList}
+	if folder != "" {
+		cats = append(cats, folderLabel(folder))
+	}
 	if it.ReadAt != nil {
 		cats = append(cats, stateRead)
 	}
@@ -849,7 +922,7 @@ func (s *Server) greaderItems(req *greaderRequest, ids []int64) ([]greaderItem, 
 	if err != nil {
 		return nil, err
 	}
-	urls := map[int64]string{}
+	urls, folders := map[int64]string{}, map[int64]string{}
 	out := make([]greaderItem, 0, len(items))
 	for _, it := range items {
 		u, ok := urls[it.SourceID]
@@ -858,11 +931,11 @@ func (s *Server) greaderItems(req *greaderRequest, ids []int64) ([]greaderItem, 
 			if err != nil {
 				return nil, err
 			}
-			u, urls[it.SourceID] = src.URL, src.URL
+			u, urls[it.SourceID], folders[it.SourceID] = src.URL, src.URL, src.Folder
 		}
 		g := greaderItem{ID: longItemID(it.ID), CrawlTimeMsec: strconv.FormatInt(it.CreatedAt.UnixMilli(), 10),
 			TimestampUsec: usec(sortTime(it)), Published: sortTime(it).Unix(), Updated: sortTime(it).Unix(), Title: it.Title,
-			Canonical: []greaderLink{}, Alternate: []greaderLink{}, Categories: itemCategories(it), Author: it.Author}
+			Canonical: []greaderLink{}, Alternate: []greaderLink{}, Categories: itemCategories(it, folders[it.SourceID]), Author: it.Author}
 		if it.Link != "" {
 			g.Canonical = []greaderLink{{Href: it.Link}}
 			g.Alternate = []greaderLink{{Href: it.Link, Type: "text/html"}}
@@ -977,7 +1050,95 @@ func (s *Server) greaderMarkAllRead(w http.ResponseWriter, req *greaderRequest) 
 		before = time.UnixMicro(us)
 	}
 	if !q.empty && q.readState != 2 {
-		if _, err := req.store.GReaderMarkAllRead(req.r.Context(), req.user.ID, q.sourceID, q.minScore, q.starState == 1, before); err != nil {
+		if _, err := req.store.GReaderMarkAllRead(req.r.Context(), req.user.ID, q.sourceID, q.folderID, q.minScore, q.starState == 1, before); err != nil {
+			return err
+		}
+	}
+	greaderText(w, http.StatusOK, "OK")
+	return nil
+}
+
+// folderLabel is a folder's label stream id.
+func folderLabel(name string) string { return "user/-/label/" + name }
+
+// folder returns the user's folder called name (any case), or nil when there is none.
+func (req *greaderRequest) folder(name string) (*app.Folder, error) {
+	fs, err := req.sources.Folders(req.r.Context(), req.user.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		if strings.EqualFold(f.Name, strings.TrimSpace(name)) {
+			return f, nil
+		}
+	}
+	return nil, nil
+}
+
+// moveByLabels applies subscription/edit's a= (put in the folder) and r= (take out of the
+// folder) to a source now in folder current. Labels that are not folders (states, Top
+// stories) are ignored.
+func (req *greaderRequest) moveByLabels(sourceID int64, current string) error {
+	ctx, uid := req.r.Context(), req.user.ID
+	for _, l := range req.params["r"] {
+		name, ok := strings.CutPrefix(normalizeTag(l), "user/-/label/")
+		if ok && current != "" && strings.EqualFold(strings.TrimSpace(name), current) {
+			if _, err := req.sources.Move(ctx, uid, sourceID, ""); err != nil {
+				return err
+			}
+			current = ""
+		}
+	}
+	for _, l := range req.params["a"] {
+		name, ok := strings.CutPrefix(normalizeTag(l), "user/-/label/")
+		if !ok || strings.EqualFold(name, greaderTopLabel) {
+			continue
+		}
+		if _, err := app.CleanFolderName(name); err != nil {
+			return err
+		}
+		src, err := req.sources.Move(ctx, uid, sourceID, name)
+		if err != nil {
+			return err
+		}
+		current = src.Folder
+	}
+	return nil
+}
+
+// greaderRenameTag is rename-tag: s=user/-/label/OLD dest=user/-/label/NEW renames a folder.
+func (s *Server) greaderRenameTag(w http.ResponseWriter, req *greaderRequest) error {
+	from, ok1 := strings.CutPrefix(normalizeTag(req.params.Get("s")), "user/-/label/")
+	to, ok2 := strings.CutPrefix(normalizeTag(req.params.Get("dest")), "user/-/label/")
+	if !ok1 || !ok2 {
+		return badRequest("Say which folder with s=user/-/label/NAME and its new name with dest=user/-/label/NEW-NAME.")
+	}
+	f, err := req.folder(from)
+	if err != nil {
+		return err
+	}
+	if f == nil {
+		return &greaderError{http.StatusNotFound, fmt.Sprintf("No folder is called %q.", from)}
+	}
+	if _, err := s.opts.Sources.RenameFolder(req.r.Context(), req.user.ID, f.ID, to); err != nil {
+		return err
+	}
+	greaderText(w, http.StatusOK, "OK")
+	return nil
+}
+
+// greaderDisableTag is disable-tag: s=user/-/label/NAME removes a folder; its sources stay.
+func (s *Server) greaderDisableTag(w http.ResponseWriter, req *greaderRequest) error {
+	name, ok := strings.CutPrefix(normalizeTag(req.params.Get("s")), "user/-/label/")
+	if !ok {
+		return badRequest("Say which folder with s=user/-/label/NAME.")
+	}
+	f, err := req.folder(name)
+	if err != nil {
+		return err
+	}
+	if f != nil {
+		if err := s.opts.Sources.DeleteFolder(req.r.Context(), req.user.ID, f.ID); err != nil {
 			return err
 		}
 	}

@@ -55,6 +55,13 @@ func itemFilter(r *http.Request, q url.Values) (app.ItemFilter, error) {
 		}
 		f.SourceID = id
 	}
+	if v := q.Get("folderId"); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id < 1 {
+			return f, app.Errorf(app.EINVALID, "folderId must be a folder's id.")
+		}
+		f.FolderID = id
+	}
 	switch st := app.ItemStatus(strings.ToUpper(q.Get("status"))); st {
 	case "", app.ItemNew, app.ItemPending, app.ItemProcessing, app.ItemDone, app.ItemError:
 		f.Status = st
@@ -222,14 +229,15 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil))
 		return
 	}
-	// Since your last visit: what is unread, best first (then newest).
-	items, err := s.opts.Sources.Items(r.Context(), app.ItemFilter{UserID: userID(r), Unread: true, Sort: "score", Limit: todayItems})
+	// Since your last visit: what is unread, best first (then newest); of one folder with ?folder=ID.
+	folderID, _ := strconv.ParseInt(r.URL.Query().Get("folder"), 10, 64)
+	items, err := s.opts.Sources.Items(r.Context(), app.ItemFilter{UserID: userID(r), Unread: true, Sort: "score", Limit: todayItems, FolderID: max(folderID, 0)})
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
-		Items: s.itemViews(items)}
+		Items: s.itemViews(items), Folders: s.folders(r), FolderID: folderID}
 	if sum.Offline() {
 		v.Unreachable = sum.Unreachable
 	}
@@ -295,6 +303,9 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("source"); v != "" {
 		q.Set("sourceId", v)
 	}
+	if v := q.Get("folder"); v != "" {
+		q.Set("folderId", v)
+	}
 	f, err := itemFilter(r, q)
 	if err != nil {
 		f = app.ItemFilter{UserID: userID(r)} // a hand-edited URL: show the defaults
@@ -322,6 +333,12 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	for _, src := range srcs {
 		if src.ID == f.SourceID {
 			v.SourceName = src.Name
+		}
+	}
+	v.Folders = s.folders(r)
+	for _, fo := range v.Folders {
+		if fo.ID == f.FolderID {
+			v.FolderName = fo.Name
 		}
 	}
 	// A picker of thousands of sources is neither quick to send nor to use: past
@@ -352,7 +369,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	}
 	link := func(offset int) string {
 		vals := url.Values{}
-		for _, k := range []string{"q", "show", "source", "topic", "tag", "minScore", "sort"} {
+		for _, k := range []string{"q", "show", "source", "folder", "topic", "tag", "minScore", "sort"} {
 			vals.Set(k, r.URL.Query().Get(k))
 		}
 		return pageLink("/items", vals, offset)

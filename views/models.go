@@ -15,11 +15,12 @@ type Page struct {
 	Current      string // today, items, sources, briefings, queues, settings
 	Version      string
 	Flashes      []Flash
-	ErrorSources int    // sources in ERROR, shown as a count on Sources
-	UnreadItems  int    // unread items, shown as a count on Items
-	FailedJobs   int    // failed jobs of every queue, shown as a count on Queues
-	Account      string // the signed-in user's name, when sign-in is required
-	Admin        bool   // whether the Queues page is theirs to see
+	ErrorSources int           // sources in ERROR, shown as a count on Sources
+	UnreadItems  int           // unread items, shown as a count on Items
+	FailedJobs   int           // failed jobs of every queue, shown as a count on Queues
+	Account      string        // the signed-in user's name, when sign-in is required
+	Admin        bool          // whether the Queues page is theirs to see
+	Folders      []*app.Folder // the user's folders with unread counts, listed under Items
 }
 
 // page builds the layout's data; it takes the pending flash.
@@ -38,6 +39,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 			p.UnreadItems = c.Unread
 		}
 	}
+	p.Folders = s.folders(r)
 	if s.opts.Queues != nil && p.Admin {
 		p.FailedJobs, _ = s.opts.Queues.FailedCount(r.Context())
 	}

@@ -200,7 +200,7 @@ func (s *Server) renderSource(w http.ResponseWriter, r *http.Request, status int
 		return
 	}
 	sv := s.sourceView(src)
-	v := SourcePageView{Source: sv, Items: items, EditName: name, EditEvery: every, EditError: problem}
+	v := SourcePageView{Source: sv, Items: items, EditName: name, EditEvery: every, EditError: problem, Folders: s.folders(r)}
 	if v.EditName == "" && problem == "" {
 		v.EditName = sv.Name
 	}
@@ -342,6 +342,10 @@ func (s *Server) editSource(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	u := app.SourceUpdate{Name: &name, RefreshIntervalMinutes: &n, AutoInterval: &auto}
+	if _, ok := r.PostForm["folder"]; ok {
+		folder := strings.TrimSpace(r.PostFormValue("folder"))
+		u.Folder = &folder
+	}
 	if _, err := s.opts.Sources.Update(r.Context(), userID(r), src.ID, u); err != nil {
 		if app.ErrorCode(err) == app.EINVALID {
 			s.renderSource(w, r, http.StatusUnprocessableEntity, src, name, every, app.ErrorMessage(err))
@@ -446,6 +450,8 @@ type SourceJSON struct {
 	ErrorCount             int     `json:"errorCount"`
 	ItemCount              int     `json:"itemCount"`
 	CreatedAt              *string `json:"createdAt"`
+	Folder                 string  `json:"folder"`      // the folder's name; "" in no folder
+	UnreadCount            int     `json:"unreadCount"` // unread, not hidden items
 }
 
 // NewSourceJSON makes the API form of a source.
@@ -456,6 +462,7 @@ func NewSourceJSON(s *app.Source) SourceJSON {
 		RefreshIntervalMinutes: s.RefreshIntervalMinutes, AutoInterval: s.AutoInterval,
 		LastFetchedAt: jsonTime(s.LastFetchedAt), NextFetchAt: jsonTime(s.NextFetchAt), QueuedAt: jsonTime(s.QueuedAt),
 		LastError: s.LastError, ErrorCount: s.ErrorCount, ItemCount: s.ItemCount, CreatedAt: jsonTime(&created),
+		Folder: s.Folder, UnreadCount: s.Unread,
 	}
 }
 
@@ -477,6 +484,7 @@ type createSourceRequest struct {
 	Name                   string `json:"name"`
 	Type                   string `json:"type"`
 	RefreshIntervalMinutes *int   `json:"refreshIntervalMinutes"`
+	Folder                 string `json:"folder"`
 }
 
 func (s *Server) apiCreateSource(w http.ResponseWriter, r *http.Request) {
@@ -485,7 +493,7 @@ func (s *Server) apiCreateSource(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	in := app.AddSource{UserID: userID(r), URL: req.URL, Name: req.Name, Type: app.SourceType(strings.ToLower(strings.TrimSpace(req.Type)))}
+	in := app.AddSource{UserID: userID(r), URL: req.URL, Name: req.Name, Type: app.SourceType(strings.ToLower(strings.TrimSpace(req.Type))), Folder: req.Folder}
 	if req.Type == "auto" {
 		in.Type = ""
 	}
@@ -522,6 +530,7 @@ type updateSourceRequest struct {
 	RefreshIntervalMinutes *int    `json:"refreshIntervalMinutes"`
 	Status                 *string `json:"status"`
 	AutoInterval           *bool   `json:"autoInterval"`
+	Folder                 *string `json:"folder"`
 }
 
 func (s *Server) apiUpdateSource(w http.ResponseWriter, r *http.Request) {
@@ -534,7 +543,7 @@ func (s *Server) apiUpdateSource(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	u := app.SourceUpdate{Name: req.Name, RefreshIntervalMinutes: req.RefreshIntervalMinutes, AutoInterval: req.AutoInterval}
+	u := app.SourceUpdate{Name: req.Name, RefreshIntervalMinutes: req.RefreshIntervalMinutes, AutoInterval: req.AutoInterval, Folder: req.Folder}
 	if req.Status != nil {
 		st := app.SourceStatus(strings.ToUpper(strings.TrimSpace(*req.Status)))
 		u.Status = &st
@@ -643,6 +652,9 @@ type SourceView struct {
 	LastError    string
 	ErrorCount   int
 	Hint         string // what to do about a source that brings nothing, "" when it is fine
+	Folder       string // the folder's name; "" in no folder
+	Unread       int
+	IconHref     string // the stored favicon; "" when there is none (the initials stand in)
 }
 
 // Failing reports whether the last fetch failed (whether or not the source is in ERROR yet):
@@ -718,6 +730,9 @@ func (s *Server) sourceView(src *app.Source) SourceView {
 		LastError:    src.LastError,
 		ErrorCount:   src.ErrorCount,
 		Hint:         sourceHint(src),
+		Folder:       src.Folder,
+		Unread:       src.Unread,
+		IconHref:     iconHref(src),
 	}
 }
 

@@ -39,3 +39,8 @@ func (a Adapter) ArticleText(ctx context.Context, url string) (string, error) {
 	}
 	return art.Text, nil
 }
+
+// Icon finds and fetches a site's favicon (see Fetcher.Icon).
+func (a Adapter) Icon(ctx context.Context, siteURL string) (*app.Icon, error) {
+	return a.Fetcher.Icon(ctx, siteURL)
+}

@@ -80,6 +80,11 @@ func parseURL(raw string) (*url.URL, error) {
 
 // get fetches rawURL with the Fetcher's limits. accept is the Accept header.
 func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified string) (*response, error) {
+	return f.getMax(ctx, rawURL, accept, etag, lastModified, f.opts.MaxBodyBytes)
+}
+
+// getMax is get with a smaller body limit (icons).
+func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified string, maxBytes int64) (*response, error) {
 	u, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -139,11 +144,11 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 		return nil, e
 	}
 
-	tooLarge := &Error{Kind: KindTooLarge, Message: fmt.Sprintf("The response is larger than %s.", formatBytes(f.opts.MaxBodyBytes))}
+	tooLarge := &Error{Kind: KindTooLarge, Message: fmt.Sprintf("The response is larger than %s.", formatBytes(maxBytes))}
 	var body io.Reader = resp.Body
 	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); {
 	case resp.Uncompressed, enc == "", enc == "identity":
-		if resp.ContentLength > f.opts.MaxBodyBytes {
+		if resp.ContentLength > maxBytes {
 			return nil, tooLarge // refused unread
 		}
 	case enc == "gzip", enc == "x-gzip":
@@ -165,8 +170,8 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 		defer zr.Close()
 		body = zr
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(resp.ContentLength, 0), f.opts.MaxBodyBytes)+bytes.MinRead))
-	_, err = buf.ReadFrom(io.LimitReader(body, f.opts.MaxBodyBytes+1))
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(resp.ContentLength, 0), maxBytes)+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(body, maxBytes+1))
 	res.body = buf.Bytes()
 	if err != nil {
 		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) && ctx.Err() == nil {
@@ -174,7 +179,7 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 		}
 		return nil, f.netError(ctx, u, err)
 	}
-	if int64(len(res.body)) > f.opts.MaxBodyBytes {
+	if int64(len(res.body)) > maxBytes {
 		return nil, tooLarge
 	}
 	return res, nil
