@@ -397,7 +397,8 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 		next = *r.NextFetchAt
 	}
 	var newIDs []int64
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.groupTx(ctx, func(tx *sql.Tx) error {
+		newIDs = nil
 		var exists int
 		if err := tx.QueryRowContext(ctx, `select count(*) from sources where id = ?`, src.ID).Scan(&exists); err != nil {
 			return fmt.Errorf("sqlite: finish fetch: %w", err)
@@ -453,7 +454,7 @@ func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame 
 		wait = time.Duration(src.RefreshIntervalMinutes) * time.Minute
 	}
 	wait = max(wait, retryAfter)
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	return db.groupTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
 			last_error = ?, error_count = ?, next_fetch_at = ?,
 			status = case when status = 'PAUSED' then 'PAUSED' when ? >= ? then 'ERROR' else status end
