@@ -369,7 +369,8 @@ func (db *DB) StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter
 }
 
 var (
-	qFinishFetch = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
+	qSourceExists = hot(`select count(*) from sources where id = ?`)
+	qFinishFetch  = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
 		last_fetched_at = ?, next_fetch_at = ?, last_error = '', error_count = 0,
 		status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
 		etag = ?, last_modified = ?, name = ?, refresh_interval_minutes = ?
@@ -400,7 +401,7 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 	err := db.groupTx(ctx, func(tx *sql.Tx) error {
 		newIDs = nil
 		var exists int
-		if err := tx.QueryRowContext(ctx, `select count(*) from sources where id = ?`, src.ID).Scan(&exists); err != nil {
+		if err := db.stmt(ctx, tx, qSourceExists).QueryRowContext(ctx, src.ID).Scan(&exists); err != nil {
 			return fmt.Errorf("sqlite: finish fetch: %w", err)
 		}
 		if exists == 0 {
