@@ -1,4 +1,4 @@
--- Fewer B-trees per item (issue 14): every item stored wrote 14 of them. These four are covered
+-- Fewer B-trees per item (issue 14): each item stored wrote every one of them. These four are covered
 -- by other indexes, measured with 100,000 items by BenchmarkItemIndexes (BENCHMARKS.md):
 -- the river's pages sort by coalesce(published_at, created_at) (items_user_sort_idx and the
 -- partial indexes of 0013), one source's pages by items_source_sort_idx, a source's items are
