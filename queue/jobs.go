@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime/debug"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,7 +69,7 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 	if j.q == nil {
 		return errors.New("queue: job has no queue")
 	}
-	if err := j.q.gq.DeleteTx(ctx, tx, goqite.ID(j.ID)); err != nil {
+	if err := j.q.deleteTx(ctx, tx, goqite.ID(j.ID)); err != nil {
 		return err
 	}
 	j.q.countOK()
@@ -177,7 +178,13 @@ type Queue struct {
 	paused   bool      // as last read or set
 	pausedAt time.Time // when
 	running  atomic.Bool
+	stmtMu   sync.Mutex
+	stmts    map[string]*sql.Stmt // prepared on the write pool, by query
 }
+
+// goqiteMaxReceive is goqite's MaxReceive as we set it: our own attempts and delivery limit
+// replace it, since goqite's would strand messages.
+const goqiteMaxReceive = 1_000_000
 
 // New returns a queue. It panics without DB or Name, which is a programming error.
 func New(opts Options) *Queue {
@@ -200,9 +207,9 @@ func New(opts Options) *Queue {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Queue{
-		opts: opts,
-		// Our own attempts and delivery limit replace goqite's MaxReceive, which would strand messages.
-		gq:       goqite.New(goqite.NewOpts{DB: opts.DB, Name: opts.Name, MaxReceive: 1_000_000, Timeout: opts.Timeout}),
+		opts:     opts,
+		gq:       goqite.New(goqite.NewOpts{DB: opts.DB, Name: opts.Name, MaxReceive: goqiteMaxReceive, Timeout: opts.Timeout}),
+		stmts:    map[string]*sql.Stmt{},
 		log:      opts.Log.With("component", "queue", "queue", opts.Name),
 		clock:    app.ClockOrSystem(opts.Clock),
 		handlers: map[string]Handler{},
@@ -352,6 +359,9 @@ func (q *Queue) Run(ctx context.Context) error {
 		return fmt.Errorf("queue %s: already running", q.opts.Name)
 	}
 	defer q.running.Store(false)
+	if err := q.prepare(ctx); err != nil {
+		q.log.Warn("hot statements stay unprepared", "error", err)
+	}
 
 	// Jobs get a context of their own, cancelled only when the grace period is over.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
@@ -410,6 +420,8 @@ func (q *Queue) Run(ctx context.Context) error {
 }
 
 // receive hands messages to the workers while a worker slot is free, until ctx is cancelled.
+// It claims as many messages as there are free slots in one write transaction: with the
+// single write connection, a transaction per job was a large part of the writer's time.
 func (q *Queue) receive(ctx context.Context, msgs chan<- delivery, slots chan struct{}) {
 	for {
 		select {
@@ -417,13 +429,19 @@ func (q *Queue) receive(ctx context.Context, msgs chan<- delivery, slots chan st
 		case <-ctx.Done():
 			return
 		}
+		n := 1 + q.moreSlots(slots)
 		for {
 			wait := q.opts.PollInterval
 			if !q.pausedNow(ctx) {
 				// Not cancelled mid-transaction by shutdown: a received message is always dispatched.
-				d, err := q.receiveOne(context.WithoutCancel(ctx))
-				if err == nil && d != nil {
-					msgs <- *d
+				ds, err := q.receiveMany(context.WithoutCancel(ctx), n)
+				if err == nil && len(ds) > 0 {
+					for _, d := range ds {
+						msgs <- d
+					}
+					for range n - len(ds) {
+						<-slots
+					}
 					break
 				}
 				if err != nil {
@@ -431,9 +449,25 @@ func (q *Queue) receive(ctx context.Context, msgs chan<- delivery, slots chan st
 				}
 			}
 			if !q.sleep(ctx, wait) {
-				<-slots
+				for range n {
+					<-slots
+				}
 				return
 			}
+			n += q.moreSlots(slots) // workers that finished while we waited
+		}
+	}
+}
+
+// moreSlots takes the worker slots that are free right now, without waiting, and says how many.
+func (q *Queue) moreSlots(slots chan struct{}) int {
+	n := 0
+	for {
+		select {
+		case slots <- struct{}{}:
+			n++
+		default:
+			return n
 		}
 	}
 }
@@ -454,28 +488,139 @@ func (q *Queue) sleep(ctx context.Context, d time.Duration) bool {
 // RegisterClaim sets the ClaimFunc of a kind (before Run).
 func (q *Queue) RegisterClaim(kind string, c ClaimFunc) { q.claims[kind] = c }
 
-// receiveOne receives a message, reads its delivery count and runs its kind's ClaimFunc, all
-// in one write transaction. It returns nil when the queue is empty.
-func (q *Queue) receiveOne(ctx context.Context) (*delivery, error) {
-	var d *delivery
+// receiveSQL is goqite's ReceiveTx for up to n messages at once, prepared once per queue
+// (goqite builds and parses its query on every call), and it returns each message's delivery
+// count, which goqite does not. It keeps goqite's semantics: the highest priority first, then
+// the oldest; visible from the timeout on; received counted; the same time format.
+const receiveSQL = `update goqite set timeout = ?, received = received + 1
+	where id in (
+		select id from goqite
+		where queue = ? and ? >= timeout and received < ?
+		order by priority desc, created
+		limit ?)
+	returning id, body, received, priority, created`
+
+// deleteSQL is goqite's DeleteTx, prepared.
+const deleteSQL = `delete from goqite where queue = ? and id = ?`
+
+// prepare prepares the queue's hot statements on the write pool (outside any transaction: the
+// pool has one connection). Run calls it; until then the statements run unprepared.
+func (q *Queue) prepare(ctx context.Context) error {
+	for _, query := range []string{receiveSQL, deleteSQL} {
+		q.stmtMu.Lock()
+		_, ok := q.stmts[query]
+		q.stmtMu.Unlock()
+		if ok {
+			continue
+		}
+		st, err := q.opts.DB.PrepareContext(ctx, query)
+		if err != nil {
+			return fmt.Errorf("queue %s: prepare: %w", q.opts.Name, err)
+		}
+		q.stmtMu.Lock()
+		q.stmts[query] = st
+		q.stmtMu.Unlock()
+	}
+	return nil
+}
+
+// stmt returns one of the queue's statements bound to tx: prepared once Run has prepared them.
+func (q *Queue) stmt(ctx context.Context, tx *sql.Tx, query string) *txStmt {
+	q.stmtMu.Lock()
+	st := q.stmts[query]
+	q.stmtMu.Unlock()
+	if st == nil {
+		return &txStmt{tx: tx, query: query}
+	}
+	return &txStmt{st: tx.StmtContext(ctx, st)}
+}
+
+// txStmt is a prepared statement or, before Run, the query text, within a transaction.
+type txStmt struct {
+	st    *sql.Stmt
+	tx    *sql.Tx
+	query string
+}
+
+func (s *txStmt) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
+	if s.st != nil {
+		return s.st.ExecContext(ctx, args...)
+	}
+	return s.tx.ExecContext(ctx, s.query, args...)
+}
+
+func (s *txStmt) QueryContext(ctx context.Context, args ...any) (*sql.Rows, error) {
+	if s.st != nil {
+		return s.st.QueryContext(ctx, args...)
+	}
+	return s.tx.QueryContext(ctx, s.query, args...)
+}
+
+// deleteTx deletes a message in tx (goqite's DeleteTx with a prepared statement).
+func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, id goqite.ID) error {
+	_, err := q.stmt(ctx, tx, deleteSQL).ExecContext(ctx, q.opts.Name, string(id))
+	return err
+}
+
+// receiveMany receives up to n messages, with their delivery counts, and runs their kinds'
+// ClaimFuncs, all in one write transaction. It returns none when the queue is empty.
+func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
+	var ds []delivery
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		m, err := q.gq.ReceiveTx(ctx, tx)
-		if err != nil || m == nil {
+		ds = ds[:0]
+		now := time.Now().UTC()
+		rows, err := q.stmt(ctx, tx, receiveSQL).QueryContext(ctx, now.Add(q.opts.Timeout).Format(timeFormat), q.opts.Name, now.Format(timeFormat), goqiteMaxReceive, max(n, 1))
+		if err != nil {
 			return err
 		}
-		d = &delivery{m: m}
-		if err := tx.QueryRowContext(ctx, `select received from goqite where id = ?`, m.ID).Scan(&d.received); err != nil {
+		type row struct {
+			priority int
+			created  string
+		}
+		var order []row
+		for rows.Next() {
+			var d delivery
+			var r row
+			d.m = &goqite.Message{}
+			if err := rows.Scan(&d.m.ID, &d.m.Body, &d.received, &r.priority, &r.created); err != nil {
+				_ = rows.Close()
+				return err
+			}
+			ds = append(ds, d)
+			order = append(order, r)
+		}
+		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 			return err
 		}
-		if json.Unmarshal(m.Body, &d.env) != nil || d.env.Kind == "" {
-			return nil // dead-lettered by handle
+		// RETURNING gives no order: hand the jobs out as goqite would have, priority then age.
+		idx := make([]int, len(ds))
+		for i := range idx {
+			idx[i] = i
 		}
-		d.decodeOK = true
-		d.env.Attempt = max(d.env.Attempt, 1)
-		if claim := q.claims[d.env.Kind]; claim != nil && d.received <= q.opts.MaxDeliveries {
-			job := Job{ID: string(m.ID), Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received}
-			if d.claimed, err = claim(ctx, tx, job); err != nil {
-				return fmt.Errorf("claim %s: %w", d.env.Kind, err)
+		sort.SliceStable(idx, func(a, b int) bool {
+			ra, rb := order[idx[a]], order[idx[b]]
+			if ra.priority != rb.priority {
+				return ra.priority > rb.priority
+			}
+			return ra.created < rb.created
+		})
+		sorted := make([]delivery, len(ds))
+		for i, j := range idx {
+			sorted[i] = ds[j]
+		}
+		ds = sorted
+		for i := range ds {
+			d := &ds[i]
+			if json.Unmarshal(d.m.Body, &d.env) != nil || d.env.Kind == "" {
+				continue // dead-lettered by handle
+			}
+			d.decodeOK = true
+			d.env.Attempt = max(d.env.Attempt, 1)
+			if claim := q.claims[d.env.Kind]; claim != nil && d.received <= q.opts.MaxDeliveries {
+				job := Job{ID: string(d.m.ID), Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received}
+				if d.claimed, err = claim(ctx, tx, job); err != nil {
+					return fmt.Errorf("claim %s: %w", d.env.Kind, err)
+				}
 			}
 		}
 		return nil
@@ -483,7 +628,7 @@ func (q *Queue) receiveOne(ctx context.Context) (*delivery, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d, nil
+	return ds, nil
 }
 
 // handle runs one message and records the outcome.
@@ -530,7 +675,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		log.Debug("job done", "duration", took)
 	case err == nil:
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {
-			return q.gq.DeleteTx(wctx, tx, m.ID)
+			return q.deleteTx(wctx, tx, m.ID)
 		}); err != nil {
 			log.Error("record success", "error", err)
 			return
@@ -560,7 +705,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		next := env
 		next.Attempt++
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {
-			if err := q.gq.DeleteTx(wctx, tx, m.ID); err != nil {
+			if err := q.deleteTx(wctx, tx, m.ID); err != nil {
 				return err
 			}
 			if err := q.sendTx(wctx, tx, next, delay); err != nil {
@@ -629,7 +774,7 @@ func (q *Queue) deadLetter(log *slog.Logger, m *goqite.Message, kind string, att
 			string(m.ID), q.opts.Name, kind, m.Body, attempts, cause.Error(), q.clock.Now().UTC().Format(timeFormat)); err != nil {
 			return err
 		}
-		if err := q.gq.DeleteTx(ctx, tx, m.ID); err != nil {
+		if err := q.deleteTx(ctx, tx, m.ID); err != nil {
 			return err
 		}
 		return q.countTx(ctx, tx, 0, 1)

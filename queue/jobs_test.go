@@ -623,3 +623,80 @@ func TestQueueWorkers(t *testing.T) {
 		eventually(t, "the job", func() bool { return ran.Load() == 1 })
 	})
 }
+
+// TestQueueBatchClaim: the receiver claims as many jobs as there are free workers in one
+// transaction, in goqite's order (highest priority first), each exactly once, with its claim.
+func TestQueueBatchClaim(t *testing.T) {
+	db := sqlitetest.New(t)
+	q := newQueue(t, db, queue.Options{Workers: 4})
+	var mu sync.Mutex
+	var claimed []int
+	ran := map[int]int{}
+	txs := map[*sql.Tx]int{}
+	q.RegisterClaim("job", func(ctx context.Context, tx *sql.Tx, job queue.Job) (any, error) {
+		var p struct{ N, P int }
+		if err := json.Unmarshal(job.Data, &p); err != nil {
+			return nil, err
+		}
+		// The claim writes in the receiving transaction, as the fetch claim marks its source.
+		if _, err := tx.ExecContext(ctx, `insert into queue_state (queue, paused) values (?, 0)`, job.ID); err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		claimed = append(claimed, p.P)
+		txs[tx]++
+		mu.Unlock()
+		return p.N, nil
+	})
+	q.Register("job", func(ctx context.Context, job queue.Job) error {
+		mu.Lock()
+		ran[job.Claimed.(int)]++
+		mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+		return nil
+	})
+	const n = 40
+	for i := range n {
+		p := 0
+		if i >= n/2 {
+			p = 10 // sent last, received first
+		}
+		if err := q.Send(t.Context(), "job", 1, map[string]int{"N": i, "P": p}, queue.SendOptions{Priority: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, q)
+	eventually(t, "all jobs", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(ran) == n
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	for i := range n {
+		if ran[i] != 1 {
+			t.Errorf("job %d ran %d times", i, ran[i])
+		}
+	}
+	for i, p := range claimed {
+		if want := 10; i < n/2 && p != want {
+			t.Fatalf("claim %d had priority %d: the high-priority jobs were not received first (%v)", i, p, claimed)
+		}
+	}
+	if txs[firstTx(txs)] < 2 && len(txs) >= n {
+		t.Errorf("%d jobs claimed in %d transactions: never more than one per transaction", n, len(txs))
+	}
+	if got := count(t, db, `select count(*) from queue_state where queue != ?`, name); got != n {
+		t.Errorf("%d claims stored, want %d", got, n)
+	}
+}
+
+func firstTx(m map[*sql.Tx]int) *sql.Tx {
+	var best *sql.Tx
+	for tx, n := range m {
+		if best == nil || n > m[best] {
+			best = tx
+		}
+	}
+	return best
+}

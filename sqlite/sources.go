@@ -407,7 +407,8 @@ func (db *DB) StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter
 }
 
 var (
-	qFinishFetch = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
+	qSourceExists = hot(`select count(*) from sources where id = ?`)
+	qFinishFetch  = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
 		last_fetched_at = ?, next_fetch_at = ?, last_error = '', error_count = 0,
 		status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
 		etag = ?, last_modified = ?, name = ?, refresh_interval_minutes = ?
@@ -435,9 +436,10 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 		next = *r.NextFetchAt
 	}
 	var newIDs []int64
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.groupTx(ctx, func(tx *sql.Tx) error {
+		newIDs = nil
 		var exists int
-		if err := tx.QueryRowContext(ctx, `select count(*) from sources where id = ?`, src.ID).Scan(&exists); err != nil {
+		if err := db.stmt(ctx, tx, qSourceExists).QueryRowContext(ctx, src.ID).Scan(&exists); err != nil {
 			return fmt.Errorf("sqlite: finish fetch: %w", err)
 		}
 		if exists == 0 {
@@ -491,7 +493,7 @@ func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame 
 		wait = time.Duration(src.RefreshIntervalMinutes) * time.Minute
 	}
 	wait = max(wait, retryAfter)
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	return db.groupTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
 			last_error = ?, error_count = ?, next_fetch_at = ?,
 			status = case when status = 'PAUSED' then 'PAUSED' when ? >= ? then 'ERROR' else status end

@@ -40,6 +40,7 @@ type DB struct {
 	log   *slog.Logger
 	clock app.Clock
 	stmts sync.Map // query → *sql.Stmt prepared on Write: the hot statements skip SQL parsing
+	group grouper  // the transactions waiting to share a commit (group.go)
 }
 
 // Options for Open.

@@ -1,0 +1,157 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+)
+
+// Group commit. The fetch workers each end a job with a write transaction (the items, the
+// source's state and the job's acknowledgement); with the single write connection those
+// transactions queue for it, and a commit (with its WAL write) cost as much as the rest of the
+// transaction. groupTx runs the transactions that are waiting when the writer becomes free in
+// one database transaction, each in a savepoint of its own: one that fails is rolled back
+// alone and gets its error; the others commit together, and none of them returns before its
+// commit is durable. A crash before the commit loses all of them, like separate transactions
+// that had not committed yet; nothing is ever half stored.
+
+// groupMax bounds how many transactions share a commit, so that none waits long for the others.
+const groupMax = 64
+
+type groupReq struct {
+	ctx   context.Context
+	fn    func(tx *sql.Tx) error
+	err   error
+	panic any
+	done  chan struct{}
+}
+
+type grouper struct {
+	mu      sync.Mutex
+	pending []*groupReq
+	running bool
+}
+
+// groupTx runs fn in a write transaction that it may share with other callers of groupTx
+// (see above). fn must not hold on to tx, and must return an error for anything it did not
+// finish: its writes are rolled back then, and only its own.
+func (db *DB) groupTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	r := &groupReq{ctx: ctx, fn: fn, done: make(chan struct{})}
+	g := &db.group
+	g.mu.Lock()
+	g.pending = append(g.pending, r)
+	lead := !g.running
+	g.running = true
+	g.mu.Unlock()
+	if lead {
+		db.drain(r)
+	}
+	<-r.done
+	if r.panic != nil {
+		panic(r.panic)
+	}
+	return r.err
+}
+
+// drain commits the waiting transactions, batch after batch, until mine is done; then it hands
+// what still waits to a goroutine of its own, so that a worker is not kept committing for others.
+func (db *DB) drain(mine *groupReq) {
+	g := &db.group
+	for {
+		g.mu.Lock()
+		batch := g.pending[:min(len(g.pending), groupMax)]
+		if len(batch) == 0 {
+			g.running = false
+			g.mu.Unlock()
+			return
+		}
+		g.pending = append([]*groupReq(nil), g.pending[len(batch):]...)
+		g.mu.Unlock()
+		db.runGroup(batch)
+		if mine == nil {
+			continue
+		}
+		select {
+		case <-mine.done:
+			go db.drain(nil)
+			return
+		default:
+		}
+	}
+}
+
+// runGroup runs a batch of transactions in one and tells each caller how it went.
+func (db *DB) runGroup(batch []*groupReq) {
+	defer func() {
+		for _, r := range batch {
+			close(r.done)
+		}
+	}()
+	if len(batch) == 1 {
+		r := batch[0]
+		r.err = db.tx(r.ctx, func(tx *sql.Tx) error { return call(r, tx) })
+		return
+	}
+	// The shared transaction outlives any one caller's context; each fn uses its own.
+	ctx := context.WithoutCancel(batch[0].ctx)
+	tx, err := db.Write.BeginTx(ctx, nil)
+	if err != nil {
+		for _, r := range batch {
+			r.err = describe(fmt.Errorf("begin: %w", err))
+		}
+		return
+	}
+	ok := 0
+	for _, r := range batch {
+		if _, err := tx.ExecContext(ctx, `savepoint g`); err != nil {
+			_ = tx.Rollback()
+			for _, r := range batch {
+				r.err, r.panic = describe(fmt.Errorf("savepoint: %w", err)), nil
+			}
+			return
+		}
+		if err := call(r, tx); err != nil {
+			r.err = describe(err)
+			if _, err := tx.ExecContext(ctx, `rollback to g`); err != nil {
+				_ = tx.Rollback()
+				for _, r := range batch {
+					if r.err == nil {
+						r.err = describe(fmt.Errorf("rollback to savepoint: %w", err))
+					}
+				}
+				return
+			}
+		} else {
+			ok++
+		}
+		if _, err := tx.ExecContext(ctx, `release g`); err != nil {
+			_ = tx.Rollback()
+			for _, r := range batch {
+				if r.err == nil {
+					r.err = describe(fmt.Errorf("release savepoint: %w", err))
+				}
+			}
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		for _, r := range batch {
+			if r.err == nil {
+				r.err = describe(fmt.Errorf("commit: %w", err))
+			}
+		}
+	}
+}
+
+// call runs r's fn, turning a panic into an error for the batch and keeping it for the caller,
+// who panics with it in its own goroutine.
+func call(r *groupReq, tx *sql.Tx) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.panic = p
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return r.fn(tx)
+}
