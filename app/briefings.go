@@ -197,8 +197,10 @@ type candidate struct {
 
 // How a briefing chooses its stories among a period's items.
 const (
-	// CandidateOpening is how many characters of each item's text the first ranking reads.
-	CandidateOpening = 1500
+	// CandidateOpening is how many characters of each item's text the first ranking reads:
+	// enough for the title and lead paragraph, which say what a story is about, and cheap
+	// enough to score 20,000 items in well under a second of CPU.
+	CandidateOpening = 200
 	// candidateLimit bounds the items a period is read with (a busy week of a large collection).
 	candidateLimit = 100_000
 	// rescoreTop: the best items of the first ranking are scored again on their full text.
@@ -413,26 +415,35 @@ func overview(r *Report, chosen []*Item, considered int, from, to time.Time) str
 	if len(top) > 3 {
 		top = top[:3]
 	}
-	var parts []string
-	for i, t := range top {
-		if i == 0 {
-			if t.n == n {
-				parts = append(parts, fmt.Sprintf("all of them are about %s", names[t.k]))
-			} else {
-				parts = append(parts, fmt.Sprintf("%s of them are about %s", numberWord(t.n, false), names[t.k]))
-			}
-			continue
+	// "All of them are about Go and security. Three are about Apple and two about Linux."
+	var all, some []string
+	for _, t := range top {
+		if t.n == n {
+			all = append(all, names[t.k])
+		} else if len(some) == 0 {
+			some = append(some, fmt.Sprintf("%s are about %s", numberWord(t.n, false), names[t.k]))
+		} else {
+			some = append(some, fmt.Sprintf("%s about %s", numberWord(t.n, false), names[t.k]))
 		}
-		parts = append(parts, fmt.Sprintf("%s about %s", numberWord(t.n, false), names[t.k]))
 	}
-	switch len(parts) {
-	case 0:
-	case 1:
-		out += " " + upperFirst(parts[0]) + "."
-	default:
-		out += " " + upperFirst(strings.Join(parts[:len(parts)-1], ", ")) + " and " + parts[len(parts)-1] + "."
+	if len(all) > 0 {
+		out += " All of them are about " + andList(all) + "."
+	}
+	if len(some) > 0 {
+		if len(all) == 0 {
+			some[0] = strings.Replace(some[0], " are about ", " of them are about ", 1)
+		}
+		out += " " + upperFirst(andList(some)) + "."
 	}
 	return out
+}
+
+// andList joins "a", "b" and "c" as "a, b and c".
+func andList(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 // numberWord writes small numbers in words, as a person would ("Three stories", "from two sources").
