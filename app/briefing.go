@@ -172,6 +172,7 @@ type Briefing struct {
 	EmailEnabled   bool       `json:"emailEnabled"`
 	Recipients     []string   `json:"recipients"`
 	EmailWhenEmpty bool       `json:"emailWhenEmpty"` // email the "nothing new" report too
+	MarkRead       bool       `json:"markRead"`       // opening a report marks its stories read
 	Status         string     `json:"status"`
 	LastExecutedAt *time.Time `json:"lastExecutedAt"`
 	LastError      string     `json:"lastError"`

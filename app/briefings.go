@@ -5,9 +5,14 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // BriefingRunStore is what running briefings needs from the database.
@@ -15,7 +20,12 @@ type BriefingRunStore interface {
 	BriefingStore
 	QueueBriefing(ctx context.Context, id int64, dueAt *time.Time, enqueue func(ctx context.Context, tx *sql.Tx) error) (bool, error)
 	StartBriefing(ctx context.Context, id int64) (*Briefing, error)
+	// Candidates are the period's items, read lean: Text holds only its first CandidateOpening characters.
 	Candidates(ctx context.Context, b *Briefing, from, to time.Time, limit int) ([]*Item, error)
+	// CandidateTexts are the texts of items, cut to maxChars characters.
+	CandidateTexts(ctx context.Context, userID int64, ids []int64, maxChars int) (map[int64]string, error)
+	// MarkReportRead marks the report's stories read; it returns how many were unread.
+	MarkReportRead(ctx context.Context, userID, reportID int64) (int, error)
 	FinishBriefing(ctx context.Context, b *Briefing, r *Report, then TxFunc) error
 	FailBriefing(ctx context.Context, id int64, msg string, then TxFunc) error
 	ResetStuckBriefings(ctx context.Context, cutoff time.Time) ([]int64, error)
@@ -27,20 +37,25 @@ type BriefingQueue interface {
 	EnqueueTx(ctx context.Context, tx *sql.Tx, j BriefingJob, priority int) error
 }
 
-// Story is what story grouping compares: a title, the opening of the text, and when it was published.
+// Story is what story grouping compares: a title, the opening of the text (not its summary),
+// when it was published, and the outlet that published it.
 type Story struct {
-	Title string
-	Lead  string
-	At    time.Time
+	Title  string
+	Lead   string
+	At     time.Time
+	Source string
 }
 
 // Ranker scores items for a focus, groups reworded coverage of one story and summarizes a
-// text; enrich.Ranker (the embedded enricher) is the real one.
+// text; enrich.Ranker (the embedded enricher) is the real one. Score is called concurrently.
 type Ranker interface {
 	Score(in EnrichInput) (int, string)
-	// GroupStories groups stories in rank order whose similarity is at least threshold and that
-	// were published within window of each other; each group lists indexes, the best first.
-	GroupStories(stories []Story, threshold float64, window time.Duration) [][]int
+	// Group groups reworded coverage of one event among stories in rank order; each group
+	// lists indexes in rank order, its lead first.
+	Group(stories []Story) [][]int
+	// AlsoCovered picks from a group's members the other outlets' stories to show under the
+	// lead: one per source other than the lead's, in rank order, at most limit.
+	AlsoCovered(stories []Story, members []int, limit int) []int
 	Summarize(text string, maxWords int) string
 }
 
@@ -71,11 +86,14 @@ func (s *Briefings) Save(ctx context.Context, b *Briefing) error {
 	return s.Store.SaveBriefing(ctx, b)
 }
 
-// RunNow queues a run of the briefing now; it reports false when it is already queued or running.
+// RunNow queues a preview run of the briefing now: it writes a report of the period so far
+// (marked as a preview) without moving the start of the next scheduled period and without
+// emailing it, so trying a briefing in the evening does not thin the next morning's edition.
+// It reports false when the briefing is already queued or running.
 func (s *Briefings) RunNow(ctx context.Context, id int64) (bool, error) {
 	now := ClockOrSystem(s.Clock).Now()
 	return s.Store.QueueBriefing(ctx, id, nil, func(ctx context.Context, tx *sql.Tx) error {
-		return s.Queue.EnqueueTx(ctx, tx, BriefingJob{BriefingID: id, RunAt: now.UnixMilli()}, 10)
+		return s.Queue.EnqueueTx(ctx, tx, BriefingJob{BriefingID: id, RunAt: now.UnixMilli(), Preview: true}, 10)
 	})
 }
 
@@ -134,6 +152,9 @@ func (s *Briefings) Run(ctx context.Context, a Attempt, j BriefingJob) error {
 	}
 	start := time.Now()
 	r, err := s.build(ctx, b, time.UnixMilli(j.RunAt).UTC())
+	if r != nil {
+		r.Preview = j.Preview
+	}
 	if err != nil {
 		if a.Last {
 			log.Error("briefing failed", "error", err)
@@ -149,7 +170,7 @@ func (s *Briefings) Run(ctx context.Context, a Attempt, j BriefingJob) error {
 		}
 	}
 	then := func(ctx context.Context, tx *sql.Tx) error {
-		if s.Emails != nil {
+		if s.Emails != nil && !r.Preview {
 			if err := s.Emails(ctx, tx, b, r); err != nil {
 				return err
 			}
@@ -174,15 +195,32 @@ type candidate struct {
 	reason string
 }
 
-// build selects the period's candidates, re-scores them for the briefing's focus, groups the
-// stories and writes the embedded overview.
+// How a briefing chooses its stories among a period's items.
+const (
+	// CandidateOpening is how many characters of each item's text the first ranking reads:
+	// enough for the title and lead paragraph, which say what a story is about, and cheap
+	// enough to score 20,000 items in well under a second of CPU.
+	CandidateOpening = 200
+	// candidateLimit bounds the items a period is read with (a busy week of a large collection).
+	candidateLimit = 100_000
+	// rescoreTop: the best items of the first ranking are scored again on their full text.
+	rescoreTop = 300
+	// groupTop: story grouping runs over the best candidates only.
+	groupTop = 1000
+	// maxRescoredText is what the ranker reads of a text (enrich's own cut).
+	maxRescoredText = 8000
+)
+
+// build selects the period's items, ranks them (for the briefing's focus when it has one:
+// every item of the period, not a slice cut by the stored score), groups the stories and
+// writes the embedded overview.
 func (s *Briefings) build(ctx context.Context, b *Briefing, runAt time.Time) (*Report, error) {
 	sched, err := b.Schedule()
 	if err != nil {
 		return nil, err
 	}
 	from, to := sched.Period(runAt, b.LastExecutedAt)
-	items, err := s.Store.Candidates(ctx, b, from, to, 500)
+	items, err := s.Store.Candidates(ctx, b, from, to, candidateLimit)
 	if err != nil {
 		return nil, err
 	}
@@ -190,48 +228,35 @@ func (s *Briefings) build(ctx context.Context, b *Briefing, runAt time.Time) (*R
 	if st, err := s.Store.Settings(ctx, b.UserID); err == nil {
 		interests = st.Interests
 	}
-	var cands []candidate
-	for _, it := range items {
-		c := candidate{it: it, reason: it.ScoreReasoning}
-		if it.Score != nil {
-			c.score = *it.Score
-		}
-		// A briefing with its own focus re-scores every item for it; items never enriched (a
-		// source's first import) are scored for the user's interests.
-		if s.Ranker != nil && (strings.TrimSpace(b.Focus) != "" || it.Score == nil) {
-			focus := b.Focus
-			if strings.TrimSpace(focus) == "" {
-				focus = interests
-			}
-			c.score, c.reason = s.Ranker.Score(EnrichInput{Title: it.Title, Text: it.Text, PublishedAt: it.PublishedAt, Interests: focus, Now: runAt})
-		}
-		if c.score >= b.MinScore {
-			cands = append(cands, c)
-		}
+	cands, err := s.rank(ctx, b, items, interests, runAt)
+	if err != nil {
+		return nil, err
 	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	var groups [][]int
+	var stories []Story
+	top := cands[:min(len(cands), groupTop)]
 	if s.Ranker != nil {
-		stories := make([]Story, len(cands))
-		for i, c := range cands {
+		stories = make([]Story, len(top))
+		for i, c := range top {
 			at := c.it.CreatedAt
 			if c.it.PublishedAt != nil {
 				at = *c.it.PublishedAt
 			}
-			stories[i] = Story{Title: c.it.Title, Lead: FirstNonEmpty(c.it.Summary, c.it.Text), At: at}
+			stories[i] = Story{Title: c.it.Title, Lead: c.it.Text, At: at, Source: c.it.SourceName}
 		}
-		groups = s.Ranker.GroupStories(stories, 0.25, 72*time.Hour)
+		groups = s.Ranker.Group(stories)
 	} else {
-		for i := range cands {
+		for i := range top {
 			groups = append(groups, []int{i})
 		}
 	}
 	r := &Report{BriefingID: b.ID, UserID: b.UserID, GeneratedAt: ClockOrSystem(s.Clock).Now().UTC(), PeriodStart: from, PeriodEnd: to}
+	var chosen []*Item
 	for _, g := range groups {
 		if len(r.Items) == b.ItemLimit {
 			break
 		}
-		lead := cands[g[0]]
+		lead := top[g[0]]
 		id := lead.it.ID
 		summary := lead.it.Summary
 		if strings.TrimSpace(summary) == "" && s.Ranker != nil {
@@ -239,27 +264,135 @@ func (s *Briefings) build(ctx context.Context, b *Briefing, runAt time.Time) (*R
 		}
 		ri := ReportItem{Rank: len(r.Items) + 1, ItemID: &id, SourceName: lead.it.SourceName, Title: lead.it.Title, Link: lead.it.Link,
 			Summary: summary, Score: lead.score, ScoreReasoning: lead.reason}
-		for _, k := range g[1:] {
-			o := cands[k].it
-			ri.AlsoCoveredBy = append(ri.AlsoCoveredBy, Coverage{Title: o.Title, Link: o.Link, Source: o.SourceName})
+		var also []int
+		if s.Ranker != nil {
+			also = s.Ranker.AlsoCovered(stories, g, 5)
+		}
+		for _, k := range also {
+			o := top[k].it
+			oid := o.ID
+			ri.AlsoCoveredBy = append(ri.AlsoCoveredBy, Coverage{ItemID: &oid, Title: o.Title, Link: o.Link, Source: o.SourceName})
 		}
 		r.Items = append(r.Items, ri)
+		chosen = append(chosen, lead.it)
 	}
-	r.Overview = overview(r, cands, from.In(sched.Location), to.In(sched.Location))
+	r.Overview = overview(r, chosen, len(items), from.In(sched.Location), to.In(sched.Location))
 	return r, nil
 }
 
-// overview says, in a sentence or two, how many stories from how many sources and their main themes.
-func overview(r *Report, cands []candidate, from, to time.Time) string {
+// rank scores the items and returns those at or above the briefing's minimum score, best
+// first. A briefing with a focus scores every item for it; otherwise the stored scores (the
+// user's interests) stand, and items never scored are scored for the interests. Scoring is
+// in two passes so that tens of thousands of items take a second or so: every item on its
+// title and the opening of its text, then the best rescoreTop again on their full text.
+func (s *Briefings) rank(ctx context.Context, b *Briefing, items []*Item, interests string, runAt time.Time) ([]candidate, error) {
+	focus := strings.TrimSpace(b.Focus)
+	if focus == "" {
+		focus = interests
+	}
+	cands := make([]candidate, len(items))
+	var rescore []int
+	for i, it := range items {
+		cands[i] = candidate{it: it, reason: it.ScoreReasoning}
+		if it.Score != nil {
+			cands[i].score = *it.Score
+		}
+		if s.Ranker != nil && (strings.TrimSpace(b.Focus) != "" || it.Score == nil) {
+			rescore = append(rescore, i)
+		}
+	}
+	score := func(idx []int) {
+		parallel(len(idx), func(k int) {
+			c := &cands[idx[k]]
+			c.score, c.reason = s.Ranker.Score(EnrichInput{Title: c.it.Title, Text: c.it.Text, PublishedAt: c.it.PublishedAt, Interests: focus, Now: runAt})
+		})
+	}
+	score(rescore)
+	if len(rescore) > 0 {
+		// The second pass: the best of the first, on their full text.
+		sort.SliceStable(rescore, func(i, j int) bool { return cands[rescore[i]].score > cands[rescore[j]].score })
+		best := rescore[:min(len(rescore), rescoreTop)]
+		ids := make([]int64, len(best))
+		for k, i := range best {
+			ids[k] = cands[i].it.ID
+		}
+		texts, err := s.Store.CandidateTexts(ctx, b.UserID, ids, maxRescoredText)
+		if err != nil {
+			return nil, err
+		}
+		for _, i := range best {
+			if t, ok := texts[cands[i].it.ID]; ok {
+				cands[i].it.Text = t
+			}
+		}
+		score(best)
+	}
+	out := cands[:0]
+	for _, c := range cands {
+		if c.score >= b.MinScore {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
+	return out, nil
+}
+
+// parallel calls f(0..n-1) on as many goroutines as there are CPUs.
+func parallel(n int, f func(int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			f(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// boilerplateThemes are tags feeds put on posts that say nothing of what they are about.
+var boilerplateThemes = map[string]bool{
+	"sponsor": true, "sponsored": true, "sponsors": true, "sponsorship": true, "ad": true, "ads": true, "advert": true,
+	"advertisement": true, "advertising": true, "promoted": true, "promotion": true, "partner": true, "partner content": true,
+	"affiliate": true, "deals": true, "deal": true, "newsletter": true, "uncategorized": true, "uncategorised": true,
+	"general": true, "news": true, "featured": true, "top stories": true, "blog": true, "home": true, "misc": true, "other": true,
+}
+
+// overview says, in a sentence or two a person would write, how many stories the report shows
+// from how many sources, and what several of them are about (the chosen stories' own topics
+// and tags: never all the candidates', never sponsor or boilerplate tags).
+func overview(r *Report, chosen []*Item, considered int, from, to time.Time) string {
 	if len(r.Items) == 0 {
 		return fmt.Sprintf("Nothing new between %s and %s that matches this briefing.", from.Format("Mon 2 Jan 15:04"), to.Format("Mon 2 Jan 15:04 MST"))
 	}
 	sources := map[string]bool{}
+	for _, it := range r.Items {
+		sources[strings.ToLower(strings.TrimSpace(it.SourceName))] = true
+	}
 	themes := map[string]int{}
-	for _, c := range cands {
-		sources[c.it.SourceName] = true
-		for _, t := range append(append([]string{}, c.it.Topics...), c.it.Tags...) {
-			themes[t]++
+	names := map[string]string{}
+	for _, it := range chosen {
+		seen := map[string]bool{}
+		for _, t := range append(append([]string{}, it.Topics...), it.Tags...) {
+			k := strings.ToLower(strings.TrimSpace(t))
+			if k == "" || seen[k] || boilerplateThemes[k] || strings.Contains(k, "sponsor") {
+				continue
+			}
+			seen[k] = true
+			themes[k]++
+			if _, ok := names[k]; !ok {
+				names[k] = strings.TrimSpace(t)
+			}
 		}
 	}
 	type kv struct {
@@ -273,19 +406,79 @@ func overview(r *Report, cands []candidate, from, to time.Time) string {
 		}
 	}
 	sort.Slice(top, func(i, j int) bool { return top[i].n > top[j].n || top[i].n == top[j].n && top[i].k < top[j].k })
-	out := fmt.Sprintf("%d %s from %d %s, chosen among %d new items.", len(r.Items), Plural(len(r.Items), "story", "stories"),
-		len(sources), Plural(len(sources), "source", "sources"), len(cands))
-	if len(top) > 0 {
-		var names []string
-		for i, t := range top {
-			if i == 4 {
-				break
-			}
-			names = append(names, fmt.Sprintf("%s (%d)", t.k, t.n))
+	n := len(r.Items)
+	out := fmt.Sprintf("%s %s from %s %s", numberWord(n, true), Plural(n, "story", "stories"), numberWord(len(sources), false), Plural(len(sources), "source", "sources"))
+	if considered > n {
+		out += fmt.Sprintf(", picked from %d new items", considered)
+	}
+	out += "."
+	if len(top) > 3 {
+		top = top[:3]
+	}
+	// "All of them are about Go and security. Three are about Apple and two about Linux."
+	var all, some []string
+	for _, t := range top {
+		if t.n == n {
+			all = append(all, names[t.k])
+		} else if len(some) == 0 {
+			some = append(some, fmt.Sprintf("%s are about %s", numberWord(t.n, false), names[t.k]))
+		} else {
+			some = append(some, fmt.Sprintf("%s about %s", numberWord(t.n, false), names[t.k]))
 		}
-		out += " Main themes: " + strings.Join(names, ", ") + "."
+	}
+	if len(all) > 0 {
+		out += " All of them are about " + andList(all) + "."
+	}
+	if len(some) > 0 {
+		if len(all) == 0 {
+			some[0] = strings.Replace(some[0], " are about ", " of them are about ", 1)
+		}
+		out += " " + upperFirst(andList(some)) + "."
 	}
 	return out
+}
+
+// andList joins "a", "b" and "c" as "a, b and c".
+func andList(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
+
+// numberWord writes small numbers in words, as a person would ("Three stories", "from two sources").
+func numberWord(n int, capital bool) string {
+	words := []string{"no", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}
+	if n < 0 || n >= len(words) {
+		return fmt.Sprint(n)
+	}
+	if capital {
+		return upperFirst(words[n])
+	}
+	return words[n]
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// OpenReport is one of the user's reports with its briefing, as a reader opens it: when the
+// briefing says so, its stories are marked read.
+func (s *Briefings) OpenReport(ctx context.Context, userID, id int64) (*Report, *Briefing, error) {
+	r, b, err := s.ReportWithBriefing(ctx, userID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if b.MarkRead && len(r.Items) > 0 {
+		if _, err := s.Store.MarkReportRead(ctx, userID, id); err != nil {
+			return nil, nil, err
+		}
+	}
+	return r, b, nil
 }
 
 // Get is one of the user's briefings.

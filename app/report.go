@@ -14,6 +14,27 @@ type Report struct {
 	PeriodEnd   time.Time    `json:"periodEnd"`
 	Overview    string       `json:"overview"`
 	Items       []ReportItem `json:"items"`
+	// ItemCount is the number of stories (set when reports are listed without their items).
+	ItemCount int `json:"itemCount"`
+	// Preview: written by "Run now"; it did not move the briefing's scheduled period and was not emailed.
+	Preview bool `json:"preview"`
+}
+
+// Stories is the number of stories of the report, whether or not its items were read.
+func (r *Report) Stories() int { return max(r.ItemCount, len(r.Items)) }
+
+// LatestNonEmpty is the newest report of reports (newest first) that has stories, else the
+// newest one, else nil: the report a reader is offered.
+func LatestNonEmpty(reports []*Report) *Report {
+	for _, r := range reports {
+		if r.Stories() > 0 {
+			return r
+		}
+	}
+	if len(reports) > 0 {
+		return reports[0]
+	}
+	return nil
 }
 
 // ReportItem is one ranked entry of a report, with the coverage grouped under it.
@@ -31,6 +52,7 @@ type ReportItem struct {
 
 // Coverage is another source's item about the same story.
 type Coverage struct {
+	ItemID *int64 `json:"itemId,omitempty"` // the item in the app (nil in reports written before issue 13)
 	Title  string `json:"title"`
 	Link   string `json:"link"`
 	Source string `json:"source"`

@@ -161,7 +161,8 @@ func TestBriefings(t *testing.T) {
 			rep.Items[0].AlsoCoveredBy[0].Source != "Bruzz" || rep.Items[1].Title != "SQLite 3.50 released with faster JSON functions" {
 			t.Fatalf("report items %+v", rep.Items)
 		}
-		if !strings.Contains(rep.Overview, "2 stories from 3 sources") || rep.PeriodEnd.Sub(rep.PeriodStart) != 24*time.Hour {
+		// The overview counts what the report shows: two stories, from Le Soir and Tech.
+		if !strings.Contains(rep.Overview, "Two stories from two sources") || rep.PeriodEnd.Sub(rep.PeriodStart) != 24*time.Hour {
 			t.Fatalf("overview %q, period %s–%s", rep.Overview, rep.PeriodStart, rep.PeriodEnd)
 		}
 		if ok, _ := r.runNow(ctx, b.ID, now); !ok {
@@ -231,7 +232,7 @@ func TestBriefings(t *testing.T) {
 			t.Fatal(err)
 		}
 		reps = r.waitReport(t, b.ID, 2)
-		if !strings.HasPrefix(reps[0].Overview, "1 story from 1 source") {
+		if !strings.HasPrefix(reps[0].Overview, "One story from one source") {
 			t.Fatalf("overview after a failure %q", reps[0].Overview)
 		}
 	})
@@ -276,4 +277,79 @@ func (r *briefingRig) runNow(ctx context.Context, id int64, at time.Time) (bool,
 	return r.db.QueueBriefing(ctx, id, nil, func(ctx context.Context, tx *sql.Tx) error {
 		return r.q.EnqueueTx(ctx, tx, app.BriefingJob{BriefingID: id, RunAt: at.UnixMilli()}, 10)
 	})
+}
+
+// TestBriefingFocusCandidates: a focus briefing chooses among all the period's items by its
+// focus, not among a slice cut by the stored score (issue 13: a Go post scored low for the
+// user's interests never reached a Go-focused briefing when 500 better-scored items came first).
+func TestBriefingFocusCandidates(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
+	r := newBriefingRig(t, now)
+	src := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "http://kitchen/feed", Name: "Kitchen", RefreshIntervalMinutes: 15}
+	if err := r.db.CreateSource(ctx, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := r.db.Write.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := now.Add(-2 * time.Hour).Format("2006-01-02T15:04:05.000Z")
+	for i := range 800 {
+		if _, err := tx.Exec(`insert into items (source_id, user_id, guid, title, link, summary, text_content, score, score_reasoning, status, published_at, created_at)
+			values (?, 1, ?, ?, ?, '', ?, 90, 'r', 'DONE', ?, ?)`, src.ID, fmt.Sprint("k", i), fmt.Sprintf("Recipe %d: a slow-roasted vegetable soup", i),
+			fmt.Sprint("http://kitchen/", i), "Roast the vegetables, then simmer them in stock for an hour and blend until smooth.", at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	r.item(t, "Go Blog", "Go 1.26 is released", "The Go team released Go 1.26: the Go programming language gets a faster garbage collector and generic type aliases; the go command and the toolchain improve too.", 5, now.Add(-time.Hour))
+	b := &app.Briefing{UserID: 1, Name: "Go", Focus: "the Go programming language", Time: "07:00", Timezone: "UTC", ItemLimit: 3}
+	if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.runNow(ctx, b.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	reps := r.waitReport(t, b.ID, 1)
+	rep, err := r.db.Report(ctx, 1, reps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Items) == 0 || rep.Items[0].Title != "Go 1.26 is released" {
+		t.Fatalf("the Go post (stored score 5, below 800 items scored 90) is not the focus briefing's first story: %+v", rep.Items)
+	}
+}
+
+// TestBriefingRunNowPreview: "Run now" writes a preview report that is not emailed and does not
+// move the start of the next scheduled period.
+func TestBriefingRunNowPreview(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 19, 0, 0, 0, time.UTC)
+	var emailed atomic.Int32
+	r := newBriefingRigHook(t, now, func(*sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error {
+		return func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error { emailed.Add(1); return nil }
+	})
+	r.item(t, "Le Soir", "Tram to the airport approved", "The council approved the tram.", 90, now.Add(-time.Hour))
+	b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", EmailEnabled: true, Recipients: []string{"a@example.com"}}
+	if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := r.db.Briefing(ctx, 1, b.ID)
+	if ok, err := r.sched.RunNow(ctx, b.ID); !ok || err != nil {
+		t.Fatalf("run now: %v %v", ok, err)
+	}
+	reps := r.waitReport(t, b.ID, 1)
+	if !reps[0].Preview || reps[0].Stories() != 1 {
+		t.Fatalf("run now wrote %+v, want a preview of one story", reps[0])
+	}
+	after, _ := r.db.Briefing(ctx, 1, b.ID)
+	if (before.LastExecutedAt == nil) != (after.LastExecutedAt == nil) || after.LastExecutedAt != nil && !after.LastExecutedAt.Equal(*before.LastExecutedAt) {
+		t.Fatalf("run now moved the scheduled period: last run %v, was %v", after.LastExecutedAt, before.LastExecutedAt)
+	}
+	if emailed.Load() != 0 {
+		t.Fatal("a preview was emailed")
+	}
 }

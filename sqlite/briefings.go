@@ -13,14 +13,14 @@ import (
 )
 
 const briefingColumns = `id, user_id, name, focus, source_ids, frequency, day_of_week, time_of_day, timezone, item_limit,
-	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at, topic, email_empty`
+	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at, topic, email_empty, mark_read`
 
 func scanBriefing(row scanner) (*app.Briefing, error) {
 	var b app.Briefing
 	var srcs, recips, created string
 	var last sql.NullString
 	if err := row.Scan(&b.ID, &b.UserID, &b.Name, &b.Focus, &srcs, &b.Frequency, &b.DayOfWeek, &b.Time, &b.Timezone, &b.ItemLimit,
-		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created, &b.Topic, &b.EmailWhenEmpty); err != nil {
+		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created, &b.Topic, &b.EmailWhenEmpty, &b.MarkRead); err != nil {
 		return nil, err
 	}
 	_ = json.Unmarshal([]byte(srcs), &b.SourceIDs)
@@ -52,14 +52,14 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 			}
 		}
 		args := []any{b.Name, b.Focus, jsonText(b.SourceIDs), b.Frequency, b.DayOfWeek, b.Time, b.Timezone, b.ItemLimit, b.MinScore,
-			b.EmailEnabled, jsonText(b.Recipients), b.Topic, b.EmailWhenEmpty}
+			b.EmailEnabled, jsonText(b.Recipients), b.Topic, b.EmailWhenEmpty, b.MarkRead}
 		if b.ID == 0 {
 			if b.Status == "" {
 				b.Status = app.BriefingActive
 			}
 			b.CreatedAt = db.clock.Now().UTC().Truncate(time.Millisecond)
 			err := tx.QueryRowContext(ctx, `insert into briefings (name, focus, source_ids, frequency, day_of_week, time_of_day, timezone,
-				item_limit, min_score, email_enabled, recipients, topic, email_empty, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+				item_limit, min_score, email_enabled, recipients, topic, email_empty, mark_read, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
 				append(args, b.UserID, b.Status, FormatTime(b.CreatedAt))...).Scan(&b.ID)
 			if err != nil {
 				return fmt.Errorf("sqlite: insert briefing: %w", err)
@@ -67,7 +67,7 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 			return nil
 		}
 		res, err := tx.ExecContext(ctx, `update briefings set name = ?, focus = ?, source_ids = ?, frequency = ?, day_of_week = ?,
-			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ?, topic = ?, email_empty = ? where id = ? and user_id = ?`,
+			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ?, topic = ?, email_empty = ?, mark_read = ? where id = ? and user_id = ?`,
 			append(args, b.ID, b.UserID)...)
 		if err != nil {
 			return fmt.Errorf("sqlite: update briefing: %w", err)
@@ -187,9 +187,16 @@ func (db *DB) StartBriefing(ctx context.Context, id int64) (*app.Briefing, error
 }
 
 // Candidates returns the DONE, visible items of the briefing's sources that arrived in
-// [from, to) — or were published in it, having arrived before to — best scored first.
+// [from, to) — or were published in it, having arrived before to — best scored first, at most
+// limit. They are read lean, for ranking thousands: no raw or cleaned HTML, and only the
+// opening of the text (CandidateOpening characters); CandidateTexts reads the rest.
 func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Time, limit int) ([]*app.Item, error) {
-	q := `select ` + itemColumns + `, 0 from items i join sources s on s.id = i.source_id
+	// itemColumns (scanItem's order) without the HTML and with the text's opening only.
+	cols := fmt.Sprintf(`i.id, i.source_id, i.user_id, i.guid, i.title, i.link, i.author, i.published_at, '',
+	'', substr(i.text_content, 1, %d), i.extra, i.status, i.created_at, case when s.name = '' then s.url else s.name end,
+	i.summary, i.tags, i.topics, i.score, i.score_reasoning, i.enriched_by, i.attempts, i.last_error,
+	i.read_at, i.starred, i.hidden`, app.CandidateOpening)
+	q := `select ` + cols + `, 0 from items i join sources s on s.id = i.source_id
 		where i.user_id = ? and i.status = 'DONE' and i.hidden = 0
 		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`
 	args := []any{b.UserID, FormatTime(to), FormatTime(from), FormatTime(from), FormatTime(to)}
@@ -223,13 +230,44 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 	return out, rows.Err()
 }
 
+// CandidateTexts returns the texts of the user's items ids, cut to maxChars characters.
+func (db *DB) CandidateTexts(ctx context.Context, userID int64, ids []int64, maxChars int) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		args := []any{maxChars, userID}
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		rows, err := db.Read.QueryContext(ctx, `select id, substr(text_content, 1, ?) from items where user_id = ? and id in (`+
+			strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: candidate texts: %w", err)
+		}
+		for rows.Next() {
+			var id int64
+			var text string
+			if err := rows.Scan(&id, &text); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlite: candidate texts: %w", err)
+			}
+			out[id] = text
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}
+
 // FinishBriefing stores the report, sets lastExecutedAt to the run's time and the briefing back
 // to ACTIVE, and runs then (the email deliveries' seam), all in one transaction.
 func (db *DB) FinishBriefing(ctx context.Context, b *app.Briefing, r *app.Report, then app.TxFunc) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `insert into reports (briefing_id, user_id, generated_at, period_start, period_end, overview, item_count)
-			values (?, ?, ?, ?, ?, ?, ?) returning id`, b.ID, b.UserID, FormatTime(r.GeneratedAt), FormatTime(r.PeriodStart), FormatTime(r.PeriodEnd),
-			r.Overview, len(r.Items)).Scan(&r.ID)
+		err := tx.QueryRowContext(ctx, `insert into reports (briefing_id, user_id, generated_at, period_start, period_end, overview, item_count, preview)
+			values (?, ?, ?, ?, ?, ?, ?, ?) returning id`, b.ID, b.UserID, FormatTime(r.GeneratedAt), FormatTime(r.PeriodStart), FormatTime(r.PeriodEnd),
+			r.Overview, len(r.Items), r.Preview).Scan(&r.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: insert report: %w", err)
 		}
@@ -240,8 +278,9 @@ func (db *DB) FinishBriefing(ctx context.Context, b *app.Briefing, r *app.Report
 				return fmt.Errorf("sqlite: insert report item: %w", err)
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `update briefings set status = 'ACTIVE', last_executed_at = ?, last_error = '', status_changed_at = ? where id = ?`,
-			FormatTime(r.PeriodEnd), db.now(), b.ID); err != nil {
+		// A preview ("Run now") leaves the scheduled period where it was.
+		if _, err := tx.ExecContext(ctx, `update briefings set status = 'ACTIVE', last_executed_at = case when ? then last_executed_at else ? end,
+			last_error = '', status_changed_at = ? where id = ?`, r.Preview, FormatTime(r.PeriodEnd), db.now(), b.ID); err != nil {
 			return fmt.Errorf("sqlite: finish briefing: %w", err)
 		}
 		if then != nil {
@@ -283,7 +322,7 @@ func (db *DB) ResetStuckBriefings(ctx context.Context, cutoff time.Time) ([]int6
 
 // Reports returns a briefing's reports, newest first, without their items.
 func (db *DB) Reports(ctx context.Context, userID, briefingID int64, limit int) ([]*app.Report, error) {
-	rows, err := db.Read.QueryContext(ctx, `select id, briefing_id, user_id, generated_at, period_start, period_end, overview from reports
+	rows, err := db.Read.QueryContext(ctx, `select `+reportColumns+` from reports
 		where briefing_id = ? and user_id = ? order by generated_at desc, id desc limit ?`, briefingID, userID, max(limit, 1))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: reports: %w", err)
@@ -300,10 +339,12 @@ func (db *DB) Reports(ctx context.Context, userID, briefingID int64, limit int) 
 	return out, rows.Err()
 }
 
+const reportColumns = `id, briefing_id, user_id, generated_at, period_start, period_end, overview, item_count, preview`
+
 func scanReport(row scanner) (*app.Report, error) {
 	var r app.Report
 	var gen, from, to string
-	if err := row.Scan(&r.ID, &r.BriefingID, &r.UserID, &gen, &from, &to, &r.Overview); err != nil {
+	if err := row.Scan(&r.ID, &r.BriefingID, &r.UserID, &gen, &from, &to, &r.Overview, &r.ItemCount, &r.Preview); err != nil {
 		return nil, err
 	}
 	r.GeneratedAt, r.PeriodStart, r.PeriodEnd = parseTime(gen), parseTime(from), parseTime(to)
@@ -312,7 +353,7 @@ func scanReport(row scanner) (*app.Report, error) {
 
 // Report returns one of the user's reports with its items.
 func (db *DB) Report(ctx context.Context, userID, id int64) (*app.Report, error) {
-	r, err := scanReport(db.Read.QueryRowContext(ctx, `select id, briefing_id, user_id, generated_at, period_start, period_end, overview
+	r, err := scanReport(db.Read.QueryRowContext(ctx, `select `+reportColumns+`
 		from reports where id = ? and (? = 0 or user_id = ?)`, id, userID, userID))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, app.Errorf(app.ENOTFOUND, "Report %d not found.", id)
@@ -353,4 +394,20 @@ func (db *DB) BriefingOwner(ctx context.Context, id int64) (int64, error) {
 		return 0, fmt.Errorf("sqlite: briefing owner: %w", err)
 	}
 	return uid, nil
+}
+
+// MarkReportRead marks the unread stories of one of the user's reports read; it returns how many.
+func (db *DB) MarkReportRead(ctx context.Context, userID, reportID int64) (int, error) {
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `update items set read_at = ? where user_id = ? and read_at is null
+			and id in (select ri.item_id from report_items ri join reports r on r.id = ri.report_id where r.id = ? and r.user_id = ?)`,
+			db.now(), userID, reportID, userID)
+		if err != nil {
+			return fmt.Errorf("sqlite: mark report read: %w", err)
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	return int(n), err
 }

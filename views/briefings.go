@@ -64,12 +64,13 @@ type briefingRequest struct {
 	EmailEnabled bool     `json:"emailEnabled"`
 	Recipients   []string `json:"recipients"`
 	EmailEmpty   bool     `json:"emailWhenEmpty"`
+	MarkRead     bool     `json:"markRead"`
 }
 
 func (req briefingRequest) apply(b *app.Briefing) {
 	b.Name, b.Focus, b.Frequency, b.DayOfWeek, b.Time, b.Timezone = strings.TrimSpace(req.Name), strings.TrimSpace(req.Focus), req.Frequency, req.DayOfWeek, req.Time, req.Timezone
 	b.ItemLimit, b.MinScore, b.SourceIDs, b.EmailEnabled, b.Recipients, b.Topic = req.ItemLimit, req.MinScore, req.SourceIDs, req.EmailEnabled, req.Recipients, strings.TrimSpace(req.Topic)
-	b.EmailWhenEmpty = req.EmailEmpty
+	b.EmailWhenEmpty, b.MarkRead = req.EmailEmpty, req.MarkRead
 }
 
 func (s *Server) apiCreateBriefing(w http.ResponseWriter, r *http.Request) {
@@ -123,7 +124,7 @@ func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := briefingRequest{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: b.DayOfWeek, Time: b.Time, Timezone: b.Timezone,
-		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, Topic: b.Topic, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients, EmailEmpty: b.EmailWhenEmpty}
+		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, Topic: b.Topic, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients, EmailEmpty: b.EmailWhenEmpty, MarkRead: b.MarkRead}
 	if err := decode(w, r, &req); err != nil { // fields not sent keep their values
 		s.apiError(w, r, err)
 		return
@@ -185,7 +186,24 @@ type BriefingView struct {
 	Next     string // "tomorrow 07:00 Europe/Brussels, in 9 h"
 	Last     TimeView
 	HasLast  bool
-	Latest   *app.Report
+	Latest   *app.Report // the latest report with stories (else the latest): the one offered
+	Recent   []ReportRow // the latest reports, newest first
+}
+
+// ReportRow is a report in a list: its date in the briefing's zone and its story count.
+type ReportRow struct {
+	ID      int64
+	Date    string // "Tue 24 Nov 07:00 CET"
+	Stories int
+	Preview bool
+}
+
+func reportRows(reps []*app.Report, loc *time.Location) []ReportRow {
+	out := make([]ReportRow, 0, len(reps))
+	for _, r := range reps {
+		out = append(out, ReportRow{ID: r.ID, Date: r.PeriodEnd.In(loc).Format("Mon 2 Jan 2006 15:04 MST"), Stories: r.Stories(), Preview: r.Preview})
+	}
+	return out
 }
 
 func (s *Server) briefingView(r *http.Request, b *app.Briefing) BriefingView {
@@ -213,8 +231,9 @@ func (s *Server) briefingView(r *http.Request, b *app.Briefing) BriefingView {
 	if b.LastExecutedAt != nil {
 		v.Last, v.HasLast = s.timeView(b.LastExecutedAt), true
 	}
-	if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 1); err == nil && len(reps) > 0 {
-		v.Latest = reps[0]
+	if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 5); err == nil && len(reps) > 0 {
+		v.Latest = app.LatestNonEmpty(reps)
+		v.Recent = reportRows(reps, app.Location(b.Timezone))
 	}
 	return v
 }
@@ -243,6 +262,7 @@ type BriefingForm struct {
 	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Recipients, Topic, Error string
 	SourceIDs                                                                                        []int64
 	EmailWhenEmpty                                                                                   bool
+	MarkRead                                                                                         bool     // opening a report marks its stories read
 	TopicChoices                                                                                     []string // the user's topics, for the picker
 }
 
@@ -258,7 +278,7 @@ func (f BriefingForm) HasSource(id int64) bool {
 
 func briefingFormOf(b *app.Briefing) BriefingForm {
 	return BriefingForm{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: strconv.Itoa(b.DayOfWeek), Time: b.Time, Timezone: b.Timezone,
-		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs, Topic: b.Topic, EmailWhenEmpty: b.EmailWhenEmpty}
+		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs, Topic: b.Topic, EmailWhenEmpty: b.EmailWhenEmpty, MarkRead: b.MarkRead}
 }
 
 func (s *Server) briefingsPage(w http.ResponseWriter, r *http.Request) {
@@ -321,7 +341,8 @@ func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingFo
 	_ = r.ParseForm()
 	f := BriefingForm{Name: r.PostFormValue("name"), Focus: r.PostFormValue("focus"), Frequency: r.PostFormValue("frequency"), DayOfWeek: r.PostFormValue("dayOfWeek"),
 		Time: r.PostFormValue("time"), Timezone: strings.TrimSpace(r.PostFormValue("timezone")), ItemLimit: r.PostFormValue("itemLimit"), MinScore: r.PostFormValue("minScore"),
-		Recipients: r.PostFormValue("recipients"), Topic: strings.TrimSpace(r.PostFormValue("topic")), EmailWhenEmpty: r.PostFormValue("emailWhenEmpty") != ""}
+		Recipients: r.PostFormValue("recipients"), Topic: strings.TrimSpace(r.PostFormValue("topic")), EmailWhenEmpty: r.PostFormValue("emailWhenEmpty") != "",
+		MarkRead: r.PostFormValue("markRead") != ""}
 	b.Name, b.Focus, b.Frequency, b.Time, b.Timezone, b.Topic = strings.TrimSpace(f.Name), strings.TrimSpace(f.Focus), f.Frequency, f.Time, f.Timezone, f.Topic
 	b.Recipients, b.SourceIDs = nil, nil
 	for _, to := range strings.Split(f.Recipients, ",") {
@@ -331,6 +352,7 @@ func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingFo
 	}
 	b.EmailEnabled = len(b.Recipients) > 0
 	b.EmailWhenEmpty = f.EmailWhenEmpty
+	b.MarkRead = f.MarkRead
 	for _, v := range r.PostForm["sourceIds"] {
 		if id, err := strconv.ParseInt(v, 10, 64); err == nil {
 			b.SourceIDs = append(b.SourceIDs, id)
@@ -382,7 +404,9 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 		s.serverError(w, r, err)
 		return
 	}
-	v.Reports, _ = s.opts.Briefings.Reports(r.Context(), userID(r), id, 30)
+	if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), id, 30); err == nil {
+		v.Reports = reportRows(reps, app.Location(b.Timezone))
+	}
 	if s.opts.Briefings != nil {
 		if v.Preview, err = s.opts.Briefings.Preview(r.Context(), b); err != nil {
 			v.PrevErr = app.ErrorMessage(err)
@@ -425,7 +449,8 @@ func (s *Server) briefingAction(action string) http.HandlerFunc {
 		msg := ""
 		switch action {
 		case "run":
-			err, msg = s.runBriefing(r, id), "Running — the report appears here in a moment."
+			err, msg = s.runBriefing(r, id), "Running a preview: it appears under Recent reports in a moment. A preview is not emailed "+
+				"and does not change the schedule: the next scheduled report still covers everything since the last one."
 		case "pause":
 			err, msg = s.opts.Briefings.SetPaused(r.Context(), userID(r), id, true), "Briefing paused."
 		case "resume":

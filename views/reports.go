@@ -76,7 +76,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	rep, b, err := s.opts.Briefings.ReportWithBriefing(r.Context(), userID(r), id)
+	rep, b, err := s.opts.Briefings.OpenReport(r.Context(), userID(r), id)
 	if err != nil {
 		s.appError(w, r, err)
 		return

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -121,13 +120,22 @@ var _ app.Ranker = Ranker{}
 // Score scores an item for in.Interests.
 func (r Ranker) Score(in app.EnrichInput) (int, string) { return r.Embedded.Score(in) }
 
-// GroupStories groups reworded coverage of one event (see Stats.GroupStories).
-func (r Ranker) GroupStories(stories []app.Story, threshold float64, window time.Duration) [][]int {
+// Group groups reworded coverage of one event (see Group); each group's members are in rank order.
+func (r Ranker) Group(stories []app.Story) [][]int {
+	return Group(toStories(stories), GroupOptions{}).Groups
+}
+
+// AlsoCovered picks one other member per distinct source (see AlsoCovered).
+func (r Ranker) AlsoCovered(stories []app.Story, members []int, limit int) []int {
+	return AlsoCovered(toStories(stories), members, limit)
+}
+
+func toStories(stories []app.Story) []Story {
 	s := make([]Story, len(stories))
 	for i, st := range stories {
-		s[i] = Story{Title: st.Title, Lead: st.Lead, At: st.At}
+		s[i] = Story{Title: st.Title, Lead: st.Lead, At: st.At, Source: st.Source}
 	}
-	return r.Embedded.Stats().GroupStories(s, threshold, window)
+	return s
 }
 
 // Summarize is the text's central sentences, at most maxWords words.
