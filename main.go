@@ -104,6 +104,8 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		log.Warn("the LLM enricher needs --llm-model (MORNINGDECK_LLM_MODEL); using the embedded enricher")
 	}
 	fo := feeds.Options{UserAgent: feeds.DefaultUserAgent(), Timeout: cfg.HTTPTimeout, MaxBodyBytes: cfg.FetchMaxBody}
+	// userDial connects to the LLM and SMTP servers users chose, when exposed: the fetch guard.
+	var userDial func(ctx context.Context, network, address string) (net.Conn, error)
 	if cfg.exposed() {
 		// Reachable by others: fetching this machine's or its network's addresses (SSRF) is refused.
 		g := feeds.Guard{}
@@ -119,6 +121,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 			g.Allow = append(g.Allow, p.Masked())
 		}
 		fo.Transport = feeds.GuardedTransport(fo, g)
+		userDial = g.Dialer(10 * time.Second).DialContext
 	}
 	path := filepath.Join(cfg.DataDir, "morningdeck.db")
 	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout})
@@ -137,7 +140,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	}
 	q.BaseBackoff = 30 * time.Second
 	e.emailQ = queue.NewEmailQueue(q)
-	e.chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: e.embedded, Settings: db, Log: log,
+	e.chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: e.embedded, Settings: db, Log: log, Dial: userDial,
 		LLM: enrich.LLMOptions{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout,
 			MaxConcurrent: cfg.LLMConcurrency, PromptTemplate: prompt, Log: log}}
 	e.admin = &queue.Admin{List: []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue},
@@ -148,7 +151,10 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		enriching.Fallback = e.embedded
 	}
 	deliveries := &app.Deliveries{Store: db, Queue: e.emailQ, Log: log,
-		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr)}}
+		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial}}
+	if cfg.exposed() {
+		deliveries.DailyLimit = cfg.MailDailyLimit
+	}
 	e.svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.fetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
 			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend},
