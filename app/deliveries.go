@@ -18,8 +18,9 @@ type DeliveryStore interface {
 	ResendDelivery(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx) error) error
 	Report(ctx context.Context, userID, id int64) (*Report, error)
 	Briefing(ctx context.Context, userID, id int64) (*Briefing, error)
-	// SentBy counts the emails of a user's briefings sent since a time.
-	SentBy(ctx context.Context, userID int64, since time.Time) (int, error)
+	// SentBy counts the emails of a user's briefings sent since a time, and those being sent
+	// that started before delivery `before`.
+	SentBy(ctx context.Context, userID int64, since time.Time, before int64) (int, error)
 }
 
 // DeliveryQueue is where deliveries wait to be sent.
@@ -110,7 +111,7 @@ func (s *Deliveries) Send(ctx context.Context, a Attempt, id int64) (Outcome, er
 		return Outcome{Result: "skipped"}, s.Store.FinishDelivery(ctx, d.ID, DeliverySkipped, "Email was turned off for this briefing before sending.", a.complete())
 	}
 	if s.DailyLimit > 0 {
-		n, err := s.Store.SentBy(ctx, b.UserID, time.Now().Add(-24*time.Hour))
+		n, err := s.Store.SentBy(ctx, b.UserID, time.Now().Add(-24*time.Hour), d.ID)
 		if err != nil {
 			return Outcome{}, err
 		}
