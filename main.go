@@ -50,6 +50,10 @@ var (
 
 const defaultAddr = "127.0.0.1:7777"
 
+// testHook is set only in builds with the testhooks tag (testhooks.go), which tests build to
+// create conditions no real input can (a job that ignores cancellation). Release builds have none.
+var testHook func(ctx context.Context, e *env)
+
 func main() {
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
@@ -173,6 +177,9 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	queue.HandleBriefings(e.briefingQ, e.svc.Briefings)
 	queue.HandleEmail(e.emailQ, e.svc.Deliveries)
 	metrics.WatchQueues(e.admin.Sizes)
+	if testHook != nil {
+		testHook(ctx, e)
+	}
 	return e, nil
 }
 
@@ -314,13 +321,26 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		return err
 	}
 	e.log.Info("shutting down: finishing running jobs", "grace", cfg.ShutdownGracePeriod)
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer e.shutdownWatchdog().Stop()
+	// Requests in flight and running jobs get the same grace, at the same time.
+	stopWork()
+	shutCtx, cancel := context.WithTimeout(context.Background(), min(cfg.ShutdownGracePeriod, 5*time.Second))
 	defer cancel()
 	_ = srv.Shutdown(shutCtx)
-	stopWork()
 	wg.Wait()
 	e.log.Info("stopped")
 	return nil
+}
+
+// shutdownWatchdog ends the process if shutting down takes longer than the grace period and a
+// few seconds (the queues give up on jobs that ignore cancellation after queue.AbandonAfter;
+// this is the backstop for anything else that does not return). Unfinished jobs come back
+// after their timeout, as after a crash.
+func (e *env) shutdownWatchdog() *time.Timer {
+	return time.AfterFunc(e.cfg.ShutdownGracePeriod+queue.AbandonAfter+2*time.Second, func() {
+		e.log.Error("shutdown did not finish within the grace period; exiting now", "grace", e.cfg.ShutdownGracePeriod)
+		os.Exit(1)
+	})
 }
 
 // listen binds addr; when the address was not chosen by the user and is taken, it tries the next ports.
@@ -457,6 +477,7 @@ func workerCmd(cfg *config) *cobra.Command {
 			e.log.Info("Morning Deck workers are running", "data", e.db.Path, "version", version, "pid", os.Getpid())
 			<-ctx.Done()
 			e.log.Info("shutting down: finishing running jobs", "grace", cfg.ShutdownGracePeriod)
+			defer e.shutdownWatchdog().Stop()
 			stopWork()
 			wg.Wait()
 			e.log.Info("stopped")

@@ -344,6 +344,10 @@ func (q *Queue) sendTx(ctx context.Context, tx *sql.Tx, env envelope, delay time
 	return nil
 }
 
+// AbandonAfter is how long Run waits, once the shutdown grace is over and running jobs are
+// cancelled, for jobs that ignore the cancellation, before it returns without them.
+const AbandonAfter = 2 * time.Second
+
 // Run receives and runs jobs until ctx is cancelled. Then it stops receiving, lets running
 // jobs finish for up to ShutdownGrace, cancels the rest, waits for them and returns.
 // A job cancelled this way stays in the queue and is delivered again.
@@ -403,7 +407,16 @@ func (q *Queue) Run(ctx context.Context) error {
 	case <-grace.C:
 		q.log.Warn("shutdown grace over, cancelling running jobs", "grace", q.opts.ShutdownGrace)
 		cancelJobs()
-		<-done
+		// A handler that ignores cancellation (a job pinned on CPU) must not keep the process
+		// alive: after a short wait Run returns without it. Its job was not completed, so it
+		// comes back after its timeout, as after a crash.
+		abandon := time.NewTimer(AbandonAfter)
+		defer abandon.Stop()
+		select {
+		case <-done:
+		case <-abandon.C:
+			q.log.Error("a running job ignored cancellation; leaving it: it is retried after its timeout", "waited", AbandonAfter, "timeout", q.opts.Timeout)
+		}
 	}
 	q.log.Info("queue stopped")
 	return nil
