@@ -177,6 +177,28 @@ type Queue struct {
 	paused   bool      // as last read or set
 	pausedAt time.Time // when
 	running  atomic.Bool
+	active   sync.Map // job id → activeJob: the jobs this process is running
+}
+
+// activeJob is a job being run, for Pinned.
+type activeJob struct {
+	kind  string
+	start time.Time
+}
+
+// Pinned lists the jobs this process has been running for longer than the queue's timeout:
+// workers held by a job that does not end (the health check reports them).
+func (q *Queue) Pinned() []app.PinnedJob {
+	var out []app.PinnedJob
+	now := time.Now()
+	q.active.Range(func(k, v any) bool {
+		j := v.(activeJob)
+		if d := now.Sub(j.start); d > q.opts.Timeout {
+			out = append(out, app.PinnedJob{Queue: q.opts.Name, Kind: j.kind, ID: k.(string), Running: d, Timeout: q.opts.Timeout})
+		}
+		return true
+	})
+	return out
 }
 
 // New returns a queue. It panics without DB or Name, which is a programming error.
@@ -531,6 +553,8 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, completed: &completed}
 	log.Debug("job started")
 	start := time.Now()
+	q.active.Store(id, activeJob{kind: env.Kind, start: start})
+	defer q.active.Delete(id)
 	stop := q.heartbeat(log, m.ID)
 	err := call(ctx, log, h, job)
 	stop()

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -40,6 +41,20 @@ type DB struct {
 	log   *slog.Logger
 	clock app.Clock
 	stmts sync.Map // query → *sql.Stmt prepared on Write: the hot statements skip SQL parsing
+
+	// writeFailure is the last write that failed for a reason a person must act on (disk full,
+	// read-only, damaged file), until a write succeeds: the health check reports it.
+	writeFailure atomic.Pointer[failure]
+	// checked is the last integrity check (quick_check), run at most every integrityEvery.
+	checkMu     sync.Mutex
+	checkedAt   time.Time
+	checkResult error
+}
+
+// failure is a write failure and when it happened.
+type failure struct {
+	err error
+	at  time.Time
 }
 
 // Options for Open.
@@ -236,6 +251,25 @@ func describe(err error) error {
 		return fmt.Errorf("the database file is read-only (check its permissions): %w", err)
 	case strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked"):
 		return fmt.Errorf("the database is locked by another program: %w", err)
+	case strings.Contains(msg, "SQLITE_CORRUPT") || strings.Contains(msg, "SQLITE_NOTADB") || strings.Contains(msg, "malformed") || strings.Contains(msg, "not a database"):
+		return fmt.Errorf("the database file is damaged: stop Morning Deck and copy a backup over it (see morningdeck backup --help): %w", err)
+	}
+	return err
+}
+
+// needsAction reports whether a described error is one a person must act on.
+func needsAction(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "the disk holding the database is full") || strings.HasPrefix(msg, "the database file is read-only") ||
+		strings.HasPrefix(msg, "the database file is damaged")
+}
+
+// noteWrite records the outcome of a write for the health check.
+func (db *DB) noteWrite(err error) error {
+	if err == nil {
+		db.writeFailure.Store(nil)
+	} else if needsAction(err) {
+		db.writeFailure.Store(&failure{err: err, at: time.Now()})
 	}
 	return err
 }
@@ -244,16 +278,16 @@ func describe(err error) error {
 func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.Write.BeginTx(ctx, nil)
 	if err != nil {
-		return describe(fmt.Errorf("begin: %w", err))
+		return db.noteWrite(describe(fmt.Errorf("begin: %w", err)))
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return describe(err)
+		return db.noteWrite(describe(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return describe(fmt.Errorf("commit: %w", err))
+		return db.noteWrite(describe(fmt.Errorf("commit: %w", err)))
 	}
-	return nil
+	return db.noteWrite(nil)
 }
 
 func (db *DB) now() string { return db.clock.Now().UTC().Format(TimeFormat) }

@@ -15,16 +15,18 @@ type Page struct {
 	Current      string // today, items, sources, briefings, queues, settings
 	Version      string
 	Flashes      []Flash
-	ErrorSources int    // sources in ERROR, shown as a count on Sources
-	UnreadItems  int    // unread items, shown as a count on Items
-	FailedJobs   int    // failed jobs of every queue, shown as a count on Queues
-	Account      string // the signed-in user's name, when sign-in is required
-	Admin        bool   // whether the Queues page is theirs to see
+	ErrorSources int      // sources in ERROR, shown as a count on Sources
+	UnreadItems  int      // unread items, shown as a count on Items
+	FailedJobs   int      // failed jobs of every queue, shown as a count on Queues
+	Account      string   // the signed-in user's name, when sign-in is required
+	Admin        bool     // whether the Queues page is theirs to see
+	Trouble      []string // why the app cannot work (disk full, damaged database, pinned workers): the banner
 }
 
 // page builds the layout's data; it takes the pending flash.
 func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title string) Page {
-	p := Page{Title: title, Current: current, Version: s.opts.Version, Flashes: takeFlash(w, r), Admin: currentUser(r).Admin}
+	p := Page{Title: title, Current: current, Version: s.opts.Version, Flashes: takeFlash(w, r), Admin: currentUser(r).Admin,
+		Trouble: s.trouble(r.Context())}
 	if s.opts.RequireLogin {
 		p.Account = currentUser(r).Name
 	}

@@ -81,6 +81,7 @@ type Server struct {
 	log        *slog.Logger
 	clock      app.Clock
 	handler    http.Handler
+	health     healthCache // the layout's health banner
 }
 
 // ContentSecurityPolicy is sent with every response: no inline scripts or styles, nothing from elsewhere
