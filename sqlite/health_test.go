@@ -141,3 +141,23 @@ func TestCheckTellsWhy(t *testing.T) {
 		}
 	})
 }
+
+// A database file of zero bytes (a failed copy, a full disk) is refused with a clear message,
+// not silently made into a new empty database.
+func TestZeroLengthFileRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "morningdeck.db")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(context.Background(), sqlite.Options{Path: path})
+	if err == nil {
+		_ = db.Close()
+		t.Fatal("a zero-length database file was opened")
+	}
+	if !strings.Contains(err.Error(), "is empty (0 bytes)") || !strings.Contains(err.Error(), "delete it to start a new") {
+		t.Errorf("error: %v", err)
+	}
+	if st, _ := os.Stat(path); st.Size() != 0 {
+		t.Errorf("the file was written: %d bytes", st.Size())
+	}
+}

@@ -80,6 +80,13 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err := os.MkdirAll(filepath.Dir(opts.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("sqlite: create data directory: %w", err)
 	}
+	// An existing file of zero bytes is not a database SQLite would quietly start over in: it is
+	// what a failed copy, a full disk or a truncation leaves. Refuse it, rather than lose
+	// everything it held under a new empty database.
+	if st, err := os.Stat(opts.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return nil, fmt.Errorf("the database file %s is empty (0 bytes): it was probably cut short by a failed copy or a full disk. "+
+			"Restore a backup over it (see morningdeck backup --help), or delete it to start a new, empty database", opts.Path)
+	}
 	// Create the file with 0600 before the driver does, so it is never world-readable.
 	if f, err := os.OpenFile(opts.Path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
 		switch {
