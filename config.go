@@ -73,6 +73,7 @@ type config struct {
 	BriefingInterval     time.Duration
 	BaseURL              string
 	SMTP                 mail.Options
+	MailDailyLimit       int // report emails one user's briefings send in 24 hours at most, when exposed
 
 	RetentionDays int    // items older than this are pruned daily (0: never)
 	BackupDir     string // a daily backup goes here ("" : none)
@@ -137,6 +138,7 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&cfg.SMTP.Password, "smtp-password", "", "SMTP password (never shown or logged)")
 	pf.StringVar(&cfg.SMTP.From, "smtp-from", "", "the From address of report emails")
 	pf.StringVar(&cfg.SMTP.TLS, "smtp-tls", "starttls", "none, starttls or tls")
+	pf.IntVar(&cfg.MailDailyLimit, "mail-daily-limit", 200, "report emails one user's briefings may send in 24 hours when the app is exposed (0: no limit)")
 	pf.IntVar(&cfg.RetentionDays, "retention-days", 90, "prune items older than this many days, daily, except starred ones and those in reports (0 keeps everything)")
 	pf.StringVar(&cfg.BackupDir, "backup-dir", "", "write a daily backup of the database into this directory")
 	pf.IntVar(&cfg.BackupKeep, "backup-keep", 7, "how many daily backups to keep")

@@ -50,6 +50,10 @@ var (
 
 const defaultAddr = "127.0.0.1:7777"
 
+// testHook is set only in builds with the testhooks tag (testhooks.go), which tests build to
+// create conditions no real input can (a job that ignores cancellation). Release builds have none.
+var testHook func(ctx context.Context, e *env)
+
 func main() {
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
@@ -104,6 +108,8 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		log.Warn("the LLM enricher needs --llm-model (MORNINGDECK_LLM_MODEL); using the embedded enricher")
 	}
 	fo := feeds.Options{UserAgent: feeds.DefaultUserAgent(), Timeout: cfg.HTTPTimeout, MaxBodyBytes: cfg.FetchMaxBody}
+	// userDial connects to the LLM and SMTP servers users chose, when exposed: the fetch guard.
+	var userDial func(ctx context.Context, network, address string) (net.Conn, error)
 	if cfg.exposed() {
 		// Reachable by others: fetching this machine's or its network's addresses (SSRF) is refused.
 		g := feeds.Guard{}
@@ -119,6 +125,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 			g.Allow = append(g.Allow, p.Masked())
 		}
 		fo.Transport = feeds.GuardedTransport(fo, g)
+		userDial = g.Dialer(10 * time.Second).DialContext
 	}
 	path := filepath.Join(cfg.DataDir, "morningdeck.db")
 	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout})
@@ -137,7 +144,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	}
 	q.BaseBackoff = 30 * time.Second
 	e.emailQ = queue.NewEmailQueue(q)
-	e.chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: e.embedded, Settings: db, Log: log,
+	e.chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: e.embedded, Settings: db, Log: log, Dial: userDial,
 		LLM: enrich.LLMOptions{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout,
 			MaxConcurrent: cfg.LLMConcurrency, PromptTemplate: prompt, Log: log}}
 	e.admin = &queue.Admin{List: []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue},
@@ -148,7 +155,10 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		enriching.Fallback = e.embedded
 	}
 	deliveries := &app.Deliveries{Store: db, Queue: e.emailQ, Log: log,
-		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr)}}
+		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial}}
+	if cfg.exposed() {
+		deliveries.DailyLimit = cfg.MailDailyLimit
+	}
 	e.svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.fetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
 			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, Icons: fetcher},
@@ -175,6 +185,9 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	queue.HandleBriefings(e.briefingQ, e.svc.Briefings)
 	queue.HandleEmail(e.emailQ, e.svc.Deliveries)
 	metrics.WatchQueues(e.admin.Sizes)
+	if testHook != nil {
+		testHook(ctx, e)
+	}
 	return e, nil
 }
 
@@ -328,13 +341,26 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		return err
 	}
 	e.log.Info("shutting down: finishing running jobs", "grace", cfg.ShutdownGracePeriod)
-	shutCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer e.shutdownWatchdog().Stop()
+	// Requests in flight and running jobs get the same grace, at the same time.
+	stopWork()
+	shutCtx, cancel := context.WithTimeout(context.Background(), min(cfg.ShutdownGracePeriod, 5*time.Second))
 	defer cancel()
 	_ = srv.Shutdown(shutCtx)
-	stopWork()
 	wg.Wait()
 	e.log.Info("stopped")
 	return nil
+}
+
+// shutdownWatchdog ends the process if shutting down takes longer than the grace period and a
+// few seconds (the queues give up on jobs that ignore cancellation after queue.AbandonAfter;
+// this is the backstop for anything else that does not return). Unfinished jobs come back
+// after their timeout, as after a crash.
+func (e *env) shutdownWatchdog() *time.Timer {
+	return time.AfterFunc(e.cfg.ShutdownGracePeriod+queue.AbandonAfter+2*time.Second, func() {
+		e.log.Error("shutdown did not finish within the grace period; exiting now", "grace", e.cfg.ShutdownGracePeriod)
+		os.Exit(1)
+	})
 }
 
 // listen binds addr; when the address was not chosen by the user and is taken, it tries the next ports.
@@ -471,6 +497,7 @@ func workerCmd(cfg *config) *cobra.Command {
 			e.log.Info("Morning Deck workers are running", "data", e.db.Path, "version", version, "pid", os.Getpid())
 			<-ctx.Done()
 			e.log.Info("shutting down: finishing running jobs", "grace", cfg.ShutdownGracePeriod)
+			defer e.shutdownWatchdog().Stop()
 			stopWork()
 			wg.Wait()
 			e.log.Info("stopped")

@@ -119,7 +119,8 @@ func (a *Accounts) AddUser(ctx context.Context, name, password string, admin boo
 	return a.Store.CreateUser(ctx, name, h, admin)
 }
 
-// SetPassword changes a user's password and signs out their sessions.
+// SetPassword changes a user's password, signs out their sessions and revokes their API tokens
+// (whoever made one meanwhile loses it; the user makes new ones).
 func (a *Accounts) SetPassword(ctx context.Context, userID int64, password string) error {
 	if err := ValidatePassword(password); err != nil {
 		return err

@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"net/mail"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Briefing frequencies.
@@ -212,8 +214,14 @@ func (b *Briefing) Validate() error {
 		return err
 	}
 	b.Frequency = s.Frequency
+	if len(b.Recipients) > MaxRecipients {
+		return Errorf(EINVALID, "A briefing can email at most %d recipients; this one has %d.", MaxRecipients, len(b.Recipients))
+	}
 	for _, r := range b.Recipients {
-		if len(r) < 3 || len(r) > 254 || !containsAt(r) {
+		if strings.ContainsFunc(r, func(c rune) bool { return unicode.IsControl(c) || unicode.IsSpace(c) }) {
+			return Errorf(EINVALID, "%q is not an email address: it holds a space, a line break or another control character.", r)
+		}
+		if a, err := mail.ParseAddress(r); len(r) < 3 || len(r) > 254 || !containsAt(r) || err != nil || a.Address != r {
 			return Errorf(EINVALID, "%q is not an email address.", r)
 		}
 	}
@@ -222,6 +230,9 @@ func (b *Briefing) Validate() error {
 	}
 	return nil
 }
+
+// MaxRecipients is how many addresses one briefing emails at most.
+const MaxRecipients = 20
 
 func containsAt(s string) bool {
 	for i := 1; i < len(s)-1; i++ {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -17,6 +18,9 @@ type DeliveryStore interface {
 	ResendDelivery(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx) error) error
 	Report(ctx context.Context, userID, id int64) (*Report, error)
 	Briefing(ctx context.Context, userID, id int64) (*Briefing, error)
+	// SentBy counts the emails of a user's briefings sent since a time, and those being sent
+	// that started before delivery `before`.
+	SentBy(ctx context.Context, userID int64, since time.Time, before int64) (int, error)
 }
 
 // DeliveryQueue is where deliveries wait to be sent.
@@ -39,6 +43,10 @@ type Deliveries struct {
 	Queue  DeliveryQueue
 	Mailer Mailer
 	Log    *slog.Logger
+	// DailyLimit is how many report emails one user's briefings send in 24 hours at most
+	// (0: no limit). An email over the limit is FAILED with a message saying so; it can be
+	// sent again from the report once the day has passed.
+	DailyLimit int
 }
 
 // Emails reports whether report r of b is emailed: the briefing emails, has recipients, and the
@@ -101,6 +109,17 @@ func (s *Deliveries) Send(ctx context.Context, a Attempt, id int64) (Outcome, er
 	if !b.EmailEnabled || !slices.Contains(b.Recipients, d.Recipient) {
 		log.Info("email skipped: the briefing no longer sends to this recipient")
 		return Outcome{Result: "skipped"}, s.Store.FinishDelivery(ctx, d.ID, DeliverySkipped, "Email was turned off for this briefing before sending.", a.complete())
+	}
+	if s.DailyLimit > 0 {
+		n, err := s.Store.SentBy(ctx, b.UserID, time.Now().Add(-24*time.Hour), d.ID)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if n >= s.DailyLimit {
+			log.Warn("email not sent: the account reached its daily limit", "to", d.Recipient, "limit", s.DailyLimit)
+			return Outcome{Result: "failed"}, s.Store.FinishDelivery(ctx, d.ID, DeliveryFailed,
+				fmt.Sprintf("Not sent: this account has reached its limit of %d emails in 24 hours. Send it again later from this report.", s.DailyLimit), a.complete())
+		}
 	}
 	start := time.Now()
 	if err := s.Mailer.SendReport(ctx, b, r, d); err != nil {

@@ -52,4 +52,12 @@ type QueueAdmin interface {
 	Stuck(ctx context.Context) ([]StuckEntity, error)
 	// Check reports whether the database answers.
 	Check(ctx context.Context) error
+	// Pinned lists the jobs this process's workers have run for longer than their timeout.
+	Pinned() []PinnedJob
+}
+
+// PinnedJob is a job a worker has been running for longer than its queue's timeout.
+type PinnedJob struct {
+	Queue, Kind, ID  string
+	Running, Timeout time.Duration
 }

@@ -217,6 +217,15 @@ func (a *Admin) Stuck(ctx context.Context) ([]app.StuckEntity, error) {
 // Check reports whether the database answers.
 func (a *Admin) Check(ctx context.Context) error { return a.Store.Check(ctx) }
 
+// Pinned lists the jobs this process's workers have run for longer than their queue's timeout.
+func (a *Admin) Pinned() []app.PinnedJob {
+	var out []app.PinnedJob
+	for _, q := range a.List {
+		out = append(out, q.Pinned()...)
+	}
+	return out
+}
+
 // notFound turns a missing row into a not-found error for a person.
 func notFound(err error, format string, args ...any) error {
 	if errors.Is(err, sql.ErrNoRows) {

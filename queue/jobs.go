@@ -180,6 +180,28 @@ type Queue struct {
 	running  atomic.Bool
 	stmtMu   sync.Mutex
 	stmts    map[string]*sql.Stmt // prepared on the write pool, by query
+	active   sync.Map             // job id → activeJob: the jobs this process is running
+}
+
+// activeJob is a job being run, for Pinned.
+type activeJob struct {
+	kind  string
+	start time.Time
+}
+
+// Pinned lists the jobs this process has been running for longer than the queue's timeout:
+// workers held by a job that does not end (the health check reports them).
+func (q *Queue) Pinned() []app.PinnedJob {
+	var out []app.PinnedJob
+	now := time.Now()
+	q.active.Range(func(k, v any) bool {
+		j := v.(activeJob)
+		if d := now.Sub(j.start); d > q.opts.Timeout {
+			out = append(out, app.PinnedJob{Queue: q.opts.Name, Kind: j.kind, ID: k.(string), Running: d, Timeout: q.opts.Timeout})
+		}
+		return true
+	})
+	return out
 }
 
 // goqiteMaxReceive is goqite's MaxReceive as we set it: our own attempts and delivery limit
@@ -351,6 +373,10 @@ func (q *Queue) sendTx(ctx context.Context, tx *sql.Tx, env envelope, delay time
 	return nil
 }
 
+// AbandonAfter is how long Run waits, once the shutdown grace is over and running jobs are
+// cancelled, for jobs that ignore the cancellation, before it returns without them.
+const AbandonAfter = 2 * time.Second
+
 // Run receives and runs jobs until ctx is cancelled. Then it stops receiving, lets running
 // jobs finish for up to ShutdownGrace, cancels the rest, waits for them and returns.
 // A job cancelled this way stays in the queue and is delivered again.
@@ -413,7 +439,16 @@ func (q *Queue) Run(ctx context.Context) error {
 	case <-grace.C:
 		q.log.Warn("shutdown grace over, cancelling running jobs", "grace", q.opts.ShutdownGrace)
 		cancelJobs()
-		<-done
+		// A handler that ignores cancellation (a job pinned on CPU) must not keep the process
+		// alive: after a short wait Run returns without it. Its job was not completed, so it
+		// comes back after its timeout, as after a crash.
+		abandon := time.NewTimer(AbandonAfter)
+		defer abandon.Stop()
+		select {
+		case <-done:
+		case <-abandon.C:
+			q.log.Error("a running job ignored cancellation; leaving it: it is retried after its timeout", "waited", AbandonAfter, "timeout", q.opts.Timeout)
+		}
 	}
 	q.log.Info("queue stopped")
 	return nil
@@ -663,6 +698,8 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, completed: &completed}
 	log.Debug("job started")
 	start := time.Now()
+	q.active.Store(id, activeJob{kind: env.Kind, start: start})
+	defer q.active.Delete(id)
 	stop := q.heartbeat(log, m.ID)
 	err := call(ctx, log, h, job)
 	stop()

@@ -99,7 +99,7 @@ func (db *DB) CreateUser(ctx context.Context, name, passwordHash string, admin b
 	return db.UserByID(ctx, id)
 }
 
-// SetPassword changes a password and ends the user's sessions.
+// SetPassword changes a password, ends the user's sessions and revokes their API tokens.
 func (db *DB) SetPassword(ctx context.Context, userID int64, passwordHash string) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `update users set password_hash = ? where id = ?`, passwordHash, userID)
@@ -109,7 +109,12 @@ func (db *DB) SetPassword(ctx context.Context, userID int64, passwordHash string
 		if n, _ := res.RowsAffected(); n == 0 {
 			return app.Errorf(app.ENOTFOUND, "User %d not found.", userID)
 		}
-		_, err = tx.ExecContext(ctx, `delete from sessions where user_id = ?`, userID)
+		if _, err = tx.ExecContext(ctx, `delete from sessions where user_id = ?`, userID); err != nil {
+			return err
+		}
+		// API tokens too: a password change is what someone does who fears their account was
+		// used by another, and a token made meanwhile must not outlive it.
+		_, err = tx.ExecContext(ctx, `delete from api_tokens where user_id = ?`, userID)
 		return err
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -113,4 +114,19 @@ func (db *DB) ResendDelivery(ctx context.Context, userID, id int64, enqueue func
 		}
 		return enqueue(ctx, tx)
 	})
+}
+
+// SentBy counts the emails of a user's briefings sent since a time (the daily send limit),
+// with those being sent now that were started before delivery `before` (so that two workers
+// sending at once cannot both take the last place).
+func (db *DB) SentBy(ctx context.Context, userID int64, since time.Time, before int64) (int, error) {
+	var n int
+	err := db.Read.QueryRowContext(ctx, `select count(*) from deliveries d
+		join reports r on r.id = d.report_id join briefings b on b.id = r.briefing_id
+		where b.user_id = ? and (d.status = 'SENT' and d.sent_at >= ? or d.status = 'SENDING' and d.id < ?)`,
+		userID, since.UTC().Format(TimeFormat), before).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: count sent emails: %w", err)
+	}
+	return n, nil
 }

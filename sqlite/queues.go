@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -56,21 +57,65 @@ func (db *DB) StuckEntities(ctx context.Context, cutoff time.Time, limit int) ([
 	return out, nil
 }
 
-// Check reports whether the database answers reads and can take a write.
+// Check reports whether the database answers reads and takes a committed write, and says why
+// not in words a person can act on: the disk is full, the file is read-only, the file is
+// damaged (an integrity check, run at most every integrityEvery), or a recent write failed for
+// one of these reasons.
 func (db *DB) Check(ctx context.Context) error {
 	var n int
 	if err := db.Read.QueryRowContext(ctx, `select count(*) from users`).Scan(&n); err != nil {
-		return fmt.Errorf("the database does not answer: %w", err)
+		return fmt.Errorf("the database does not answer: %w", describe(err))
 	}
-	// A write transaction (BEGIN IMMEDIATE on this pool) proves the write lock can be had.
+	if err := db.integrity(ctx); err != nil {
+		return err
+	}
 	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	tx, err := db.Write.BeginTx(wctx, nil)
-	if err != nil {
-		return fmt.Errorf("the database does not take writes: %w", err)
+	var pages, maxPages, free int64
+	if err := db.Write.QueryRowContext(wctx, `select (select page_count from pragma_page_count), (select max_page_count from pragma_max_page_count), (select freelist_count from pragma_freelist_count)`).Scan(&pages, &maxPages, &free); err != nil {
+		return fmt.Errorf("the database does not answer: %w", describe(err))
 	}
-	if err := tx.Rollback(); err != nil {
-		return fmt.Errorf("the database does not take writes: %w", err)
+	if maxPages > 0 && pages >= maxPages && free == 0 {
+		return fmt.Errorf("the disk holding the database is full: the file reached its largest size (%d pages)", maxPages)
+	}
+	// A committed write (one row of its own) proves the file takes writes. It is not recorded as
+	// a successful write: rewriting a row needs no new space, so it says nothing of a full disk.
+	if _, err := db.Write.ExecContext(wctx, `insert into health (id, checked_at) values (1, ?) on conflict (id) do update set checked_at = excluded.checked_at`, db.now()); err != nil {
+		return fmt.Errorf("the database does not take writes: %w", describe(err))
+	}
+	if f := db.writeFailure.Load(); f != nil && time.Since(f.at) < 10*time.Minute {
+		return fmt.Errorf("a write failed %s ago: %w", time.Since(f.at).Round(time.Second), f.err)
 	}
 	return nil
+}
+
+// integrityEvery is how often Check runs SQLite's quick_check (which reads the whole file).
+const integrityEvery = 10 * time.Minute
+
+// integrity runs quick_check at most every integrityEvery and returns its last verdict.
+func (db *DB) integrity(ctx context.Context) error {
+	db.checkMu.Lock()
+	defer db.checkMu.Unlock()
+	if !db.checkedAt.IsZero() && time.Since(db.checkedAt) < integrityEvery {
+		return db.checkResult
+	}
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	var res string
+	err := db.Read.QueryRowContext(qctx, `pragma quick_check(1)`).Scan(&res)
+	switch {
+	case qctx.Err() != nil:
+		return nil // a large file: not judged this time
+	case err != nil:
+		db.checkResult = describe(err)
+		if !strings.HasPrefix(db.checkResult.Error(), "the database file is damaged") {
+			db.checkResult = fmt.Errorf("the database file is damaged: stop Morning Deck and copy a backup over it (see morningdeck backup --help): %w", err)
+		}
+	case res != "ok":
+		db.checkResult = fmt.Errorf("the database file is damaged (%s): stop Morning Deck and copy a backup over it (see morningdeck backup --help)", res)
+	default:
+		db.checkResult = nil
+	}
+	db.checkedAt = time.Now()
+	return db.checkResult
 }

@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -41,6 +42,20 @@ type DB struct {
 	clock app.Clock
 	stmts sync.Map // query → *sql.Stmt prepared on Write: the hot statements skip SQL parsing
 	group grouper  // the transactions waiting to share a commit (group.go)
+
+	// writeFailure is the last write that failed for a reason a person must act on (disk full,
+	// read-only, damaged file), until a write succeeds: the health check reports it.
+	writeFailure atomic.Pointer[failure]
+	// checked is the last integrity check (quick_check), run at most every integrityEvery.
+	checkMu     sync.Mutex
+	checkedAt   time.Time
+	checkResult error
+}
+
+// failure is a write failure and when it happened.
+type failure struct {
+	err error
+	at  time.Time
 }
 
 // Options for Open.
@@ -65,6 +80,13 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	if err := os.MkdirAll(filepath.Dir(opts.Path), 0o700); err != nil {
 		return nil, fmt.Errorf("sqlite: create data directory: %w", err)
+	}
+	// An existing file of zero bytes is not a database SQLite would quietly start over in: it is
+	// what a failed copy, a full disk or a truncation leaves. Refuse it, rather than lose
+	// everything it held under a new empty database.
+	if st, err := os.Stat(opts.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
+		return nil, fmt.Errorf("the database file %s is empty (0 bytes): it was probably cut short by a failed copy or a full disk. "+
+			"Restore a backup over it (see morningdeck backup --help), or delete it to start a new, empty database", opts.Path)
 	}
 	// Create the file with 0600 before the driver does, so it is never world-readable.
 	if f, err := os.OpenFile(opts.Path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
@@ -237,6 +259,25 @@ func describe(err error) error {
 		return fmt.Errorf("the database file is read-only (check its permissions): %w", err)
 	case strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked"):
 		return fmt.Errorf("the database is locked by another program: %w", err)
+	case strings.Contains(msg, "SQLITE_CORRUPT") || strings.Contains(msg, "SQLITE_NOTADB") || strings.Contains(msg, "malformed") || strings.Contains(msg, "not a database"):
+		return fmt.Errorf("the database file is damaged: stop Morning Deck and copy a backup over it (see morningdeck backup --help): %w", err)
+	}
+	return err
+}
+
+// needsAction reports whether a described error is one a person must act on.
+func needsAction(err error) bool {
+	msg := err.Error()
+	return strings.HasPrefix(msg, "the disk holding the database is full") || strings.HasPrefix(msg, "the database file is read-only") ||
+		strings.HasPrefix(msg, "the database file is damaged")
+}
+
+// noteWrite records the outcome of a write for the health check.
+func (db *DB) noteWrite(err error) error {
+	if err == nil {
+		db.writeFailure.Store(nil)
+	} else if needsAction(err) {
+		db.writeFailure.Store(&failure{err: err, at: time.Now()})
 	}
 	return err
 }
@@ -245,16 +286,16 @@ func describe(err error) error {
 func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.Write.BeginTx(ctx, nil)
 	if err != nil {
-		return describe(fmt.Errorf("begin: %w", err))
+		return db.noteWrite(describe(fmt.Errorf("begin: %w", err)))
 	}
 	if err := fn(tx); err != nil {
 		_ = tx.Rollback()
-		return describe(err)
+		return db.noteWrite(describe(err))
 	}
 	if err := tx.Commit(); err != nil {
-		return describe(fmt.Errorf("commit: %w", err))
+		return db.noteWrite(describe(fmt.Errorf("commit: %w", err)))
 	}
-	return nil
+	return db.noteWrite(nil)
 }
 
 func (db *DB) now() string { return db.clock.Now().UTC().Format(TimeFormat) }

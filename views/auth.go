@@ -2,6 +2,7 @@ package views
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -183,6 +185,11 @@ func cmpOrPath(p string) string {
 
 // localPath keeps p only when it is a path on this site (no open redirect).
 func localPath(p string) string {
+	// A tab, a line break or any control character never reaches the Location header: browsers
+	// drop some of them ("/\t/evil.example" becomes "//evil.example"), so such a path is refused.
+	if strings.ContainsFunc(p, func(c rune) bool { return c < 0x20 || c == 0x7f || unicode.IsSpace(c) || unicode.Is(unicode.Cf, c) }) {
+		return ""
+	}
 	if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.Contains(p, "\\") && !strings.HasPrefix(p, "/login") {
 		return p
 	}
@@ -322,6 +329,13 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = r.ParseForm()
 	u := currentUser(r)
+	// The current-password check is a sign-in by another door: it has the same limit.
+	if wait, ok := s.loginLimit.allow("password"+strconv.FormatInt(u.ID, 10), time.Now()); !ok {
+		secs := int(math.Ceil(wait.Seconds()))
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		s.renderAccount(w, r, http.StatusTooManyRequests, AccountView{PassError: fmt.Sprintf("Too many attempts to check the current password. Try again in %d seconds.", secs)})
+		return
+	}
 	if _, err := s.opts.Accounts.CheckPassword(r.Context(), u.Name, r.PostFormValue("current")); err != nil {
 		if app.ErrorCode(err) != app.EUNAUTHORIZED {
 			s.serverError(w, r, err)

@@ -226,7 +226,7 @@ func (s *Server) greaderFail(w http.ResponseWriter, r *http.Request, err error) 
 	case app.ETOOMANY:
 		status = http.StatusTooManyRequests
 	default:
-		s.log.Error("reader api request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		s.logFailure(r, "reader api request failed", err)
 	}
 	greaderText(w, status, app.ErrorMessage(err))
 }

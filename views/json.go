@@ -50,7 +50,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 	status, msg, internal := failure(err)
 	if internal {
-		s.log.Error("api request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+		s.logFailure(r, "api request failed", err)
 	}
 	writeJSON(w, status, apiErrorBody{Error: msg})
 }

@@ -21,11 +21,18 @@ type Page struct {
 	Account      string        // the signed-in user's name, when sign-in is required
 	Admin        bool          // whether the Queues page is theirs to see
 	Folders      []*app.Folder // the user's folders with unread counts, listed under Items
+	Trouble      []string      // why the app cannot work (disk full, damaged database, pinned workers): the banner
 }
 
 // page builds the layout's data; it takes the pending flash.
 func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title string) Page {
-	p := Page{Title: title, Current: current, Version: s.opts.Version, Flashes: takeFlash(w, r), Admin: currentUser(r).Admin}
+	if _, signedIn := r.Context().Value(userKey{}).(*app.User); s.opts.RequireLogin && !signedIn {
+		// A signed-out visitor (a public path such as a briefing's feed.xml answering 404)
+		// sees nobody's counts, links or health: the bare frame.
+		return s.barePage(w, r, title)
+	}
+	p := Page{Title: title, Current: current, Version: s.opts.Version, Flashes: takeFlash(w, r), Admin: currentUser(r).Admin,
+		Trouble: s.trouble(r.Context())}
 	if s.opts.RequireLogin {
 		p.Account = currentUser(r).Name
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -45,6 +46,10 @@ func health(ctx context.Context, a app.QueueAdmin) (Health, []app.QueueInfo, []a
 			fail("queue %s is at %d of its capacity %d (over %.0f%%)", q.Name, q.Size(), q.Capacity, healthCapacityShare*100)
 		}
 	}
+	for _, p := range a.Pinned() {
+		fail("a %s worker has been running a %s job for %s, past its %s timeout: it does not end (restart Morning Deck; the job is tried again)",
+			p.Queue, p.Kind, p.Running.Round(time.Second), p.Timeout)
+	}
 	stuck, err := a.Stuck(ctx)
 	if err != nil {
 		fail("stuck entities: %v", err)
@@ -53,6 +58,41 @@ func health(ctx context.Context, a app.QueueAdmin) (Health, []app.QueueInfo, []a
 		fail("%d entities are stuck in a transitional state (more than %d)", len(stuck), healthMaxStuck)
 	}
 	return h, qs, stuck
+}
+
+// healthCache keeps the last health verdict for the layout's banner, which every page shows:
+// checked at most every healthEvery.
+type healthCache struct {
+	mu       sync.Mutex
+	at       time.Time
+	problems []string
+}
+
+const healthEvery = 10 * time.Second
+
+// trouble is what the banner says: the health check's problems that stop the app from working
+// (the database, pinned workers), not the Queues page's warnings (a full or stuck queue).
+func (s *Server) trouble(ctx context.Context) []string {
+	if s.opts.Queues == nil {
+		return nil
+	}
+	c := &s.health
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.at.IsZero() && time.Since(c.at) < healthEvery {
+		return c.problems
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	c.problems = nil
+	if err := s.opts.Queues.Check(ctx); err != nil {
+		c.problems = append(c.problems, "database: "+err.Error())
+	}
+	for _, p := range s.opts.Queues.Pinned() {
+		c.problems = append(c.problems, fmt.Sprintf("a %s worker has been running one job for %s, past its %s timeout", p.Queue, p.Running.Round(time.Second), p.Timeout))
+	}
+	c.at = time.Now()
+	return c.problems
 }
 
 // healthz answers 200 when healthy, 503 with the reasons otherwise.
@@ -64,6 +104,12 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
 	h, _, _ := health(ctx, s.opts.Queues)
+	if !h.OK {
+		// The banner looks again at the next page rather than keep an older verdict.
+		s.health.mu.Lock()
+		s.health.at = time.Time{}
+		s.health.mu.Unlock()
+	}
 	status := http.StatusOK
 	if !h.OK {
 		status = http.StatusServiceUnavailable

@@ -4,6 +4,7 @@ package views
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,6 +12,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/a-h/templ"
 
@@ -84,6 +86,7 @@ type Server struct {
 	log        *slog.Logger
 	clock      app.Clock
 	handler    http.Handler
+	health     healthCache // the layout's health banner
 }
 
 // ContentSecurityPolicy is sent with every response: no inline scripts or styles, nothing from elsewhere
@@ -289,7 +292,7 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, c templ.Componen
 func (s *Server) renderStatus(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
 	var buf strings.Builder
 	if err := c.Render(r.Context(), &buf); err != nil {
-		s.log.Error("render", "path", r.URL.Path, "error", err)
+		s.logFailure(r, "render", err)
 		http.Error(w, "Internal error.", http.StatusInternalServerError)
 		return
 	}
@@ -299,9 +302,25 @@ func (s *Server) renderStatus(w http.ResponseWriter, r *http.Request, status int
 	_, _ = io.WriteString(w, buf.String())
 }
 
+// logFailure logs a request's failure as an ERROR, or at DEBUG when the client went away
+// (context canceled, broken pipe, connection reset): that is the client's doing, not a fault.
+func (s *Server) logFailure(r *http.Request, msg string, err error) {
+	level := slog.LevelError
+	if clientGone(r, err) {
+		level = slog.LevelDebug
+		msg += " (the client went away)"
+	}
+	s.log.Log(r.Context(), level, msg, "method", r.Method, "path", r.URL.Path, "error", err)
+}
+
+// clientGone reports whether err comes from the client disconnecting.
+func clientGone(r *http.Request, err error) bool {
+	return r.Context().Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
 // serverError logs err and shows the error page.
 func (s *Server) serverError(w http.ResponseWriter, r *http.Request, err error) {
-	s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "error", err)
+	s.logFailure(r, "request failed", err)
 	s.renderStatus(w, r, http.StatusInternalServerError, errorPage(s.barePage(w, r, "Something went wrong"), "Something went wrong",
 		"The server hit an unexpected problem and has logged it. Try again in a moment."))
 }

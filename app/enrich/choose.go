@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net"
+	"net/http"
 	"strings"
 	"sync"
 
@@ -26,12 +28,31 @@ type Chooser struct {
 	LLM      LLMOptions
 	Settings SettingsReader
 	Log      *slog.Logger
+	// Dial, when set (the app is reachable beyond this machine), connects to every LLM server a
+	// user chose instead of the operator's: the fetcher's SSRF guard, so that a base URL cannot
+	// reach this machine or its network. It also keeps the servers' error bodies out of the
+	// messages a user sees (a short status line only). The operator's own base URL is trusted.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 
 	mu   sync.Mutex
 	llms map[llmKey]*LLM
 }
 
-type llmKey struct{ base, model, key string }
+type llmKey struct {
+	base, model, key string
+	own              bool // the operator's base URL
+}
+
+// defaultBaseURL is the base URL an LLM without one uses (NewLLM's default).
+const defaultBaseURL = "http://127.0.0.1:11434/v1"
+
+// sameBase reports whether two base URLs name the same endpoint ("" is the default).
+func sameBase(a, b string) bool {
+	norm := func(s string) string {
+		return strings.ToLower(strings.TrimRight(cmp.Or(strings.TrimSpace(s), defaultBaseURL), "/"))
+	}
+	return norm(a) == norm(b)
+}
 
 var (
 	_ app.EnricherChooser = (*Chooser)(nil)
@@ -42,9 +63,16 @@ var (
 func (c *Chooser) Configured() bool { return c.LLM.Model != "" }
 
 // LLMFor returns the LLM client of a user's settings (falling back to the configured one), or
-// nil when no model is configured anywhere.
+// nil when no model is configured anywhere. The operator's API key goes only to the operator's
+// base URL: a user who sets another one sends their own key, or none.
 func (c *Chooser) LLMFor(s *app.Settings) *LLM {
-	k := llmKey{cmp.Or(s.LLMBaseURL, c.LLM.BaseURL), cmp.Or(s.LLMModel, c.LLM.Model), cmp.Or(s.LLMAPIKey, c.LLM.APIKey)}
+	base := cmp.Or(s.LLMBaseURL, c.LLM.BaseURL)
+	own := sameBase(base, c.LLM.BaseURL)
+	key := s.LLMAPIKey
+	if key == "" && own {
+		key = c.LLM.APIKey
+	}
+	k := llmKey{base, cmp.Or(s.LLMModel, c.LLM.Model), key, own}
 	if k.model == "" {
 		return nil
 	}
@@ -58,6 +86,14 @@ func (c *Chooser) LLMFor(s *app.Settings) *LLM {
 	}
 	o := c.LLM
 	o.BaseURL, o.Model, o.APIKey = k.base, k.model, k.key
+	if c.Dial != nil {
+		o.HideErrorBodies = true
+		if !own {
+			// No proxy from the environment: through a proxy the guard would only see the proxy.
+			o.HTTPClient = &http.Client{Transport: &http.Transport{DialContext: c.Dial, Proxy: nil,
+				TLSHandshakeTimeout: 10 * time.Second, ResponseHeaderTimeout: cmp.Or(o.Timeout, time.Minute)}}
+		}
+	}
 	if o.Log == nil {
 		o.Log = c.Log
 	}

@@ -51,6 +51,10 @@ type LLMOptions struct {
 	MaxPromptTokens int    // default 3000 (estimated as characters / 4)
 	HTTPClient      *http.Client
 	Log             *slog.Logger
+	// HideErrorBodies keeps what the server says in an error answer out of the error (the
+	// status line only; the body is logged): set for a server a user chose while the app is
+	// exposed, so that an internal service's answer is not shown back to that user.
+	HideErrorBodies bool
 }
 
 // Response formats, from the strictest; the first one a server accepts is remembered.
@@ -266,7 +270,13 @@ func (l *LLM) complete(ctx context.Context, prompt string, mode int32, maxTokens
 		return "", usage{}, &Error{Kind: "invalid_output", Message: "The LLM's answer is larger than 4 MiB."}
 	}
 	if resp.StatusCode != http.StatusOK {
-		e := statusError(resp, raw)
+		var e *Error
+		if l.opts.HideErrorBodies {
+			e = statusError(resp, nil)
+			l.log.Warn("the LLM answered with an error", "status", resp.StatusCode, "body", oneLine(redactKey(string(raw), l.opts.APIKey), 300))
+		} else {
+			e = statusError(resp, raw)
+		}
 		// A server may quote the key it refused ("Incorrect API key provided: sk-…"): the
 		// message reaches logs and pages, the key must not.
 		e.Message = redactKey(e.Message, l.opts.APIKey)

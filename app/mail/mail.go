@@ -2,6 +2,7 @@
 package mail
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	gomail "github.com/wneessen/go-mail"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/feeds"
 )
 
 // Options configure SMTP.
@@ -27,6 +29,9 @@ type Options struct {
 	TLS      string // none, starttls (default), tls
 	Timeout  time.Duration
 	BaseURL  string // the app's address, for links back to the report and the briefing
+	// Dial, when set, makes every connection (the SSRF guard for a server a user chose while
+	// the app is exposed). Errors then say only what failed, not what the server answered.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 // Configured reports whether there is an SMTP host and a From address.
@@ -97,11 +102,23 @@ func (s *Sender) Send(ctx context.Context, m *Message) error {
 	if s.opts.Username != "" {
 		opts = append(opts, gomail.WithSMTPAuth(gomail.SMTPAuthAutoDiscover), gomail.WithUsername(s.opts.Username), gomail.WithPassword(s.opts.Password))
 	}
+	if s.opts.Dial != nil {
+		opts = append(opts, gomail.WithDialContextFunc(s.opts.Dial))
+	}
 	c, err := gomail.NewClient(s.opts.Host, opts...)
 	if err != nil {
 		return fmt.Errorf("SMTP client: %w", err)
 	}
 	if err := c.DialAndSendWithContext(ctx, msg); err != nil {
+		if s.opts.Dial != nil {
+			// A user's server while exposed: say what failed, never what an internal service answered.
+			var be *feeds.BlockedError
+			if errors.As(err, &be) {
+				return fmt.Errorf("SMTP %s:%d: %w", s.opts.Host, s.opts.Port, be)
+			}
+			why := strings.TrimSuffix(s.explain(err), ": ")
+			return fmt.Errorf("SMTP %s:%d: %s", s.opts.Host, s.opts.Port, cmp.Or(why, "the message could not be sent"))
+		}
 		return fmt.Errorf("SMTP %s:%d: %s%w", s.opts.Host, s.opts.Port, s.explain(err), err)
 	}
 	return nil
@@ -176,17 +193,24 @@ var emailStyle = app.HTMLStyle{
 	Also:     "margin:6px 0 0;color:#55555b;font-family:Arial,sans-serif;font-size:13px;",
 }
 
-// Merge returns base with the user's own settings where they are set.
+// Merge returns base with the user's own settings where they are set. The operator's
+// credentials, From address and TLS policy go only with the operator's host: a user who names
+// their own host (another than the operator's) brings their own credentials and may set From
+// and TLS; one who does not sends from the operator's address, with the operator's security.
 func (o Options) Merge(host string, port int, username, password, from, tlsMode string) Options {
-	if host != "" {
-		o.Host, o.Port = host, port
-		o.Username, o.Password = username, password
+	if host == "" || strings.EqualFold(strings.TrimSpace(host), o.Host) && (port == 0 || port == o.Port) && username == "" {
+		return o // the operator's server, as the operator configured it
 	}
-	if from != "" {
-		o.From = from
-	}
+	o.Host, o.Port = host, port
+	o.Username, o.Password = username, password
+	o.From = cmp.Or(from, o.From)
 	if tlsMode != "" {
 		o.TLS = tlsMode
 	}
 	return o
+}
+
+// Own reports whether the options Merge returned name another server than base's (the user's own).
+func (o Options) Own(base Options) bool {
+	return o.Host != base.Host || o.Port != base.Port || o.Username != base.Username
 }

@@ -3,6 +3,7 @@ package mail
 import (
 	"context"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -19,6 +20,9 @@ type Mailer struct {
 	Default  Options
 	Settings SettingsReader // nil: Default for everyone
 	BaseURL  string         // where the links in a report point
+	// Dial, when set (the app is exposed), connects to the SMTP servers users chose: the
+	// fetcher's SSRF guard. The operator's own server is dialled directly.
+	Dial func(ctx context.Context, network, address string) (net.Conn, error)
 }
 
 var _ app.Mailer = (*Mailer)(nil)
@@ -32,7 +36,11 @@ func (m *Mailer) optionsFor(ctx context.Context, userID int64) Options {
 	if err != nil {
 		return m.Default
 	}
-	return m.Default.Merge(s.SMTPHost, s.SMTPPort, s.SMTPUsername, s.SMTPPassword, s.SMTPFrom, s.SMTPTLS)
+	o := m.Default.Merge(s.SMTPHost, s.SMTPPort, s.SMTPUsername, s.SMTPPassword, s.SMTPFrom, s.SMTPTLS)
+	if o.Own(m.Default) && m.Dial != nil {
+		o.Dial = m.Dial
+	}
+	return o
 }
 
 // Send sends one message with its user's settings.
