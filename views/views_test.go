@@ -43,6 +43,7 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 	sources := &app.Sources{Store: db, Queue: q}
 	if detect {
 		sources.Detector = feeds.Detector{Fetcher: feeds.New(feeds.Options{})}
+		sources.Fetcher = feeds.Adapter{Fetcher: feeds.New(feeds.Options{})}
 	}
 	briefings := &app.Briefings{Store: db, Queue: bq, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}}
 	h := views.New(views.Options{
