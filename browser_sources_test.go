@@ -149,6 +149,11 @@ func TestBrowserScoreReasonOnTouch(t *testing.T) {
 		); err != nil {
 			t.Fatal(err)
 		}
+		if os.Getenv("SHOT") != "" {
+			var png []byte
+			_ = chromedp.Run(ctx, chromedp.Click(`[data-reason-toggle]`, chromedp.ByQuery), chromedp.CaptureScreenshot(&png))
+			_ = os.WriteFile("/tmp/reason-"+strings.ReplaceAll(path, "?", "_")+".png", png, 0o644)
+		}
 		if before || !after || again {
 			t.Errorf("/%s: reason shown before a tap %v, after one %v, after a second %v", path, before, after, again)
 		}

@@ -199,6 +199,15 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 			if strings.TrimSpace(in.Name) == "" {
 				src.Name = ""
 			}
+			// A page may advertise a feed that is gone (a 404, a page that is not a feed): say
+			// so now rather than "added" and a source that never brings anything.
+			if s.Fetcher != nil {
+				var fe *FetchError
+				if _, err := s.Fetcher.FetchSource(ctx, &Source{UserID: in.UserID, Type: SourceRSS, URL: src.URL}); errors.As(err, &fe) && !fe.Network && !fe.HostPaused {
+					return nil, Errorf(EINVALID, "%s advertises the feed %s, but it cannot be read: %s Add the page with the type “web page” to follow its links instead.",
+						d.URL, src.URL, strings.TrimSpace(fe.Message))
+				}
+			}
 		}
 	}
 	err := s.Store.CreateSource(ctx, src, func(ctx context.Context, tx *sql.Tx) error {

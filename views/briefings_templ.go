@@ -1347,7 +1347,7 @@ func briefingForm(f BriefingForm, sources []app.SourceName, action, button strin
 				return templ_7745c5c3_Err
 			}
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 132, "</select></div><div class=\"field\"><label for=\"b-time\">At</label> <input type=\"time\" id=\"b-time\" name=\"time\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 132, "</select></div><div class=\"field\"><label for=\"b-time\">At <span class=\"hint\">(24-hour, HH:MM)</span></label> <input type=\"text\" id=\"b-time\" name=\"time\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1360,7 +1360,7 @@ func briefingForm(f BriefingForm, sources []app.SourceName, action, button strin
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 133, "\" required></div><div class=\"field\"><label for=\"b-tz\">Time zone</label> <input type=\"text\" id=\"b-tz\" name=\"timezone\" list=\"b-zones\" value=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 133, "\" required inputmode=\"numeric\" maxlength=\"5\" placeholder=\"07:00\" pattern=\"([01][0-9]|2[0-3]):[0-5][0-9]\" title=\"A 24-hour time, HH:MM, such as 07:00 or 18:30\" data-testid=\"briefing-time\"></div><div class=\"field\"><label for=\"b-tz\">Time zone</label> <input type=\"text\" id=\"b-tz\" name=\"timezone\" list=\"b-zones\" value=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

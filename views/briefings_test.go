@@ -83,6 +83,10 @@ func TestBriefingsAPI(t *testing.T) {
 		mustContain(t, res, body, 422, "Unknown time zone", "Kept name")
 		res, body = e.form("/briefings", url.Values{"name": {"Mailed"}, "time": {"07:00"}, "recipients": {"not-an-address"}})
 		mustContain(t, res, body, 422, "is not an email address")
+		// The time is a 24-hour text field (a browser's time input shows "07:00 AM" in some
+		// locales); a 12-hour or malformed time is refused with the format and kept.
+		res, body = e.form("/briefings", url.Values{"name": {"Evening"}, "time": {"7pm"}})
+		mustContain(t, res, body, 422, "The time of day must be HH:MM (24-hour), such as 07:00.", `value="7pm"`, `pattern="([01][0-9]|2[0-3]):[0-5][0-9]"`)
 		res, _ = e.form("/briefings", url.Values{"name": {"Daily"}, "time": {"07:30"}, "timezone": {"Asia/Kolkata"}, "itemLimit": {"5"}, "recipients": {"ann@example.com, bob@example.com"}})
 		if res.StatusCode != 303 {
 			t.Fatalf("create: %d", res.StatusCode)

@@ -297,6 +297,24 @@ func TestReadingAPI(t *testing.T) {
 }
 
 func TestFeedChoice(t *testing.T) {
+	t.Run("a page whose advertised feed is gone says so instead of adding it", func(t *testing.T) {
+		e := newEnvWithDetector(t)
+		page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path != "/" {
+				http.NotFound(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<html><head><title>Blog</title>
+<link rel="alternate" type="application/rss+xml" title="Posts" href="/gone.xml"></head><body><p>hi</p></body></html>`)
+		}))
+		defer page.Close()
+		res, body := e.form("/sources", url.Values{"url": {page.URL}})
+		mustContain(t, res, body, 422, `data-testid="form-error"`, "advertises the feed "+page.URL+"/gone.xml, but it cannot be read: The server answered 404")
+		if _, body := e.get("/sources"); strings.Contains(body, `data-testid="source-row"`) {
+			t.Fatal("the source was added anyway")
+		}
+	})
 	t.Run("a page offering two feeds asks which one, and the pick is followed", func(t *testing.T) {
 		e := newEnvWithDetector(t)
 		page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -405,7 +405,7 @@ func settingsPage(p Page, v SettingsView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</datalist></div></div><button class=\"btn btn-primary\" data-testid=\"save-settings\">Save settings</button></form><section class=\"panel\" aria-labelledby=\"email-title\" data-testid=\"email-settings\"><h2 id=\"email-title\">Email</h2><p class=\"hint\">Briefings with recipients are emailed through this SMTP server. Empty fields use the server's configuration (<code>MORNINGDECK_SMTP_*</code>).</p><p class=\"hint\" data-testid=\"smtp-rule\">Without a host of your own, email goes through the server's SMTP account, from its address and with its security: the From address and security you set here apply only with your own host, user and password. A briefing emails at most 20 recipients; while Morning Deck is reachable from other machines, each account sends at most a daily number of report emails (200 unless the operator sets <code>--mail-daily-limit</code>), and a host on this machine or its private network is refused.</p><form method=\"post\" action=\"/settings/email\" class=\"filter-form\"><div class=\"row\"><div class=\"field grow\"><label for=\"smtp-host\">SMTP host</label> <input type=\"text\" id=\"smtp-host\" name=\"smtpHost\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "</datalist></div></div><button class=\"btn btn-primary\" data-testid=\"save-settings\">Save settings</button></form><section class=\"panel settings-panel\" aria-labelledby=\"email-title\" data-testid=\"email-settings\"><h2 id=\"email-title\">Email</h2><p class=\"hint\">Briefings with recipients are emailed through this SMTP server. Empty fields use the server's configuration (<code>MORNINGDECK_SMTP_*</code>).</p><p class=\"hint\" data-testid=\"smtp-rule\">Without a host of your own, email goes through the server's SMTP account, from its address and with its security: the From address and security you set here apply only with your own host, user and password. A briefing emails at most 20 recipients; while Morning Deck is reachable from other machines, each account sends at most a daily number of report emails (200 unless the operator sets <code>--mail-daily-limit</code>), and a host on this machine or its private network is refused.</p><form method=\"post\" action=\"/settings/email\" class=\"filter-form\"><div class=\"row\"><div class=\"field grow\"><label for=\"smtp-host\">SMTP host</label> <input type=\"text\" id=\"smtp-host\" name=\"smtpHost\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -526,7 +526,7 @@ func settingsPage(p Page, v SettingsView) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "</section><section class=\"panel\" aria-labelledby=\"data-title\" data-testid=\"data-care\"><h2 id=\"data-title\">Retention and backups</h2><dl class=\"facts\"><div><dt>Retention</dt><dd data-testid=\"retention\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "</section><section class=\"panel settings-panel\" aria-labelledby=\"data-title\" data-testid=\"data-care\"><h2 id=\"data-title\">Retention and backups</h2><dl class=\"facts\"><div><dt>Retention</dt><dd data-testid=\"retention\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -43,6 +43,7 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 	sources := &app.Sources{Store: db, Queue: q}
 	if detect {
 		sources.Detector = feeds.Detector{Fetcher: feeds.New(feeds.Options{})}
+		sources.Fetcher = feeds.Adapter{Fetcher: feeds.New(feeds.Options{})}
 	}
 	briefings := &app.Briefings{Store: db, Queue: bq, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}}
 	h := views.New(views.Options{
@@ -392,6 +393,24 @@ func TestPages(t *testing.T) {
 		}
 		res, body := e.get("/sources")
 		mustContain(t, res, body, 200, `data-testid="error-count"`, `data-status="ERROR"`, "The server answered 500", `data-testid="retry"`)
+	})
+
+	t.Run("a web page fetched without any article link has a hint, in the list and on its page", func(t *testing.T) {
+		e := newEnv(t)
+		code, body := e.json(http.MethodPost, "/api/sources", `{"url":"https://example.com/about","name":"About page","type":"web"}`)
+		if code != http.StatusCreated {
+			t.Fatalf("create: %d %s", code, body)
+		}
+		src := decodeJSON[sourceJSON](t, body)
+		_, list := e.get("/sources")
+		if strings.Contains(list, `data-testid="source-hint"`) {
+			t.Fatal("a hint before the first fetch")
+		}
+		e.fetch(src.ID)
+		for _, path := range []string{"/sources", fmt.Sprintf("/sources/%d", src.ID)} {
+			res, body := e.get(path)
+			mustContain(t, res, body, 200, `data-testid="source-hint"`, "This page shows no links that look like articles")
+		}
 	})
 
 	t.Run("when most sources failed to connect, Today says the machine seems offline", func(t *testing.T) {
