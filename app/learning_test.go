@@ -380,3 +380,32 @@ func TestTopicsAreHonestAndEnrichAgrees(t *testing.T) {
 		t.Error("a topic filter does not see the usual topic")
 	}
 }
+
+// BenchmarkRescore1000 re-scores 1,000 unread items after one "more like this": what a
+// feedback click costs in the background.
+func BenchmarkRescore1000(b *testing.B) {
+	l := newLearning(b)
+	ctx := context.Background()
+	l.setInterests(b, "the Go programming language\nApple Mac hardware", nil)
+	src := l.source(b, "https://rescore.example/feed")
+	l.importItems(b, src, corpusItems(b, 1000))
+	if _, err := l.en.ScoreImport(ctx, src.ID); err != nil {
+		b.Fatal(err)
+	}
+	var id int64
+	l.db.Read.QueryRow(`select id from items order by id limit 1`).Scan(&id)
+	b.ResetTimer()
+	for i := range b.N {
+		signal := app.SignalMore
+		if i%2 == 1 {
+			signal = app.SignalLess
+		}
+		if err := l.fb.Record(ctx, app.DefaultUserID, id, signal); err != nil {
+			b.Fatal(err)
+		}
+		_, v, _ := l.fb.TasteFor(ctx, app.DefaultUserID)
+		if n, err := l.en.Rescore(ctx, app.DefaultUserID, v); err != nil || n != 1000 {
+			b.Fatalf("Rescore = %d, %v", n, err)
+		}
+	}
+}
