@@ -96,6 +96,7 @@ type FeedbackStore interface {
 type RescoreQueue interface {
 	EnqueueRescore(ctx context.Context, userID, version int64, delay time.Duration) error
 	EnqueueImportTx(ctx context.Context, tx *sql.Tx, sourceID int64) error
+	EnqueueImport(ctx context.Context, sourceID int64) error
 }
 
 // RescoreJob re-scores a user's unread items with the model of this version (an older job,

@@ -36,7 +36,7 @@ func newLearning(t testing.TB) *learning {
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
 	fb := &app.Feedback{Store: db, Trainer: enrich.Trainer{E: emb}, Queue: pq}
 	en := &app.Enriching{Store: db, Queue: pq, Enrichers: &enrich.Chooser{Default: app.EnricherEmbedded, Embedded: emb, Settings: db},
-		Observer: emb.Stats(), Tastes: fb, Offline: emb, Scoring: db}
+		Observer: emb.Stats(), Tastes: fb, Offline: emb, Scoring: db, Imports: pq}
 	return &learning{db: db, emb: emb, fb: fb, en: en, pq: pq}
 }
 
@@ -407,5 +407,29 @@ func BenchmarkRescore1000(b *testing.B) {
 		if n, err := l.en.Rescore(ctx, app.DefaultUserID, v); err != nil || n != 1000 {
 			b.Fatalf("Rescore = %d, %v", n, err)
 		}
+	}
+}
+
+// A back catalogue stored unscored (before this version, or after its job was dead-lettered) is
+// queued for scoring at start.
+func TestUnscoredImportsQueuedAtStart(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	src := l.source(t, "https://old.example/feed")
+	if _, err := l.db.FinishFetch(ctx, src, &app.FetchResult{Items: bakingItems()}, nil); err != nil { // no job, as before issue 12
+		t.Fatal(err)
+	}
+	l.source(t, "https://empty.example/feed")
+	if n, err := l.en.QueueUnscoredImports(ctx); err != nil || n != 1 {
+		t.Fatalf("QueueUnscoredImports = %d, %v; want the one source with unscored items", n, err)
+	}
+	if size, _ := l.pq.Size(ctx); size != 1 {
+		t.Fatalf("%d jobs queued", size)
+	}
+	if n, err := l.en.ScoreImport(ctx, src.ID); err != nil || n != 4 {
+		t.Fatalf("ScoreImport = %d, %v", n, err)
+	}
+	if n, _ := l.en.QueueUnscoredImports(ctx); n != 0 {
+		t.Errorf("%d sources queued after scoring", n)
 	}
 }

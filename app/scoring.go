@@ -34,6 +34,8 @@ type ScoreUpdate struct {
 type ScoringStore interface {
 	// ImportItems are up to limit items of a source's first import not enriched yet.
 	ImportItems(ctx context.Context, sourceID int64, limit int) ([]*Item, error)
+	// UnscoredImportSources are the sources with items of a first import not enriched yet.
+	UnscoredImportSources(ctx context.Context) ([]int64, error)
 	// RescoreItems are up to limit of the user's unread, visible items scored by the embedded
 	// enricher, with an id above afterID, in id order.
 	RescoreItems(ctx context.Context, userID, afterID int64, limit int) ([]*Item, error)
@@ -134,6 +136,28 @@ func (e *Enriching) ScoreImport(ctx context.Context, sourceID int64) (int, error
 			ups = ups[n:]
 		}
 	}
+}
+
+// QueueUnscoredImports queues the scoring of every source's back catalogue left unscored: the
+// first imports stored before this version, or whose job was dead-lettered. Run at start; the
+// jobs are idempotent.
+func (e *Enriching) QueueUnscoredImports(ctx context.Context) (int, error) {
+	if e.Offline == nil || e.Scoring == nil || e.Imports == nil {
+		return 0, nil
+	}
+	ids, err := e.Scoring.UnscoredImportSources(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for i, id := range ids {
+		if err := e.Imports.EnqueueImport(ctx, id); err != nil {
+			return i, err
+		}
+	}
+	if len(ids) > 0 {
+		e.log().Info("back catalogues queued for scoring", "sources", len(ids))
+	}
+	return len(ids), nil
 }
 
 // usualTopics are the three topics most of the items got (ties by name), as

@@ -167,7 +167,7 @@ func scanScoreItems(rows *sql.Rows) ([]*app.Item, error) {
 // ImportItems are items of a source's first import not enriched yet: DONE, never scored.
 func (db *DB) ImportItems(ctx context.Context, sourceID int64, limit int) ([]*app.Item, error) {
 	rows, err := db.Read.QueryContext(ctx, `select `+scoreColumns+` from items i join sources s on s.id = i.source_id
-		where i.source_id = ? and i.status = 'DONE' and i.enriched_by = '' and i.score is null order by i.id limit ?`, sourceID, limit)
+		where i.source_id = ? and i.status = 'DONE' and i.enriched_by = '' and i.score is null and i.hidden = 0 order by i.id limit ?`, sourceID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: import items: %w", err)
 	}
@@ -176,6 +176,16 @@ func (db *DB) ImportItems(ctx context.Context, sourceID int64, limit int) ([]*ap
 		return nil, fmt.Errorf("sqlite: import items: %w", err)
 	}
 	return out, nil
+}
+
+// UnscoredImportSources are the sources with visible items of a first import not enriched.
+func (db *DB) UnscoredImportSources(ctx context.Context) ([]int64, error) {
+	rows, err := db.Read.QueryContext(ctx, `select distinct source_id from items
+		where status = 'DONE' and enriched_by = '' and score is null and hidden = 0 order by source_id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: unscored imports: %w", err)
+	}
+	return scanIDs(rows)
 }
 
 // RescoreItems are the user's unread, visible items the embedded enricher scored.
