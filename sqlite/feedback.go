@@ -178,10 +178,12 @@ func (db *DB) ImportItems(ctx context.Context, sourceID int64, limit int) ([]*ap
 	return out, nil
 }
 
-// UnscoredImportSources are the sources with visible items of a first import not enriched.
+// UnscoredImportSources are the sources with visible items of a first import not enriched and
+// no scoring job waiting (the fetch that stored them queued one in the same transaction).
 func (db *DB) UnscoredImportSources(ctx context.Context) ([]int64, error) {
 	rows, err := db.Read.QueryContext(ctx, `select distinct source_id from items
-		where status = 'DONE' and enriched_by = '' and score is null and hidden = 0 order by source_id`)
+		where status = 'DONE' and enriched_by = '' and score is null and hidden = 0
+		and `+noLiveJob("process", "sourceId", "source_id")+` order by source_id`)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: unscored imports: %w", err)
 	}
