@@ -190,11 +190,11 @@ func (db *DB) UnscoredImportSources(ctx context.Context) ([]int64, error) {
 	return scanIDs(rows)
 }
 
-// RescoreItems are the user's unread, visible items the embedded enricher scored.
-func (db *DB) RescoreItems(ctx context.Context, userID, afterID int64, limit int) ([]*app.Item, error) {
+// RescoreItems are the user's unread, visible items the embedded enricher scored, newest first.
+func (db *DB) RescoreItems(ctx context.Context, userID, beforeID int64, limit int) ([]*app.Item, error) {
 	rows, err := db.Read.QueryContext(ctx, `select `+scoreColumns+` from items i join sources s on s.id = i.source_id
-		where i.user_id = ? and i.id > ? and i.read_at is null and i.hidden = 0 and i.status = 'DONE' and i.enriched_by = ?
-		order by i.id limit ?`, userID, afterID, app.EnricherEmbedded, limit)
+		where i.user_id = ? and i.id < ? and i.read_at is null and i.hidden = 0 and i.status = 'DONE' and i.enriched_by = ?
+		order by i.id desc limit ?`, userID, beforeID, app.EnricherEmbedded, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: items to re-score: %w", err)
 	}
@@ -288,11 +288,12 @@ func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 	})
 }
 
-// StartRescore records that the user's items are being re-scored for this model version and
-// reports whether they need it (false when a newer version was re-scored already).
+// StartRescore reports whether the user's items need re-scoring for this model version (false
+// when it, or a newer one, was re-scored already) and records that the current model — the
+// one the re-score uses, maybe newer than the job's — is being applied.
 func (db *DB) StartRescore(ctx context.Context, userID, version int64) (bool, error) {
-	res, err := db.Write.ExecContext(ctx, `update reading_models set rescored = ? where user_id = ? and rescored < ? and version <= ?`,
-		version, userID, version, version)
+	res, err := db.Write.ExecContext(ctx, `update reading_models set rescored = version where user_id = ? and rescored < ?`,
+		userID, version)
 	if err != nil {
 		return false, fmt.Errorf("sqlite: start re-scoring: %w", describe(err))
 	}
