@@ -433,3 +433,33 @@ func TestUnscoredImportsQueuedAtStart(t *testing.T) {
 		t.Errorf("%d sources queued after scoring", n)
 	}
 }
+
+// The job of an explicit signal applies the current model even when an implicit signal came
+// after it (whose job waits a minute), and that later job then has nothing to do.
+func TestRescoreJobAppliesTheCurrentModel(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	src := l.source(t, "https://bake.example/feed")
+	l.importItems(t, src, bakingItems())
+	if _, err := l.en.ScoreImport(ctx, src.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.fb.Record(ctx, app.DefaultUserID, l.item(t, "https://bake.example/0").ID, app.SignalMore); err != nil {
+		t.Fatal(err)
+	}
+	_, explicit, _ := l.fb.TasteFor(ctx, app.DefaultUserID)
+	l.fb.Signal(ctx, app.DefaultUserID, l.item(t, "https://bake.example/3").ID, app.SignalOpened)
+	_, implicit, _ := l.fb.TasteFor(ctx, app.DefaultUserID)
+	if implicit <= explicit {
+		t.Fatalf("versions %d then %d", explicit, implicit)
+	}
+	if n, err := l.en.Rescore(ctx, app.DefaultUserID, explicit); err != nil || n == 0 {
+		t.Fatalf("the explicit signal's job: %d, %v", n, err)
+	}
+	if n, _ := l.en.Rescore(ctx, app.DefaultUserID, implicit); n != 0 {
+		t.Errorf("the implicit signal's job re-scored %d items again", n)
+	}
+	if r := l.item(t, "https://bake.example/1").ScoreReasoning; !strings.Contains(r, "you liked similar items") {
+		t.Errorf("reason after re-scoring: %q", r)
+	}
+}
