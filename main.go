@@ -177,7 +177,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	// enricher in the background.
 	e.svc.Feedback = &app.Feedback{Store: db, Trainer: enrich.Trainer{E: e.embedded}, Queue: e.processQ, Log: log}
 	e.svc.Reading.Feedback = e.svc.Feedback
-	enriching.Tastes, enriching.Offline, enriching.Scoring = e.svc.Feedback, e.embedded, db
+	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.svc.Feedback, e.embedded, db, e.processQ
 	e.svc.Sources.FirstImport = e.processQ.EnqueueImportTx
 	queue.HandleFetch(e.fetchQ, e.svc.Sources)
 	queue.HandleProcess(e.processQ, e.svc.Enriching)
@@ -214,6 +214,9 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 	}
 	if cfg.ProcessEnabled {
 		e.svc.Enriching.Learn(ctx, 5000)
+		if _, err := e.svc.Enriching.QueueUnscoredImports(ctx); err != nil {
+			e.log.Warn("back catalogues not queued for scoring", "error", err)
+		}
 		run(e.processQ.Queue, cfg.ProcessInterval,
 			&queue.Scheduler{Name: "process scheduler", Cycle: func(ctx context.Context) (int, error) { return e.svc.Enriching.QueueNew(ctx, cfg.ProcessBatchSize) }},
 			recovery("item", e.svc.Enriching.ResetStuck))

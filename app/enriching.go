@@ -61,6 +61,7 @@ type Enriching struct {
 	// store. Either nil: neither happens.
 	Offline OfflineEnricher
 	Scoring ScoringStore
+	Imports RescoreQueue // where the scoring of a back catalogue is queued
 	// MinTextChars: shorter texts with a link get the linked page's article text (default 2000).
 	MinTextChars int
 	Log          *slog.Logger

@@ -20,7 +20,8 @@ const (
 	SignalReadUnopened  = "read_unopened"
 	feedbackEventsKept  = 2000 // the model is retrained from the latest events, at most this many
 	learnedTermsShown   = 10
-	rescoreDebounce     = 2 * time.Second
+	rescoreDebounce     = 2 * time.Second  // after "more" or "less": the reader looks for the effect
+	rescoreImplicit     = 60 * time.Second // after reading: a minute of opening items is one re-score
 	KindScoreImport     = "score_import"
 	KindRescoreUser     = "rescore_user"
 	PriorityScoreImport = -10 // behind every new item (0–10)
@@ -96,6 +97,7 @@ type FeedbackStore interface {
 type RescoreQueue interface {
 	EnqueueRescore(ctx context.Context, userID, version int64, delay time.Duration) error
 	EnqueueImportTx(ctx context.Context, tx *sql.Tx, sourceID int64) error
+	EnqueueImport(ctx context.Context, sourceID int64) error
 }
 
 // RescoreJob re-scores a user's unread items with the model of this version (an older job,
@@ -160,7 +162,11 @@ func (f *Feedback) Record(ctx context.Context, userID, itemID int64, signal stri
 	if err != nil || !changed {
 		return err
 	}
-	return f.Retrain(ctx, userID)
+	delay := rescoreImplicit
+	if signal == SignalMore || signal == SignalLess {
+		delay = rescoreDebounce
+	}
+	return f.retrain(ctx, userID, delay)
 }
 
 // Signal records an implicit signal (reading), logging rather than failing: reading an item
@@ -182,6 +188,10 @@ func (f *Feedback) Signal(ctx context.Context, userID, itemID int64, signal stri
 // Retrain rebuilds the user's model from their latest events, stores it and has their unread
 // items re-scored.
 func (f *Feedback) Retrain(ctx context.Context, userID int64) error {
+	return f.retrain(ctx, userID, rescoreDebounce)
+}
+
+func (f *Feedback) retrain(ctx context.Context, userID int64, delay time.Duration) error {
 	events, err := f.Store.FeedbackEvents(ctx, userID, feedbackEventsKept)
 	if err != nil {
 		return err
@@ -194,15 +204,15 @@ func (f *Feedback) Retrain(ctx context.Context, userID int64) error {
 	if err != nil {
 		return err
 	}
-	f.rescore(ctx, userID, version)
+	f.rescore(ctx, userID, version, delay)
 	return nil
 }
 
-func (f *Feedback) rescore(ctx context.Context, userID, version int64) {
+func (f *Feedback) rescore(ctx context.Context, userID, version int64, delay time.Duration) {
 	if f.Queue == nil {
 		return
 	}
-	if err := f.Queue.EnqueueRescore(ctx, userID, version, rescoreDebounce); err != nil {
+	if err := f.Queue.EnqueueRescore(ctx, userID, version, delay); err != nil {
 		f.log().Warn("re-scoring not queued", "user", userID, "error", err)
 	}
 }
@@ -213,7 +223,7 @@ func (f *Feedback) Reset(ctx context.Context, userID int64) error {
 	if err != nil {
 		return err
 	}
-	f.rescore(ctx, userID, version)
+	f.rescore(ctx, userID, version, rescoreDebounce)
 	return nil
 }
 

@@ -36,7 +36,7 @@ func newLearning(t testing.TB) *learning {
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
 	fb := &app.Feedback{Store: db, Trainer: enrich.Trainer{E: emb}, Queue: pq}
 	en := &app.Enriching{Store: db, Queue: pq, Enrichers: &enrich.Chooser{Default: app.EnricherEmbedded, Embedded: emb, Settings: db},
-		Observer: emb.Stats(), Tastes: fb, Offline: emb, Scoring: db}
+		Observer: emb.Stats(), Tastes: fb, Offline: emb, Scoring: db, Imports: pq}
 	return &learning{db: db, emb: emb, fb: fb, en: en, pq: pq}
 }
 
@@ -378,5 +378,88 @@ func TestTopicsAreHonestAndEnrichAgrees(t *testing.T) {
 	body.UsualTopics = usual
 	if !f.Matches(body) {
 		t.Error("a topic filter does not see the usual topic")
+	}
+}
+
+// BenchmarkRescore1000 re-scores 1,000 unread items after one "more like this": what a
+// feedback click costs in the background.
+func BenchmarkRescore1000(b *testing.B) {
+	l := newLearning(b)
+	ctx := context.Background()
+	l.setInterests(b, "the Go programming language\nApple Mac hardware", nil)
+	src := l.source(b, "https://rescore.example/feed")
+	l.importItems(b, src, corpusItems(b, 1000))
+	if _, err := l.en.ScoreImport(ctx, src.ID); err != nil {
+		b.Fatal(err)
+	}
+	var id int64
+	l.db.Read.QueryRow(`select id from items order by id limit 1`).Scan(&id)
+	b.ResetTimer()
+	for i := range b.N {
+		signal := app.SignalMore
+		if i%2 == 1 {
+			signal = app.SignalLess
+		}
+		if err := l.fb.Record(ctx, app.DefaultUserID, id, signal); err != nil {
+			b.Fatal(err)
+		}
+		_, v, _ := l.fb.TasteFor(ctx, app.DefaultUserID)
+		if n, err := l.en.Rescore(ctx, app.DefaultUserID, v); err != nil || n != 1000 {
+			b.Fatalf("Rescore = %d, %v", n, err)
+		}
+	}
+}
+
+// A back catalogue stored unscored (before this version, or after its job was dead-lettered) is
+// queued for scoring at start.
+func TestUnscoredImportsQueuedAtStart(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	src := l.source(t, "https://old.example/feed")
+	if _, err := l.db.FinishFetch(ctx, src, &app.FetchResult{Items: bakingItems()}, nil); err != nil { // no job, as before issue 12
+		t.Fatal(err)
+	}
+	l.source(t, "https://empty.example/feed")
+	if n, err := l.en.QueueUnscoredImports(ctx); err != nil || n != 1 {
+		t.Fatalf("QueueUnscoredImports = %d, %v; want the one source with unscored items", n, err)
+	}
+	if size, _ := l.pq.Size(ctx); size != 1 {
+		t.Fatalf("%d jobs queued", size)
+	}
+	if n, err := l.en.ScoreImport(ctx, src.ID); err != nil || n != 4 {
+		t.Fatalf("ScoreImport = %d, %v", n, err)
+	}
+	if n, _ := l.en.QueueUnscoredImports(ctx); n != 0 {
+		t.Errorf("%d sources queued after scoring", n)
+	}
+}
+
+// The job of an explicit signal applies the current model even when an implicit signal came
+// after it (whose job waits a minute), and that later job then has nothing to do.
+func TestRescoreJobAppliesTheCurrentModel(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	src := l.source(t, "https://bake.example/feed")
+	l.importItems(t, src, bakingItems())
+	if _, err := l.en.ScoreImport(ctx, src.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.fb.Record(ctx, app.DefaultUserID, l.item(t, "https://bake.example/0").ID, app.SignalMore); err != nil {
+		t.Fatal(err)
+	}
+	_, explicit, _ := l.fb.TasteFor(ctx, app.DefaultUserID)
+	l.fb.Signal(ctx, app.DefaultUserID, l.item(t, "https://bake.example/3").ID, app.SignalOpened)
+	_, implicit, _ := l.fb.TasteFor(ctx, app.DefaultUserID)
+	if implicit <= explicit {
+		t.Fatalf("versions %d then %d", explicit, implicit)
+	}
+	if n, err := l.en.Rescore(ctx, app.DefaultUserID, explicit); err != nil || n == 0 {
+		t.Fatalf("the explicit signal's job: %d, %v", n, err)
+	}
+	if n, _ := l.en.Rescore(ctx, app.DefaultUserID, implicit); n != 0 {
+		t.Errorf("the implicit signal's job re-scored %d items again", n)
+	}
+	if r := l.item(t, "https://bake.example/1").ScoreReasoning; !strings.Contains(r, "you liked similar items") {
+		t.Errorf("reason after re-scoring: %q", r)
 	}
 }

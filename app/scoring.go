@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"math"
 	"sort"
 	"time"
 )
@@ -34,14 +35,17 @@ type ScoreUpdate struct {
 type ScoringStore interface {
 	// ImportItems are up to limit items of a source's first import not enriched yet.
 	ImportItems(ctx context.Context, sourceID int64, limit int) ([]*Item, error)
+	// UnscoredImportSources are the sources with items of a first import not enriched yet.
+	UnscoredImportSources(ctx context.Context) ([]int64, error)
 	// RescoreItems are up to limit of the user's unread, visible items scored by the embedded
-	// enricher, with an id above afterID, in id order.
-	RescoreItems(ctx context.Context, userID, afterID int64, limit int) ([]*Item, error)
+	// enricher, with an id below beforeID, newest (highest id) first.
+	RescoreItems(ctx context.Context, userID, beforeID int64, limit int) ([]*Item, error)
 	SourceAffinities(ctx context.Context, userID int64) (map[int64]float64, error)
 	// SaveScores stores the updates in one transaction; an import update only applies to an
 	// item still not enriched.
 	SaveScores(ctx context.Context, ups []ScoreUpdate) error
-	// StartRescore reports whether the user's items still need re-scoring for this version.
+	// StartRescore reports whether the user's items still need re-scoring for this version and
+	// marks the current model's version re-scored.
 	StartRescore(ctx context.Context, userID, version int64) (bool, error)
 	// SourceContext is what enrichment knows of an item's source: its usual topics (of its
 	// enriched items other than this one) and how much the user reads it.
@@ -52,6 +56,10 @@ type ScoringStore interface {
 
 // scoreBatch is how many items one transaction stores.
 const scoreBatch = 250
+
+// rescoreMax bounds a re-score to the newest unread items (about 3 ms each): older ones keep
+// their score until read or re-enriched.
+const rescoreMax = 3000
 
 func (e *Enriching) tasteFor(ctx context.Context, userID int64) (Taste, int64) {
 	if e.Tastes == nil {
@@ -136,6 +144,28 @@ func (e *Enriching) ScoreImport(ctx context.Context, sourceID int64) (int, error
 	}
 }
 
+// QueueUnscoredImports queues the scoring of every source's back catalogue left unscored: the
+// first imports stored before this version, or whose job was dead-lettered. Run at start; the
+// jobs are idempotent.
+func (e *Enriching) QueueUnscoredImports(ctx context.Context) (int, error) {
+	if e.Offline == nil || e.Scoring == nil || e.Imports == nil {
+		return 0, nil
+	}
+	ids, err := e.Scoring.UnscoredImportSources(ctx)
+	if err != nil {
+		return 0, err
+	}
+	for i, id := range ids {
+		if err := e.Imports.EnqueueImport(ctx, id); err != nil {
+			return i, err
+		}
+	}
+	if len(ids) > 0 {
+		e.log().Info("back catalogues queued for scoring", "sources", len(ids))
+	}
+	return len(ids), nil
+}
+
 // usualTopics are the three topics most of the items got (ties by name), as
 // ScoringStore.SourceContext counts them.
 func usualTopics(ups []ScoreUpdate) []string {
@@ -184,9 +214,12 @@ func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, er
 	now := ClockOrSystem(e.Clock).Now()
 	start := time.Now()
 	total := 0
-	var after int64
+	before := int64(math.MaxInt64)
 	for {
-		items, err := e.Scoring.RescoreItems(ctx, userID, after, scoreBatch)
+		var items []*Item
+		if total < rescoreMax {
+			items, err = e.Scoring.RescoreItems(ctx, userID, before, min(scoreBatch, rescoreMax-total))
+		}
 		if err != nil || len(items) == 0 {
 			e.log().Info("unread items re-scored", "user", userID, "items", total, "duration", time.Since(start))
 			return total, err
@@ -196,7 +229,7 @@ func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, er
 			if err := ctx.Err(); err != nil {
 				return total, err
 			}
-			after = it.ID
+			before = it.ID
 			score, why := e.Offline.Score(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
 				SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: now, Interests: settings.Interests,
 				Topics: settings.Topics, SourceAffinity: affinity[it.SourceID], Taste: taste})

@@ -21,6 +21,11 @@ func (q *ProcessQueue) EnqueueImportTx(ctx context.Context, tx *sql.Tx, sourceID
 	return q.SendTx(ctx, tx, app.KindScoreImport, 1, app.ScoreImportJob{SourceID: sourceID}, SendOptions{Priority: app.PriorityScoreImport})
 }
 
+// EnqueueImport queues the scoring of a source's back catalogue.
+func (q *ProcessQueue) EnqueueImport(ctx context.Context, sourceID int64) error {
+	return q.Send(ctx, app.KindScoreImport, 1, app.ScoreImportJob{SourceID: sourceID}, SendOptions{Priority: app.PriorityScoreImport})
+}
+
 // EnqueueRescore queues the re-scoring of a user's unread items after delay (several clicks
 // in a row are one re-score: the jobs of older versions do nothing).
 func (q *ProcessQueue) EnqueueRescore(ctx context.Context, userID, version int64, delay time.Duration) error {

@@ -167,7 +167,7 @@ func scanScoreItems(rows *sql.Rows) ([]*app.Item, error) {
 // ImportItems are items of a source's first import not enriched yet: DONE, never scored.
 func (db *DB) ImportItems(ctx context.Context, sourceID int64, limit int) ([]*app.Item, error) {
 	rows, err := db.Read.QueryContext(ctx, `select `+scoreColumns+` from items i join sources s on s.id = i.source_id
-		where i.source_id = ? and i.status = 'DONE' and i.enriched_by = '' and i.score is null order by i.id limit ?`, sourceID, limit)
+		where i.source_id = ? and i.status = 'DONE' and i.enriched_by = '' and i.score is null and i.hidden = 0 order by i.id limit ?`, sourceID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: import items: %w", err)
 	}
@@ -178,11 +178,23 @@ func (db *DB) ImportItems(ctx context.Context, sourceID int64, limit int) ([]*ap
 	return out, nil
 }
 
-// RescoreItems are the user's unread, visible items the embedded enricher scored.
-func (db *DB) RescoreItems(ctx context.Context, userID, afterID int64, limit int) ([]*app.Item, error) {
+// UnscoredImportSources are the sources with visible items of a first import not enriched and
+// no scoring job waiting (the fetch that stored them queued one in the same transaction).
+func (db *DB) UnscoredImportSources(ctx context.Context) ([]int64, error) {
+	rows, err := db.Read.QueryContext(ctx, `select distinct source_id from items
+		where status = 'DONE' and enriched_by = '' and score is null and hidden = 0
+		and `+noLiveJob("process", "sourceId", "source_id")+` order by source_id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: unscored imports: %w", err)
+	}
+	return scanIDs(rows)
+}
+
+// RescoreItems are the user's unread, visible items the embedded enricher scored, newest first.
+func (db *DB) RescoreItems(ctx context.Context, userID, beforeID int64, limit int) ([]*app.Item, error) {
 	rows, err := db.Read.QueryContext(ctx, `select `+scoreColumns+` from items i join sources s on s.id = i.source_id
-		where i.user_id = ? and i.id > ? and i.read_at is null and i.hidden = 0 and i.status = 'DONE' and i.enriched_by = ?
-		order by i.id limit ?`, userID, afterID, app.EnricherEmbedded, limit)
+		where i.user_id = ? and i.id < ? and i.read_at is null and i.hidden = 0 and i.status = 'DONE' and i.enriched_by = ?
+		order by i.id desc limit ?`, userID, beforeID, app.EnricherEmbedded, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: items to re-score: %w", err)
 	}
@@ -276,11 +288,12 @@ func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 	})
 }
 
-// StartRescore records that the user's items are being re-scored for this model version and
-// reports whether they need it (false when a newer version was re-scored already).
+// StartRescore reports whether the user's items need re-scoring for this model version (false
+// when it, or a newer one, was re-scored already) and records that the current model — the
+// one the re-score uses, maybe newer than the job's — is being applied.
 func (db *DB) StartRescore(ctx context.Context, userID, version int64) (bool, error) {
-	res, err := db.Write.ExecContext(ctx, `update reading_models set rescored = ? where user_id = ? and rescored < ? and version <= ?`,
-		version, userID, version, version)
+	res, err := db.Write.ExecContext(ctx, `update reading_models set rescored = version where user_id = ? and rescored < ?`,
+		userID, version)
 	if err != nil {
 		return false, fmt.Errorf("sqlite: start re-scoring: %w", describe(err))
 	}
