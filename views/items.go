@@ -236,6 +236,7 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
 		Items: s.itemViews(items), Folders: s.folders(r), FolderID: folderID}
+	placeInList(v.Items, r.URL.Query(), "today", 0, s.clock.Now())
 	if s.opts.Briefings != nil {
 		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
 			for _, b := range bs {
@@ -376,6 +377,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 		v.PrevHref = link(max(f.Offset-itemsPerPage, 0))
 	}
 	v.Items = s.itemViews(items)
+	placeInList(v.Items, r.URL.Query(), "", f.Offset, s.clock.Now())
 	s.render(w, r, itemsPage(s.page(w, r, "items", "Items"), v))
 }
 
@@ -405,6 +407,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	v := ItemPageView{Item: s.itemView(it, "")}
+	v.Nav = s.itemNav(r, it.ID)
 	if len(it.Topics) > 0 {
 		v.Topic = it.Topics[0]
 		related, err := s.opts.Reading.Items(r.Context(), app.ItemFilter{UserID: userID(r), Topic: v.Topic, Limit: 6})
@@ -505,6 +508,7 @@ type ItemView struct {
 	Starred   bool
 	Hidden    bool
 	Snippet   []SnippetPart // search matches, when the list is a search
+	ListQuery string        // the list it is shown in, with its place there (see itemnav.go)
 }
 
 // SnippetPart is a piece of a search snippet; Match pieces are highlighted.
