@@ -58,6 +58,7 @@ func TestBrowserItemNav(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.Click(`[data-testid=item-next]`, chromedp.ByQuery)); err != nil {
 		t.Fatal(err)
 	}
+	waitFor(t, ctx, "Next to open the second item", `document.readyState == 'complete' && document.querySelector('h1.reader-title') && document.querySelector('h1.reader-title').textContent.trim() == `+jsString(cards[1]), patience)
 	seen = append(seen, title())
 	if err := chromedp.Run(ctx, chromedp.KeyEvent("j")); err != nil {
 		t.Fatal(err)
