@@ -235,7 +235,7 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
-		Items: s.itemViews(items), Folders: s.folders(r), FolderID: folderID}
+		Items: s.itemViews(items), FolderID: folderID}
 	placeInList(v.Items, r.URL.Query(), "today", 0, s.clock.Now())
 	if s.opts.Briefings != nil {
 		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
@@ -246,7 +246,9 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.render(w, r, todayPage(s.page(w, r, "today", "Today"), v))
+	p := s.page(w, r, "today", "Today")
+	v.Folders = p.Folders // counted once a request: the sidebar's list serves the picker too
+	s.render(w, r, todayPage(p, v))
 }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
@@ -331,7 +333,8 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 			v.SourceName = src.Name
 		}
 	}
-	v.Folders = s.folders(r)
+	p := s.page(w, r, "items", "Items")
+	v.Folders = p.Folders // counted once a request: the sidebar's list serves the picker too
 	for _, fo := range v.Folders {
 		if fo.ID == f.FolderID {
 			v.FolderName = fo.Name
@@ -378,7 +381,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	}
 	v.Items = s.itemViews(items)
 	placeInList(v.Items, r.URL.Query(), "", f.Offset, s.clock.Now())
-	s.render(w, r, itemsPage(s.page(w, r, "items", "Items"), v))
+	s.render(w, r, itemsPage(p, v))
 }
 
 func (s *Server) loadItem(w http.ResponseWriter, r *http.Request) (*app.Item, bool) {
