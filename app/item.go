@@ -71,18 +71,21 @@ type ItemCounts struct {
 type ItemFilter struct {
 	UserID   int64
 	SourceID int64
-	FolderID int64      // only the items of this folder's sources; -1 for sources in no folder
-	Q        string     // full-text search
-	Status   ItemStatus // "" for any
-	Unread   bool
-	Starred  bool
-	Hidden   bool // the "flagged" view: only hidden items; otherwise hidden items are left out
-	MinScore int
-	Topic    string
-	Tag      string
-	Sort     string // "date" (default) or "score"; a search sorts by relevance
-	Limit    int
-	Offset   int
+	FolderID int64 // only the items of this folder's sources; -1 for sources in no folder
+	// ReadSince, with Unread, keeps the items read since then too: the list as it was when it
+	// was shown, so that the item page's next and previous do not shift as items are read.
+	ReadSince time.Time
+	Q         string     // full-text search
+	Status    ItemStatus // "" for any
+	Unread    bool
+	Starred   bool
+	Hidden    bool // the "flagged" view: only hidden items; otherwise hidden items are left out
+	MinScore  int
+	Topic     string
+	Tag       string
+	Sort      string // "date" (default) or "score"; a search sorts by relevance
+	Limit     int
+	Offset    int
 }
 
 // ItemStore keeps items for reading.

@@ -152,7 +152,10 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 	} else {
 		q.WriteString(` and i.hidden = 0`)
 	}
-	if f.Unread {
+	if f.Unread && !f.ReadSince.IsZero() {
+		q.WriteString(` and (i.read_at is null or i.read_at >= ?)`)
+		args = append(args, FormatTime(f.ReadSince))
+	} else if f.Unread {
 		q.WriteString(` and i.read_at is null`)
 	}
 	if f.Starred {

@@ -161,10 +161,14 @@
       var k = e.key;
       if (pendingG && Date.now() - pendingG < 1200) {
         pendingG = 0;
-        var to = { s: "/sources", i: "/items", t: "/" }[k];
+        var to = { s: "/sources", i: "/items", t: "/", b: "/briefings", q: "/queues" }[k];
         if (to) { e.preventDefault(); window.location.href = to; }
         return;
       }
+      // On an item's page, j/n and k/p go to the next and previous item of the list it was opened from.
+      var step = { j: "next", n: "next", k: "prev", p: "prev" }[k];
+      var pager = step && document.querySelector("[data-testid=item-page]") && document.querySelector("a[data-item-nav=" + step + "]");
+      if (pager) { e.preventDefault(); window.location.href = pager.href; return; }
       switch (k) {
         case "j": e.preventDefault(); focusItem(1); break;
         case "k": e.preventDefault(); focusItem(-1); break;

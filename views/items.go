@@ -237,10 +237,11 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
-		Items: s.itemViews(items), Folders: s.folders(r), FolderID: folderID}
+		Items: s.itemViews(items), FolderID: folderID}
 	if sum.Offline() {
 		v.Unreachable = sum.Unreachable
 	}
+	placeInList(v.Items, r.URL.Query(), "today", 0, s.clock.Now())
 	if s.opts.Briefings != nil {
 		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
 			for _, b := range bs {
@@ -250,7 +251,9 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.render(w, r, todayPage(s.page(w, r, "today", "Today"), v))
+	p := s.page(w, r, "today", "Today")
+	v.Folders = p.Folders // counted once a request: the sidebar's list serves the picker too
+	s.render(w, r, todayPage(p, v))
 }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
@@ -335,7 +338,8 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 			v.SourceName = src.Name
 		}
 	}
-	v.Folders = s.folders(r)
+	p := s.page(w, r, "items", "Items")
+	v.Folders = p.Folders // counted once a request: the sidebar's list serves the picker too
 	for _, fo := range v.Folders {
 		if fo.ID == f.FolderID {
 			v.FolderName = fo.Name
@@ -383,7 +387,8 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 		v.PrevHref = link(max(f.Offset-itemsPerPage, 0))
 	}
 	v.Items = s.itemViews(items)
-	s.render(w, r, itemsPage(s.page(w, r, "items", "Items"), v))
+	placeInList(v.Items, r.URL.Query(), "", f.Offset, s.clock.Now())
+	s.render(w, r, itemsPage(p, v))
 }
 
 func (s *Server) loadItem(w http.ResponseWriter, r *http.Request) (*app.Item, bool) {
@@ -415,6 +420,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	}
 	it.UsualTopics = s.opts.Feedback.UsualTopics(r.Context(), userID(r), it)
 	v := ItemPageView{Item: s.itemView(it, "")}
+	v.Nav = s.itemNav(r, it.ID)
 	if len(it.Topics) > 0 {
 		v.Topic = it.Topics[0]
 		related, err := s.opts.Reading.Items(r.Context(), app.ItemFilter{UserID: userID(r), Topic: v.Topic, Limit: 6})
@@ -517,6 +523,7 @@ type ItemView struct {
 	Starred     bool
 	Hidden      bool
 	Snippet     []SnippetPart // search matches, when the list is a search
+	ListQuery   string        // the list it is shown in, with its place there (see itemnav.go)
 
 	Media       []MediaView // audio and video to play, images to show (enclosures, Media RSS)
 	Thumbnail   string      // the item's picture, "" if none
