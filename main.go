@@ -144,7 +144,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	}
 	q.BaseBackoff = 30 * time.Second
 	e.emailQ = queue.NewEmailQueue(q)
-	e.chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: e.embedded, Settings: db, Log: log, Dial: userDial,
+	e.chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: e.embedded, Settings: db, Log: log, Dial: userDial, Exposed: cfg.exposed(),
 		LLM: enrich.LLMOptions{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout,
 			MaxConcurrent: cfg.LLMConcurrency, PromptTemplate: prompt, Log: log}}
 	e.admin = &queue.Admin{List: []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue},
@@ -155,7 +155,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		enriching.Fallback = e.embedded
 	}
 	deliveries := &app.Deliveries{Store: db, Queue: e.emailQ, Log: log,
-		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial}}
+		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial, Exposed: cfg.exposed()}}
 	if cfg.exposed() {
 		deliveries.DailyLimit = cfg.MailDailyLimit
 	}

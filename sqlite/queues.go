@@ -92,30 +92,40 @@ func (db *DB) Check(ctx context.Context) error {
 // integrityEvery is how often Check runs SQLite's quick_check (which reads the whole file).
 const integrityEvery = 10 * time.Minute
 
-// integrity runs quick_check at most every integrityEvery and returns its last verdict.
-func (db *DB) integrity(ctx context.Context) error {
+// integrity returns the last verdict of quick_check and, when it is older than integrityEvery,
+// starts the next one in the background: reading a large file takes seconds, which a page
+// render (the health banner) or an uptime probe must not wait for.
+func (db *DB) integrity(context.Context) error {
 	db.checkMu.Lock()
 	defer db.checkMu.Unlock()
-	if !db.checkedAt.IsZero() && time.Since(db.checkedAt) < integrityEvery {
-		return db.checkResult
+	if !db.checking && (db.checkedAt.IsZero() || time.Since(db.checkedAt) >= integrityEvery) {
+		db.checking = true
+		go db.quickCheck()
 	}
-	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	return db.checkResult
+}
+
+// quickCheck runs quick_check and records its verdict (a failure to run it, such as a closed
+// database, is no verdict).
+func (db *DB) quickCheck() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var res string
-	err := db.Read.QueryRowContext(qctx, `pragma quick_check(1)`).Scan(&res)
+	err := db.Read.QueryRowContext(ctx, `pragma quick_check(1)`).Scan(&res)
+	var verdict error
 	switch {
-	case qctx.Err() != nil:
-		return nil // a large file: not judged this time
+	case err != nil && !strings.HasPrefix(describe(err).Error(), "the database file is damaged"):
+		db.checkMu.Lock()
+		db.checking = false
+		db.checkedAt = time.Now()
+		db.checkMu.Unlock()
+		return
 	case err != nil:
-		db.checkResult = describe(err)
-		if !strings.HasPrefix(db.checkResult.Error(), "the database file is damaged") {
-			db.checkResult = fmt.Errorf("the database file is damaged: stop Morning Deck and copy a backup over it (see morningdeck backup --help): %w", err)
-		}
+		verdict = describe(err)
 	case res != "ok":
-		db.checkResult = fmt.Errorf("the database file is damaged (%s): stop Morning Deck and copy a backup over it (see morningdeck backup --help)", res)
-	default:
-		db.checkResult = nil
+		verdict = fmt.Errorf("the database file is damaged (%s): stop Morning Deck and copy a backup over it (see morningdeck backup --help)", res)
 	}
-	db.checkedAt = time.Now()
-	return db.checkResult
+	db.checkMu.Lock()
+	db.checking, db.checkedAt, db.checkResult = false, time.Now(), verdict
+	db.checkMu.Unlock()
 }

@@ -48,6 +48,7 @@ type DB struct {
 	writeFailure atomic.Pointer[failure]
 	// checked is the last integrity check (quick_check), run at most every integrityEvery.
 	checkMu     sync.Mutex
+	checking    bool
 	checkedAt   time.Time
 	checkResult error
 }

@@ -34,6 +34,10 @@ type Chooser struct {
 	// reach this machine or its network. It also keeps the servers' error bodies out of the
 	// messages a user sees (a short status line only). The operator's own base URL is trusted.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// Exposed: the app is reachable beyond this machine, so users are not the operator: the
+	// operator's API key goes only to the operator's base URL. In local mode the one user is
+	// the operator, and the configured key serves any base URL they set.
+	Exposed bool
 
 	mu   sync.Mutex
 	llms map[llmKey]*LLM
@@ -64,13 +68,13 @@ var (
 func (c *Chooser) Configured() bool { return c.LLM.Model != "" }
 
 // LLMFor returns the LLM client of a user's settings (falling back to the configured one), or
-// nil when no model is configured anywhere. The operator's API key goes only to the operator's
-// base URL: a user who sets another one sends their own key, or none.
+// nil when no model is configured anywhere. When exposed, the operator's API key goes only to
+// the operator's base URL: a user who sets another one sends their own key, or none.
 func (c *Chooser) LLMFor(s *app.Settings) *LLM {
 	base := cmp.Or(s.LLMBaseURL, c.LLM.BaseURL)
 	own := sameBase(base, c.LLM.BaseURL)
 	key := s.LLMAPIKey
-	if key == "" && own {
+	if key == "" && (own || !c.Exposed) {
 		key = c.LLM.APIKey
 	}
 	k := llmKey{base, cmp.Or(s.LLMModel, c.LLM.Model), key, own}

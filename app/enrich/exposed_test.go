@@ -65,7 +65,7 @@ func exposed(t *testing.T, operator string, allow ...netip.Prefix) (*enrich.Choo
 	}
 	c := &enrich.Chooser{Default: app.EnricherLLM, Settings: db,
 		LLM:  enrich.LLMOptions{BaseURL: operator + "/v1", Model: "m", APIKey: "sk-operator-secret-key"},
-		Dial: feeds.Guard{Allow: allow}.Dialer(0).DialContext}
+		Dial: feeds.Guard{Allow: allow}.Dialer(0).DialContext, Exposed: true}
 	set := func(userID int64, u app.SettingsUpdate) {
 		t.Helper()
 		if err := u.Validate(); err != nil {
@@ -159,5 +159,21 @@ func TestExposedLLMErrorBodiesNotEchoed(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("the server's error body reached the user: %v", err)
+	}
+}
+
+// In local mode the one user is the operator: the configured key serves the base URL they set.
+func TestLocalModeKeyServesTheOwnersURL(t *testing.T) {
+	ctx := context.Background()
+	op := newLLMServer(t, http.StatusOK, "")
+	theirs := newLLMServer(t, http.StatusOK, "")
+	c, admin, _, set := exposed(t, op.URL)
+	c.Dial, c.Exposed = nil, false
+	set(admin, app.SettingsUpdate{LLMBaseURL: ptr(theirs.URL + "/v1")})
+	if err := c.TestLLM(ctx, admin); err != nil {
+		t.Fatal(err)
+	}
+	if got := theirs.authorizations(); len(got) != 1 || got[0] != "Bearer sk-operator-secret-key" {
+		t.Errorf("local mode: %q", got)
 	}
 }

@@ -89,7 +89,7 @@ func exposedMailer(t *testing.T, op *mailbox) (*mail.Mailer, int64, int64, func(
 		t.Fatal(err)
 	}
 	m := &mail.Mailer{Default: mail.Options{Host: op.host, Port: op.port, TLS: "none", From: "deck@operator.example", Timeout: 5 * time.Second},
-		Settings: db, BaseURL: "http://deck.example", Dial: feeds.Guard{}.Dialer(0).DialContext}
+		Settings: db, BaseURL: "http://deck.example", Dial: feeds.Guard{}.Dialer(0).DialContext, Exposed: true}
 	set := func(userID int64, u app.SettingsUpdate) {
 		t.Helper()
 		if err := u.Validate(); err != nil {
@@ -173,5 +173,19 @@ func TestBriefingRecipientsBounded(t *testing.T) {
 	err := valid(many...)
 	if err == nil || !strings.Contains(err.Error(), "at most 20") {
 		t.Errorf("%d recipients: %v, want a clear refusal", len(many), err)
+	}
+}
+
+// In local mode the one user is the operator: their From applies on the configured server.
+func TestLocalModeFromApplies(t *testing.T) {
+	op := newMailbox(t)
+	m, admin, _, set := exposedMailer(t, op)
+	m.Dial, m.Exposed = nil, false
+	set(admin, app.SettingsUpdate{SMTPFrom: ptr("me@home.example")})
+	if err := m.SendTest(context.Background(), admin, "ann@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	if froms, _ := op.sent(); len(froms) != 1 || froms[0] != "me@home.example" {
+		t.Errorf("local mode: from %q", froms)
 	}
 }

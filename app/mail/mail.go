@@ -210,6 +210,18 @@ func (o Options) Merge(host string, port int, username, password, from, tlsMode 
 	return o
 }
 
+// Override returns base with every field the user set (local mode, where the one user is the
+// operator).
+func (o Options) Override(host string, port int, username, password, from, tlsMode string) Options {
+	if host != "" {
+		o.Host, o.Port = host, port
+		o.Username, o.Password = username, password
+	}
+	o.From = cmp.Or(from, o.From)
+	o.TLS = cmp.Or(tlsMode, o.TLS)
+	return o
+}
+
 // Own reports whether the options Merge returned name another server than base's (the user's own).
 func (o Options) Own(base Options) bool {
 	return o.Host != base.Host || o.Port != base.Port || o.Username != base.Username

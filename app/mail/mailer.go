@@ -23,6 +23,10 @@ type Mailer struct {
 	// Dial, when set (the app is exposed), connects to the SMTP servers users chose: the
 	// fetcher's SSRF guard. The operator's own server is dialled directly.
 	Dial func(ctx context.Context, network, address string) (net.Conn, error)
+	// Exposed: users are not the operator, so the operator's account is used only as the
+	// operator configured it (Options.Merge). In local mode the one user is the operator, and
+	// their settings override any field (Options.Override).
+	Exposed bool
 }
 
 var _ app.Mailer = (*Mailer)(nil)
@@ -35,6 +39,9 @@ func (m *Mailer) optionsFor(ctx context.Context, userID int64) Options {
 	s, err := m.Settings.Settings(ctx, userID)
 	if err != nil {
 		return m.Default
+	}
+	if !m.Exposed {
+		return m.Default.Override(s.SMTPHost, s.SMTPPort, s.SMTPUsername, s.SMTPPassword, s.SMTPFrom, s.SMTPTLS)
 	}
 	o := m.Default.Merge(s.SMTPHost, s.SMTPPort, s.SMTPUsername, s.SMTPPassword, s.SMTPFrom, s.SMTPTLS)
 	if o.Own(m.Default) && m.Dial != nil {
