@@ -148,7 +148,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		enriching.Fallback = e.embedded
 	}
 	deliveries := &app.Deliveries{Store: db, Queue: e.emailQ, Log: log,
-		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr)}}
+		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Unsubscribes: &app.Unsubscribes{Store: db}}}
 	e.svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.fetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
 			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend},
@@ -279,6 +279,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		TestLLM:      e.chooser.TestLLM,
 		Briefings:    e.svc.Briefings,
 		Deliveries:   e.svc.Deliveries,
+		Unsubscribes: &app.Unsubscribes{Store: e.db},
 		Queues:       e.admin,
 		Accounts:     e.svc.Accounts,
 		RequireLogin: requireLogin,

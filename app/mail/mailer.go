@@ -19,6 +19,8 @@ type Mailer struct {
 	Default  Options
 	Settings SettingsReader // nil: Default for everyone
 	BaseURL  string         // where the links in a report point
+	// Unsubscribes, when set, signs each recipient's one-click unsubscribe link.
+	Unsubscribes *app.Unsubscribes
 }
 
 var _ app.Mailer = (*Mailer)(nil)
@@ -42,7 +44,15 @@ func (m *Mailer) Send(ctx context.Context, msg *Message) error {
 
 // SendReport sends delivery d of report r.
 func (m *Mailer) SendReport(ctx context.Context, b *app.Briefing, r *app.Report, d *app.Delivery) error {
-	return m.Send(ctx, Compose(b, r, d.ID, d.Recipient, m.BaseURL))
+	unsub := ""
+	if m.Unsubscribes != nil {
+		u, err := m.Unsubscribes.Link(ctx, m.BaseURL, b.ID, d.Recipient)
+		if err != nil {
+			return fmt.Errorf("unsubscribe link: %w", err)
+		}
+		unsub = u
+	}
+	return m.Send(ctx, ComposeWith(b, r, d.ID, d.Recipient, m.BaseURL, unsub))
 }
 
 // SendTest sends the settings page's test email.
