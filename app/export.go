@@ -15,6 +15,8 @@ func mdEscape(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.NewReplacer("\\", "\\\\", "<", "&lt;", ">", "&gt;", "[", "\\[", "]", "\\]",
 		"*", "\\*", "_", "\\_", "`", "\\`").Replace(s)
+	// A bracket followed by a parenthesis would read as a link to lenient renderers.
+	s = strings.ReplaceAll(s, "\\](", "\\]\\(")
 	if s != "" && strings.ContainsRune("#+-=|", rune(s[0])) {
 		s = "\\" + s
 	}
