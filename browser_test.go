@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -476,11 +477,61 @@ func TestBrowserBriefing(t *testing.T) {
 		); err != nil {
 			t.Fatal(err)
 		}
-		// The farm's items are near-verbatim copies of one text, so they group into one story.
-		var also int
-		_ = chromedp.Run(ctx, chromedp.Evaluate(`document.querySelectorAll('[data-testid=also-covered] a').length`, &also))
-		if items < 1 || !strings.Contains(overview, "chosen among 6 new items") || items+also != 6 {
-			t.Fatalf("%d report items (+%d grouped), overview %q", items, also, overview)
+		// The farm's items are near-verbatim copies of one text from one source, so they group into
+		// one story, and "Also covered by" (other outlets only) stays empty.
+		if items < 1 || !strings.Contains(overview, "from one source") || !strings.Contains(overview, "picked from 6 new items") {
+			t.Fatalf("%d report items, overview %q", items, overview)
+		}
+		// Run now wrote a preview: the Briefings page lists it with its date in the briefing's
+		// zone and its story count, and says it is a preview.
+		var row string
+		if err := chromedp.Run(ctx, chromedp.Navigate(base+"briefings"), chromedp.WaitVisible(`[data-testid=recent-reports]`, chromedp.ByQuery),
+			chromedp.Text(`[data-testid=report-row]`, &row, chromedp.ByQuery)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(row, "CET") || !strings.Contains(row, fmt.Sprintf("%d %s", items, map[bool]string{true: "story", false: "stories"}[items == 1])) || !strings.Contains(row, "preview") {
+			t.Fatalf("recent report row %q", row)
+		}
+		// Opening a report marks its stories read when the briefing says so.
+		if err := chromedp.Run(ctx,
+			chromedp.Click(`[data-testid=edit-briefing]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=mark-read]`, chromedp.ByQuery),
+			chromedp.Click(`[data-testid=mark-read]`, chromedp.ByQuery),
+			chromedp.Submit(`[data-testid=briefing-form]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=flash]`, chromedp.ByQuery),
+			chromedp.Click(`[data-testid=latest-report]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`[data-testid=report]`, chromedp.ByQuery),
+		); err != nil {
+			t.Fatal(err)
+		}
+		// Each story links to its page in the app and to the original.
+		var href, orig string
+		var ok bool
+		if err := chromedp.Run(ctx,
+			chromedp.AttributeValue(`[data-testid=report-item-link]`, "href", &href, &ok, chromedp.ByQuery),
+			chromedp.Evaluate(`(document.querySelector('[data-testid=report-original]')||{}).href||''`, &orig),
+		); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(href, "/items/") || !strings.HasPrefix(orig, "http://") {
+			t.Fatalf("story links %q (app) and %q (original)", href, orig)
+		}
+		res, err := http.Get(base + "api" + href)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !strings.Contains(string(body), `"read":true`) {
+			t.Fatalf("the story was not marked read on opening the report: %s %s", res.Status, body)
+		}
+		var title string
+		if err := chromedp.Run(ctx, chromedp.Click(`[data-testid=report-item-link]`, chromedp.ByQuery),
+			chromedp.WaitVisible(`h1`, chromedp.ByQuery), chromedp.Location(&title)); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(title, href) {
+			t.Fatalf("the story's link led to %q, want %q", title, href)
 		}
 	})
 }

@@ -57,7 +57,9 @@ func briefCmd(cfg *config) *cobra.Command {
 						next = n.In(app.Location(b.Timezone)).Format("Mon 2 Jan 15:04 MST")
 					}
 					if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, b.ID, 1); err == nil && len(reps) > 0 {
-						last = fmt.Sprintf("#%d %s", reps[0].ID, reps[0].GeneratedAt.Local().Format("2006-01-02 15:04"))
+						n := reps[0].Stories()
+						last = fmt.Sprintf("#%d %s, %d %s", reps[0].ID, reps[0].GeneratedAt.In(app.Location(b.Timezone)).Format("2006-01-02 15:04 MST"),
+							n, app.Plural(n, "story", "stories"))
 					}
 					sched := b.Frequency + " " + b.Time + " " + b.Timezone
 					if b.Frequency == app.Weekly {
@@ -109,6 +111,12 @@ func briefCmd(cfg *config) *cobra.Command {
 				if err != nil {
 					return err
 				}
+				// A run now is a preview that leaves the schedule (LastExecutedAt) as it was: wait
+				// for a report newer than the latest one.
+				var before int64
+				if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, id, 1); err == nil && len(reps) > 0 {
+					before = reps[0].ID
+				}
 				ok, err := svc.Briefings.RunNow(ctx, id)
 				if err != nil {
 					return err
@@ -129,8 +137,10 @@ func briefCmd(cfg *config) *cobra.Command {
 					if cur.Status == app.BriefingError {
 						return fmt.Errorf("the briefing failed: %s", cur.LastError)
 					}
-					if cur.Status == app.BriefingActive && (cur.LastExecutedAt != nil && (b.LastExecutedAt == nil || cur.LastExecutedAt.After(*b.LastExecutedAt))) {
-						break
+					if cur.Status == app.BriefingActive {
+						if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, id, 1); err == nil && len(reps) > 0 && reps[0].ID > before {
+							break
+						}
 					}
 					if time.Now().After(deadline) {
 						return errors.New("the report was not written within a minute")

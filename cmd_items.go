@@ -49,6 +49,7 @@ func itemsCmd(cfg *config) *cobra.Command {
 					enc.SetIndent("", "  ")
 					return enc.Encode(out)
 				}
+				loc := userLocation(ctx, svc)
 				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tSCORE\tSTATUS\tPUBLISHED\tSOURCE\tTITLE")
 				for _, it := range items {
@@ -57,7 +58,7 @@ func itemsCmd(cfg *config) *cobra.Command {
 						score = strconv.Itoa(*it.Score)
 					}
 					if it.PublishedAt != nil {
-						pub = it.PublishedAt.Local().Format("2006-01-02 15:04")
+						pub = it.PublishedAt.In(loc).Format("2006-01-02 15:04")
 					}
 					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", it.ID, score, it.Status, pub, app.Shorten(it.SourceName, 24), app.Shorten(it.Title, 70))
 				}
@@ -88,7 +89,7 @@ func itemsCmd(cfg *config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				printItem(cmd.OutOrStdout(), it)
+				printItem(cmd.OutOrStdout(), it, userLocation(ctx, svc))
 				return nil
 			})
 		},
@@ -129,11 +130,21 @@ func enrichCmd(cfg *config) *cobra.Command {
 	}
 }
 
-func printItem(w io.Writer, it *app.Item) {
+// userLocation is the user's time zone (Settings), or the machine's when none is set.
+func userLocation(ctx context.Context, svc *app.Services) *time.Location {
+	if svc.Settings != nil {
+		if st, err := svc.Settings.Get(ctx, app.DefaultUserID); err == nil && st.Timezone != "" {
+			return app.Location(st.Timezone)
+		}
+	}
+	return time.Local
+}
+
+func printItem(w io.Writer, it *app.Item, loc *time.Location) {
 	fmt.Fprintf(w, "%s\n%s\n", it.Title, it.Link)
 	fmt.Fprintf(w, "Source:   %s\nStatus:   %s\n", it.SourceName, it.Status)
 	if it.PublishedAt != nil {
-		fmt.Fprintf(w, "Published: %s\n", it.PublishedAt.Local().Format(time.RFC1123))
+		fmt.Fprintf(w, "Published: %s\n", it.PublishedAt.In(loc).Format(time.RFC1123))
 	}
 	if it.Score != nil {
 		fmt.Fprintf(w, "Score:    %d — %s\n", *it.Score, it.ScoreReasoning)

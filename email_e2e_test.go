@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/mail"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -103,4 +104,118 @@ func TestEmailEndToEnd(t *testing.T) {
 			t.Fatalf("%d messages: %v", len(got), got)
 		}
 	})
+}
+
+// TestEmailUnsubscribe: a report email carries a signed one-click unsubscribe link (RFC 8058);
+// GET shows a confirm page, the mail client's POST turns that recipient off for that briefing
+// and says so, and a changed link does nothing.
+func TestEmailUnsubscribe(t *testing.T) {
+	box := newMailbox(t)
+	farm := feedtest.NewFarm(1, 3)
+	defer farm.Close()
+	host, port, _ := net.SplitHostPort(box.addr)
+	dir := t.TempDir()
+	mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+	mustRun(t, dir, "fetch")
+	base, _ := startServer(t, dir, "--smtp-host", host, "--smtp-port", port, "--smtp-tls", "none", "--smtp-from", "deck@example.com")
+	res, err := http.Post(base+"api/briefings", "application/json", strings.NewReader(`{"name": "Morning", "time": "07:00", "emailEnabled": true, "recipients": ["ann@example.com", "bob@example.com"]}`))
+	if err != nil || res.StatusCode != 201 {
+		t.Fatalf("create briefing: %v %v", err, res.Status)
+	}
+	res.Body.Close()
+	if res, err := http.Post(base+"api/briefings/1/run", "application/json", nil); err != nil || res.StatusCode != 202 {
+		t.Fatalf("run: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(box.messages()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d emails, want 2", len(box.messages()))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var raw string
+	for _, m := range box.messages() {
+		if strings.Contains(m, "ann@example.com") && strings.Contains(m, "To: <ann@example.com>") {
+			raw = m
+		}
+	}
+	if raw == "" {
+		raw = box.messages()[0]
+	}
+	msg, err := mail.ReadMessage(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := msg.Header.Get("List-Unsubscribe-Post"); got != "List-Unsubscribe=One-Click" {
+		t.Fatalf("List-Unsubscribe-Post %q", got)
+	}
+	lu := msg.Header.Get("List-Unsubscribe")
+	link := strings.TrimSuffix(strings.TrimPrefix(lu, "<"), ">")
+	if !strings.HasPrefix(link, "http://") || !strings.Contains(link, "/unsubscribe?") {
+		t.Fatalf("List-Unsubscribe %q is not an http link", lu)
+	}
+	// The server listens on a port picked at start (--addr 127.0.0.1:0), which the links cannot know.
+	if lu, err := url.Parse(link); err == nil {
+		bu, _ := url.Parse(base)
+		lu.Host = bu.Host
+		link = lu.String()
+	}
+	to := msg.Header.Get("To")
+	if strings.Contains(raw, `\(`) {
+		t.Error("the email carries Markdown escapes")
+	}
+	// A changed signature is refused and changes nothing.
+	u, _ := url.Parse(link)
+	q := u.Query()
+	q.Set("sig", "x"+q.Get("sig"))
+	bad := *u
+	bad.RawQuery = q.Encode()
+	res, err = http.Post(bad.String(), "application/x-www-form-urlencoded", strings.NewReader("List-Unsubscribe=One-Click"))
+	if err != nil {
+		t.Fatalf("a tampered link %s: %v", bad.String(), err)
+	}
+	res.Body.Close()
+	if res.StatusCode != 404 {
+		t.Fatalf("a tampered link: %s", res.Status)
+	}
+	// GET asks to confirm and changes nothing.
+	res, err = http.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "Stop emailing") || !strings.Contains(string(body), "Morning") {
+		t.Fatalf("confirm page %s:\n%s", res.Status, body)
+	}
+	recipients := func() string {
+		res, err := http.Get(base + "api/briefings/1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	if !strings.Contains(recipients(), "ann@example.com") || !strings.Contains(recipients(), "bob@example.com") {
+		t.Fatalf("a GET or a tampered link unsubscribed someone: %s", recipients())
+	}
+	// The mail client's one-click POST (RFC 8058) unsubscribes that recipient only.
+	res, err = http.Post(link, "application/x-www-form-urlencoded", strings.NewReader("List-Unsubscribe=One-Click"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || !strings.Contains(string(body), "is unsubscribed") {
+		t.Fatalf("one-click POST %s:\n%s", res.Status, body)
+	}
+	addr, _ := mail.ParseAddress(to)
+	other := "bob@example.com"
+	if addr.Address == other {
+		other = "ann@example.com"
+	}
+	if got := recipients(); strings.Contains(got, `"`+addr.Address+`"`) || !strings.Contains(got, other) || !strings.Contains(got, `"emailEnabled":true`) {
+		t.Fatalf("after unsubscribing %s: %s", addr.Address, got)
+	}
 }

@@ -155,7 +155,8 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		enriching.Fallback = e.embedded
 	}
 	deliveries := &app.Deliveries{Store: db, Queue: e.emailQ, Log: log,
-		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial, Exposed: cfg.exposed()}}
+		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial, Exposed: cfg.exposed(),
+			Unsubscribes: &app.Unsubscribes{Store: db}}}
 	if cfg.exposed() {
 		deliveries.DailyLimit = cfg.MailDailyLimit
 	}
@@ -314,6 +315,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		TestLLM:      e.chooser.TestLLM,
 		Briefings:    e.svc.Briefings,
 		Deliveries:   e.svc.Deliveries,
+		Unsubscribes: &app.Unsubscribes{Store: e.db},
 		Queues:       e.admin,
 		Accounts:     e.svc.Accounts,
 		ReaderAPI:    e.db,

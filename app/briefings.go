@@ -87,8 +87,8 @@ func (s *Briefings) Save(ctx context.Context, b *Briefing) error {
 }
 
 // RunNow queues a preview run of the briefing now: it writes a report of the period so far
-// (marked as a preview) without moving the start of the next scheduled period and without
-// emailing it, so trying a briefing in the evening does not thin the next morning's edition.
+// (marked as a preview, and emailed like any report) without moving the start of the next
+// scheduled period, so trying a briefing in the evening does not thin the next morning's edition.
 // It reports false when the briefing is already queued or running.
 func (s *Briefings) RunNow(ctx context.Context, id int64) (bool, error) {
 	now := ClockOrSystem(s.Clock).Now()
@@ -170,7 +170,7 @@ func (s *Briefings) Run(ctx context.Context, a Attempt, j BriefingJob) error {
 		}
 	}
 	then := func(ctx context.Context, tx *sql.Tx) error {
-		if s.Emails != nil && !r.Preview {
+		if s.Emails != nil {
 			if err := s.Emails(ctx, tx, b, r); err != nil {
 				return err
 			}

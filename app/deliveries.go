@@ -2,10 +2,16 @@ package app
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/base64"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -165,4 +171,69 @@ type Delivery struct {
 	Attempts  int        `json:"attempts"`
 	LastError string     `json:"lastError"`
 	SentAt    *time.Time `json:"sentAt"`
+}
+
+// UnsubscribeStore is what one-click unsubscribing needs from the database.
+type UnsubscribeStore interface {
+	// Secret is an installation secret made by a migration ("unsubscribe").
+	Secret(ctx context.Context, name string) ([]byte, error)
+	Briefing(ctx context.Context, userID, id int64) (*Briefing, error)
+	// RemoveRecipient takes to off the briefing's recipients (email stops when none is left);
+	// it reports whether to was one of them.
+	RemoveRecipient(ctx context.Context, briefingID int64, to string) (bool, error)
+}
+
+// Unsubscribes is the service behind the signed unsubscribe links of report emails (RFC 8058
+// one-click, and a confirm page for people who follow the link).
+type Unsubscribes struct {
+	Store UnsubscribeStore
+}
+
+func unsubscribeSig(secret []byte, briefingID int64, to string) string {
+	m := hmac.New(sha256.New, secret)
+	fmt.Fprintf(m, "unsubscribe\x00%d\x00%s", briefingID, strings.ToLower(strings.TrimSpace(to)))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil)[:24])
+}
+
+// Link is the signed unsubscribe URL (under baseURL) that turns recipient to off for briefing id.
+func (s *Unsubscribes) Link(ctx context.Context, baseURL string, briefingID int64, to string) (string, error) {
+	secret, err := s.Store.Secret(ctx, "unsubscribe")
+	if err != nil {
+		return "", err
+	}
+	q := url.Values{"b": {strconv.FormatInt(briefingID, 10)}, "to": {to}, "sig": {unsubscribeSig(secret, briefingID, to)}}
+	return strings.TrimRight(baseURL, "/") + "/unsubscribe?" + q.Encode(), nil
+}
+
+// Check verifies a signed link and returns the briefing it names (any user's: the link is the
+// credential). A link that was changed or made up is ENOTFOUND.
+func (s *Unsubscribes) Check(ctx context.Context, briefingID int64, to, sig string) (*Briefing, error) {
+	secret, err := s.Store.Secret(ctx, "unsubscribe")
+	if err != nil {
+		return nil, err
+	}
+	if to == "" || !hmac.Equal([]byte(sig), []byte(unsubscribeSig(secret, briefingID, to))) {
+		return nil, Errorf(ENOTFOUND, "This unsubscribe link is not valid: it may have been cut or changed. Open the latest email's link again.")
+	}
+	b, err := s.Store.Briefing(ctx, 0, briefingID)
+	if err != nil {
+		if ErrorCode(err) == ENOTFOUND {
+			return nil, Errorf(ENOTFOUND, "This briefing no longer exists, so it sends no more email.")
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// Unsubscribe checks a signed link and turns its recipient off for its briefing. Doing it
+// twice is fine.
+func (s *Unsubscribes) Unsubscribe(ctx context.Context, briefingID int64, to, sig string) (*Briefing, error) {
+	b, err := s.Check(ctx, briefingID, to, sig)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.RemoveRecipient(ctx, briefingID, to); err != nil {
+		return nil, err
+	}
+	return b, nil
 }

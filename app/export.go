@@ -8,11 +8,62 @@ import (
 	"time"
 )
 
-// mdEscape makes text safe inside Markdown: no HTML, no link or emphasis syntax from outside.
+// mdEscape makes text safe inside Markdown, escaping only what Markdown reads as syntax: no
+// HTML, no link, code or emphasis syntax from outside ("Apple (11)" stays as it is), and a
+// line that would start a heading, quote or list has its first character escaped.
 func mdEscape(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
-	return strings.NewReplacer("\\", "\\\\", "<", "&lt;", ">", "&gt;", "[", "\\[", "]", "\\]", "(", "\\(", ")", "\\)",
-		"*", "\\*", "_", "\\_", "`", "\\`", "#", "\\#", "|", "\\|", "!", "\\!").Replace(s)
+	s = strings.NewReplacer("\\", "\\\\", "<", "&lt;", ">", "&gt;", "[", "\\[", "]", "\\]",
+		"*", "\\*", "_", "\\_", "`", "\\`").Replace(s)
+	// A bracket followed by a parenthesis would read as a link to lenient renderers.
+	s = strings.ReplaceAll(s, "\\](", "\\]\\(")
+	if s != "" && strings.ContainsRune("#+-=|", rune(s[0])) {
+		s = "\\" + s
+	}
+	return s
+}
+
+// ReportText writes a report as plain text (an email's text part): no Markup of any kind,
+// links written out in full. baseURL, when set, adds each story's page in the app.
+func ReportText(b *Briefing, r *Report, loc *time.Location, baseURL string) string {
+	if loc == nil {
+		loc = time.UTC
+	}
+	base := strings.TrimRight(baseURL, "/")
+	flat := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	var w strings.Builder
+	fmt.Fprintf(&w, "%s\n%s – %s\n\n", flat(b.Name), r.PeriodStart.In(loc).Format("Mon 2 Jan 2006 15:04"), r.PeriodEnd.In(loc).Format("Mon 2 Jan 2006 15:04 MST"))
+	fmt.Fprintf(&w, "%s\n\n", flat(r.Overview))
+	for _, it := range r.Items {
+		fmt.Fprintf(&w, "%d. %s\n   %s · score %d", it.Rank, flat(it.Title), flat(it.SourceName), it.Score)
+		if it.ScoreReasoning != "" {
+			fmt.Fprintf(&w, " · %s", flat(it.ScoreReasoning))
+		}
+		w.WriteString("\n")
+		if it.Summary != "" {
+			fmt.Fprintf(&w, "   %s\n", flat(it.Summary))
+		}
+		if u := SafeLink(it.Link); u != "" {
+			fmt.Fprintf(&w, "   Original: %s\n", u)
+		}
+		if base != "" && it.ItemID != nil {
+			fmt.Fprintf(&w, "   In Morning Deck: %s/items/%d\n", base, *it.ItemID)
+		}
+		if len(it.AlsoCoveredBy) > 0 {
+			w.WriteString("   Also covered by:\n")
+			for _, c := range it.AlsoCoveredBy {
+				fmt.Fprintf(&w, "   - %s (%s)", flat(c.Title), flat(c.Source))
+				if base != "" && c.ItemID != nil {
+					fmt.Fprintf(&w, " %s/items/%d", base, *c.ItemID)
+				} else if u := SafeLink(c.Link); u != "" {
+					fmt.Fprintf(&w, " %s", u)
+				}
+				w.WriteString("\n")
+			}
+		}
+		w.WriteString("\n")
+	}
+	return w.String()
 }
 
 // mdURL keeps only http(s) links, with the characters that would end a Markdown link escaped.
@@ -48,13 +99,13 @@ func ReportMarkdown(b *Briefing, r *Report, loc *time.Location) string {
 		if len(it.AlsoCoveredBy) > 0 {
 			var also []string
 			for _, c := range it.AlsoCoveredBy {
-				name := mdEscape(c.Source)
+				title := mdEscape(c.Title)
 				if u := mdURL(c.Link); u != "" {
-					name = "[" + name + "](" + u + ")"
+					title = "[" + title + "](" + u + ")"
 				}
-				also = append(also, name)
+				also = append(also, title+" ("+mdEscape(c.Source)+")")
 			}
-			fmt.Fprintf(&w, "   Also covered by %s\n", strings.Join(also, ", "))
+			fmt.Fprintf(&w, "   Also covered by %s\n", strings.Join(also, "; "))
 		}
 		w.WriteString("\n")
 	}
@@ -65,6 +116,9 @@ func ReportMarkdown(b *Briefing, r *Report, loc *time.Location) string {
 // (a feed reader styles it), the newsletter look for email (mail clients drop style sheets).
 type HTMLStyle struct {
 	Period, Overview, Item, Title, Link, Meta, Summary, Also string
+	// BaseURL, when set, is the app's address: each story gets a link to its page in the app,
+	// and the "Also covered by" headlines link to theirs.
+	BaseURL string
 }
 
 // ReportHTML writes a report as a self-contained HTML fragment with every piece of text escaped
@@ -96,6 +150,9 @@ func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string
 		if it.ScoreReasoning != "" {
 			meta += " · " + e(it.ScoreReasoning)
 		}
+		if base := strings.TrimRight(st.BaseURL, "/"); base != "" && it.ItemID != nil {
+			meta += " · " + link(fmt.Sprintf("%s/items/%d", base, *it.ItemID), "In Morning Deck")
+		}
 		fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Meta), meta)
 		if it.Summary != "" {
 			fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Summary), e(it.Summary))
@@ -103,9 +160,13 @@ func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string
 		if len(it.AlsoCoveredBy) > 0 {
 			var also []string
 			for _, c := range it.AlsoCoveredBy {
-				also = append(also, link(c.Link, e(c.Source)))
+				u := c.Link
+				if base := strings.TrimRight(st.BaseURL, "/"); base != "" && c.ItemID != nil {
+					u = fmt.Sprintf("%s/items/%d", base, *c.ItemID)
+				}
+				also = append(also, link(u, e(c.Title))+" ("+e(c.Source)+")")
 			}
-			fmt.Fprintf(&w, "<p%s>Also covered by %s</p>\n", attr(st.Also), strings.Join(also, ", "))
+			fmt.Fprintf(&w, "<p%s>Also covered by %s</p>\n", attr(st.Also), strings.Join(also, "; "))
 		}
 		w.WriteString("</div>\n")
 	}
@@ -117,8 +178,13 @@ type atomFeed struct {
 	Title   string      `xml:"title"`
 	ID      string      `xml:"id"`
 	Updated string      `xml:"updated"`
+	Author  atomAuthor  `xml:"author"`
 	Link    []atomLink  `xml:"link"`
 	Entries []atomEntry `xml:"entry"`
+}
+
+type atomAuthor struct {
+	Name string `xml:"name"`
 }
 
 type atomLink struct {
@@ -141,20 +207,27 @@ type atomText struct {
 }
 
 // ReportsAtom writes a briefing's reports (full, with items) as an Atom feed; baseURL is the
-// app's address, for links back to each report.
-func ReportsAtom(b *Briefing, reports []*Report, baseURL string, loc *time.Location) ([]byte, error) {
+// app's address, for links back to each report. selfURL is the feed's own address (rel="self").
+// Ids are tag: URIs made of the briefing's and reports' ids and creation dates, so they stay the
+// same when the app moves to another address (RFC 4151).
+func ReportsAtom(b *Briefing, reports []*Report, baseURL, selfURL string, loc *time.Location) ([]byte, error) {
 	base := strings.TrimRight(baseURL, "/")
-	f := atomFeed{Title: b.Name + " — Morning Deck", ID: fmt.Sprintf("%s/briefings/%d", base, b.ID),
-		Updated: b.CreatedAt.UTC().Format(time.RFC3339), Link: []atomLink{{Href: base + "/briefings", Rel: "alternate", Type: "text/html"}}}
+	f := atomFeed{Title: b.Name + " — Morning Deck", ID: fmt.Sprintf("tag:morningdeck,%s:briefing-%d", b.CreatedAt.UTC().Format("2006-01-02"), b.ID),
+		Updated: b.CreatedAt.UTC().Format(time.RFC3339), Author: atomAuthor{Name: "Morning Deck"},
+		Link: []atomLink{{Href: base + "/briefings", Rel: "alternate", Type: "text/html"}}}
+	if selfURL != "" {
+		f.Link = append(f.Link, atomLink{Href: selfURL, Rel: "self", Type: "application/atom+xml"})
+	}
 	for i, r := range reports {
 		if i == 0 {
 			f.Updated = r.GeneratedAt.UTC().Format(time.RFC3339)
 		}
 		href := fmt.Sprintf("%s/reports/%d", base, r.ID)
 		f.Entries = append(f.Entries, atomEntry{
-			Title: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan 2006")), ID: href,
+			Title:   fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan 2006")),
+			ID:      fmt.Sprintf("tag:morningdeck,%s:briefing-%d/report-%d", b.CreatedAt.UTC().Format("2006-01-02"), b.ID, r.ID),
 			Updated: r.GeneratedAt.UTC().Format(time.RFC3339), Link: atomLink{Href: href, Rel: "alternate", Type: "text/html"},
-			Content: atomText{Type: "html", Body: ReportHTML(b, r, loc, HTMLStyle{})},
+			Content: atomText{Type: "html", Body: ReportHTML(b, r, loc, HTMLStyle{BaseURL: base})},
 		})
 	}
 	out, err := xml.MarshalIndent(f, "", "  ")

@@ -59,7 +59,7 @@ func TestReportGoldens(t *testing.T) {
 		golden(t, "report.html.golden", app.ReportHTML(b, r, loc, app.HTMLStyle{}))
 	})
 	t.Run("the Atom feed", func(t *testing.T) {
-		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", loc)
+		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", "http://127.0.0.1:7777/briefings/1/feed.xml", loc)
 		if err != nil {
 			t.Fatal(err)
 		}

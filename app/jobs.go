@@ -36,7 +36,7 @@ func (j ProcessJob) Valid() bool { return j.ItemID != 0 }
 type BriefingJob struct {
 	BriefingID int64 `json:"briefingId"`
 	RunAt      int64 `json:"runAtMs"` // unix milliseconds: the scheduled instant, or the time of "run now"
-	// Preview: a "Run now" report that leaves the scheduled period where it is and is not emailed.
+	// Preview: a "Run now" report that leaves the scheduled period where it is.
 	Preview bool `json:"preview,omitempty"`
 }
 

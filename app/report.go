@@ -16,7 +16,7 @@ type Report struct {
 	Items       []ReportItem `json:"items"`
 	// ItemCount is the number of stories (set when reports are listed without their items).
 	ItemCount int `json:"itemCount"`
-	// Preview: written by "Run now"; it did not move the briefing's scheduled period and was not emailed.
+	// Preview: written by "Run now"; it did not move the briefing's scheduled period.
 	Preview bool `json:"preview"`
 }
 

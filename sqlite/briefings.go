@@ -411,3 +411,35 @@ func (db *DB) MarkReportRead(ctx context.Context, userID, reportID int64) (int, 
 	})
 	return int(n), err
 }
+
+// RemoveRecipient takes an address off a briefing's recipients (compared without case); with
+// none left, the briefing stops emailing. It reports whether the address was a recipient.
+func (db *DB) RemoveRecipient(ctx context.Context, briefingID int64, to string) (bool, error) {
+	var removed bool
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var recips string
+		if err := tx.QueryRowContext(ctx, `select recipients from briefings where id = ?`, briefingID).Scan(&recips); errors.Is(err, sql.ErrNoRows) {
+			return app.Errorf(app.ENOTFOUND, "Briefing %d not found.", briefingID)
+		} else if err != nil {
+			return fmt.Errorf("sqlite: remove recipient: %w", err)
+		}
+		var list, keep []string
+		_ = json.Unmarshal([]byte(recips), &list)
+		for _, r := range list {
+			if strings.EqualFold(strings.TrimSpace(r), strings.TrimSpace(to)) {
+				removed = true
+				continue
+			}
+			keep = append(keep, r)
+		}
+		if !removed {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `update briefings set recipients = ?, email_enabled = email_enabled and ? where id = ?`,
+			jsonText(keep), len(keep) > 0, briefingID); err != nil {
+			return fmt.Errorf("sqlite: remove recipient: %w", err)
+		}
+		return nil
+	})
+	return removed, err
+}

@@ -37,7 +37,8 @@ func userID(r *http.Request) int64 { return currentUser(r).ID }
 // publicPath reports whether a path is reachable without signing in.
 func publicPath(p string) bool {
 	return p == "/login" || p == "/healthz" || p == "/favicon.ico" || strings.HasPrefix(p, "/static/") ||
-		strings.HasPrefix(p, "/briefings/") && strings.HasSuffix(p, "/feed.xml") // checks its own token
+		strings.HasPrefix(p, "/briefings/") && strings.HasSuffix(p, "/feed.xml") || // checks its own token
+		p == "/unsubscribe" // a report email's signed link: checks its own signature
 }
 
 // adminPath reports whether a path is for admins only: the queues are every user's.

@@ -449,8 +449,8 @@ func (s *Server) briefingAction(action string) http.HandlerFunc {
 		msg := ""
 		switch action {
 		case "run":
-			err, msg = s.runBriefing(r, id), "Running a preview: it appears under Recent reports in a moment. A preview is not emailed "+
-				"and does not change the schedule: the next scheduled report still covers everything since the last one."
+			err, msg = s.runBriefing(r, id), "Running a preview: it appears under Recent reports in a moment (and is emailed if the briefing emails). "+
+				"It does not change the schedule: the next scheduled report still covers everything since the last one."
 		case "pause":
 			err, msg = s.opts.Briefings.SetPaused(r.Context(), userID(r), id, true), "Briefing paused."
 		case "resume":

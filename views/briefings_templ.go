@@ -474,7 +474,7 @@ func reportRow(rep ReportRow) templ.Component {
 			}
 		}
 		if rep.Preview {
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<span class=\"badge badge-muted\" title=\"Written by Run now: not emailed, and the schedule did not move\">preview</span>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 45, "<span class=\"badge badge-muted\" title=\"Written by Run now: the schedule did not move\">preview</span>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -695,7 +695,7 @@ func reportPage(p Page, v ReportView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if v.Report.Preview {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<p class=\"muted\" data-testid=\"preview-note\">A preview written by Run now: it was not emailed, and the next scheduled report still covers this period.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 63, "<p class=\"muted\" data-testid=\"preview-note\">A preview written by Run now: the next scheduled report still covers this period.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

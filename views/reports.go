@@ -146,7 +146,7 @@ func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
 			full = append(full, f)
 		}
 	}
-	out, err := app.ReportsAtom(b, full, baseURL(r), app.Location(b.Timezone))
+	out, err := app.ReportsAtom(b, full, baseURL(r), baseURL(r)+r.URL.RequestURI(), app.Location(b.Timezone))
 	if err != nil {
 		s.serverError(w, r, err)
 		return

@@ -46,6 +46,8 @@ type Options struct {
 	Briefings *app.Briefings
 	// Deliveries lists, resends and tests report emails; nil hides them.
 	Deliveries *app.Deliveries
+	// Unsubscribes checks report emails' signed unsubscribe links; nil: no unsubscribe page.
+	Unsubscribes *app.Unsubscribes
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
 	// Queues sees and steers the background queues (the Queues page, /admin/queue-stats,
@@ -136,6 +138,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /settings/test-email", s.testEmail)
 	mux.HandleFunc("POST /settings/email", s.saveEmail)
 	mux.HandleFunc("GET /briefings/{id}/feed.xml", s.briefingFeed)
+	mux.HandleFunc("GET /unsubscribe", s.unsubscribe)
+	mux.HandleFunc("POST /unsubscribe", s.unsubscribe)
 	mux.HandleFunc("GET /queues", s.queuesPage)
 	mux.HandleFunc("GET /fragments/queues", s.queuesFragment)
 	mux.HandleFunc("POST /queues/{queue}/pause", s.queueAction("pause"))

@@ -87,6 +87,9 @@ func (s *Sender) Send(ctx context.Context, m *Message) error {
 	msg.SetMessageIDWithValue(m.ID)
 	if m.Unsubscribe != "" {
 		msg.SetGenHeader(gomail.HeaderListUnsubscribe, "<"+m.Unsubscribe+">")
+		if m.OneClick { // RFC 8058: the link itself unsubscribes when POSTed to
+			msg.SetGenHeader(gomail.Header("List-Unsubscribe-Post"), "List-Unsubscribe=One-Click")
+		}
 	}
 	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
 	msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
@@ -149,27 +152,44 @@ type Message struct {
 	Subject     string
 	Text        string
 	HTML        string
-	Unsubscribe string // link to the briefing's settings
+	Unsubscribe string // List-Unsubscribe: the signed one-click link, else the briefing's settings
+	OneClick    bool   // Unsubscribe is an RFC 8058 one-click link (List-Unsubscribe-Post)
 }
 
-// Compose makes the email of a report for one recipient: an HTML part with inline styles and no
-// external assets, a plain-text part, a link back to the report and one to the briefing's settings.
+// Compose makes the email of a report for one recipient without an unsubscribe link of its
+// own (ComposeWith).
 func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL string) *Message {
+	return ComposeWith(b, r, deliveryID, to, baseURL, "")
+}
+
+// ComposeWith makes the email of a report for one recipient: an HTML part with inline styles and
+// no external assets, a plain-text part (plain text, not Markdown), links back to the report and
+// its stories in the app, and unsubscribeURL — the recipient's signed one-click link
+// (List-Unsubscribe with List-Unsubscribe-Post, RFC 8058); "" points at the briefing's settings.
+// Times are in the briefing's zone.
+func ComposeWith(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL, unsubscribeURL string) *Message {
 	base := strings.TrimRight(baseURL, "/")
 	loc := app.Location(b.Timezone)
 	reportURL := fmt.Sprintf("%s/reports/%d", base, r.ID)
 	settingsURL := base + "/briefings"
+	unsub, oneClick := settingsURL, false
+	if u := app.SafeLink(unsubscribeURL); u != "" {
+		unsub, oneClick = u, true
+	}
 	e := html.EscapeString
 	var h strings.Builder
 	h.WriteString(`<!doctype html><html><body style="margin:0;padding:0;background:#fbfaf7;">`)
 	h.WriteString(`<div style="max-width:640px;margin:0 auto;padding:24px;font-family:Georgia,'Times New Roman',serif;color:#1c1c1e;line-height:1.55;">`)
 	fmt.Fprintf(&h, `<h1 style="font-size:26px;margin:0 0 4px;">%s</h1>`, e(b.Name))
-	h.WriteString(app.ReportHTML(b, r, loc, emailStyle))
-	fmt.Fprintf(&h, `<p style="font-family:Arial,sans-serif;font-size:13px;color:#55555b;"><a href="%s" style="color:#1f5fa8;">Read this report in Morning Deck</a> · <a href="%s" style="color:#1f5fa8;">Briefing settings and unsubscribe</a></p>`,
-		e(reportURL), e(settingsURL))
+	st := emailStyle
+	st.BaseURL = base
+	h.WriteString(app.ReportHTML(b, r, loc, st))
+	fmt.Fprintf(&h, `<p style="font-family:Arial,sans-serif;font-size:13px;color:#55555b;"><a href="%s" style="color:#1f5fa8;">Read this report in Morning Deck</a> · <a href="%s" style="color:#1f5fa8;">Briefing settings</a> · <a href="%s" style="color:#1f5fa8;">Unsubscribe %s</a></p>`,
+		e(reportURL), e(settingsURL), e(unsub), e(to))
 	h.WriteString(`</div></body></html>`)
 
-	text := app.ReportMarkdown(b, r, loc) + "\nRead it in Morning Deck: " + reportURL + "\nBriefing settings and unsubscribe: " + settingsURL + "\n"
+	text := app.ReportText(b, r, loc, base) + "Read it in Morning Deck: " + reportURL + "\nBriefing settings: " + settingsURL +
+		"\nUnsubscribe " + to + ": " + unsub + "\n"
 	host := "morningdeck.local"
 	if i := strings.Index(base, "://"); i >= 0 {
 		host = strings.Split(base[i+3:], "/")[0]
@@ -177,7 +197,7 @@ func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL strin
 	return &Message{
 		UserID: b.UserID,
 		ID:     fmt.Sprintf("report-%d-delivery-%d@%s", r.ID, deliveryID, strings.Split(host, ":")[0]), To: to,
-		Subject: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan")), Text: text, HTML: h.String(), Unsubscribe: settingsURL,
+		Subject: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan")), Text: text, HTML: h.String(), Unsubscribe: unsub, OneClick: oneClick,
 	}
 }
 

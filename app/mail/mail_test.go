@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"flag"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -71,7 +72,7 @@ func TestHostileTextStaysText(t *testing.T) {
 
 	t.Run("the printable HTML and the Atom feed, whose entries a feed reader renders", func(t *testing.T) {
 		noActiveContent(t, "report HTML", app.ReportHTML(b, r, time.UTC, app.HTMLStyle{}))
-		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", time.UTC)
+		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", "", time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,17 +180,19 @@ func TestMisbehavingSMTPServers(t *testing.T) {
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
+func ptr[T any](v T) *T { return &v }
+
 func TestEmailGoldens(t *testing.T) {
 	end := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
 	b := &app.Briefing{ID: 7, UserID: 1, Name: "Brussels morning", Timezone: "Europe/Brussels"}
 	r := &app.Report{ID: 3, BriefingID: 7, GeneratedAt: end, PeriodStart: end.Add(-24 * time.Hour), PeriodEnd: end,
-		Overview: "1 story from 2 sources, chosen among 40 new items.",
-		Items: []app.ReportItem{{Rank: 1, SourceName: "Le Soir", Title: "Tram to the airport approved", Link: "https://lesoir.example/tram",
+		Overview: "One story from one source (Le Soir), picked from 40 new items. Transport (2) — it's *the* [big] one_.",
+		Items: []app.ReportItem{{Rank: 1, ItemID: ptr(int64(41)), SourceName: "Le Soir", Title: "Tram to the airport approved (finally)", Link: "https://lesoir.example/tram",
 			Summary: "The council approved the tram line <for real>.", Score: 88, ScoreReasoning: "Matches your focus.",
-			AlsoCoveredBy: []app.Coverage{{Title: "Airport tram", Link: "https://bx1.example/tram", Source: "BX1"}}}}}
-	m := mail.Compose(b, r, 5, "ann@example.com", "http://deck.example:7777/")
+			AlsoCoveredBy: []app.Coverage{{ItemID: ptr(int64(42)), Title: "Airport tram: yes", Link: "https://bx1.example/tram", Source: "BX1"}}}}}
+	m := mail.ComposeWith(b, r, 5, "ann@example.com", "http://deck.example:7777/", "http://deck.example:7777/unsubscribe?b=7&sig=abc&to=ann%40example.com")
 	for name, got := range map[string]string{"email.html.golden": m.HTML, "email.txt.golden": m.Text,
-		"email.headers.golden": "Subject: " + m.Subject + "\nMessage-ID: " + m.ID + "\nUnsubscribe: " + m.Unsubscribe + "\n"} {
+		"email.headers.golden": "Subject: " + m.Subject + "\nMessage-ID: " + m.ID + "\nUnsubscribe: " + m.Unsubscribe + fmt.Sprintf("\nOne-click: %v\n", m.OneClick)} {
 		t.Run(name, func(t *testing.T) {
 			path := filepath.Join("testdata", name)
 			if *update {

@@ -27,6 +27,8 @@ type Mailer struct {
 	// operator configured it (Options.Merge). In local mode the one user is the operator, and
 	// their settings override any field (Options.Override).
 	Exposed bool
+	// Unsubscribes, when set, signs each recipient's one-click unsubscribe link.
+	Unsubscribes *app.Unsubscribes
 }
 
 var _ app.Mailer = (*Mailer)(nil)
@@ -57,7 +59,15 @@ func (m *Mailer) Send(ctx context.Context, msg *Message) error {
 
 // SendReport sends delivery d of report r.
 func (m *Mailer) SendReport(ctx context.Context, b *app.Briefing, r *app.Report, d *app.Delivery) error {
-	return m.Send(ctx, Compose(b, r, d.ID, d.Recipient, m.BaseURL))
+	unsub := ""
+	if m.Unsubscribes != nil {
+		u, err := m.Unsubscribes.Link(ctx, m.BaseURL, b.ID, d.Recipient)
+		if err != nil {
+			return fmt.Errorf("unsubscribe link: %w", err)
+		}
+		unsub = u
+	}
+	return m.Send(ctx, ComposeWith(b, r, d.ID, d.Recipient, m.BaseURL, unsub))
 }
 
 // SendTest sends the settings page's test email.
