@@ -102,8 +102,6 @@ func exposedMailer(t *testing.T, op *mailbox) (*mail.Mailer, int64, int64, func(
 	return m, admin.ID, second.ID, set
 }
 
-func ptr[T any](v T) *T { return &v }
-
 // A user without their own SMTP server sends from the operator's address, whatever From they set.
 func TestExposedFromForcedOnOperatorServer(t *testing.T) {
 	ctx := context.Background()
