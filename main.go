@@ -227,8 +227,14 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 	}
 	wg.Go(func() { e.indexLoop(ctx) })
 	if cfg.FetchEnabled {
-		// Favicons: a few at a time, apart from the fetches, so that they never hold one up.
+		// Favicons: a few at a time, apart from the fetches, so that they never hold one up, and
+		// not in the first minute, when a start's fetches (a first import) have the network.
 		wg.Go(func() {
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(time.Minute):
+			}
 			queue.Every(ctx, time.Minute, func() {
 				if _, err := e.svc.Sources.RefreshIcons(ctx, 20); err != nil && ctx.Err() == nil {
 					e.log.Warn("icon refresh failed", "error", err)
