@@ -368,24 +368,35 @@ func TestCrashDrill(t *testing.T) {
 	}
 	wantDeliveries, reportsTotal, scheduledReports := 0, 0, 0
 	for _, b := range briefings {
-		// Each report covers the time since the one before: no period twice, none skipped.
+		// Each scheduled report covers the time since the one before: no period twice, none
+		// skipped. A "run now" is a preview that leaves the schedule alone: previews end one
+		// after the other, each at its own run.
 		var n int
-		var periodEnds []string
-		rows, err := db.Query(`select period_start, period_end from reports where briefing_id = ? order by id`, b.id)
+		var periodEnds, previewEnds []string
+		rows, err := db.Query(`select period_start, period_end, preview from reports where briefing_id = ? order by id`, b.id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for rows.Next() {
 			var ps, pe string
-			if err := rows.Scan(&ps, &pe); err != nil {
+			var preview bool
+			if err := rows.Scan(&ps, &pe, &preview); err != nil {
 				t.Fatal(err)
 			}
+			n++
+			if preview {
+				if k := len(previewEnds); k > 0 && pe <= previewEnds[k-1] {
+					t.Errorf("briefing %q, report %d: preview period %s – %s does not end after the previous preview (%v)", b.name, n, ps, pe, previewEnds)
+				}
+				previewEnds = append(previewEnds, pe)
+				continue
+			}
 			end, _ := time.Parse("2006-01-02T15:04:05.000Z", pe)
-			if n == 0 && ps != drillTime(end.Add(-24*time.Hour)) || n > 0 && ps != periodEnds[n-1] {
-				t.Errorf("briefing %q, report %d: period %s – %s does not follow the previous one (%v)", b.name, n+1, ps, pe, periodEnds)
+			k := len(periodEnds)
+			if k == 0 && ps != drillTime(end.Add(-24*time.Hour)) || k > 0 && ps != periodEnds[k-1] {
+				t.Errorf("briefing %q, report %d: period %s – %s does not follow the previous one (%v)", b.name, n, ps, pe, periodEnds)
 			}
 			periodEnds = append(periodEnds, pe)
-			n++
 		}
 		rows.Close()
 		reportsTotal += n
