@@ -738,11 +738,19 @@ func (s *Server) sourceView(src *app.Source) SourceView {
 
 // sourceHint explains a web page that was fetched fine but gave no items: it has no links
 // that look like articles.
+// Every source ends with items or a message: one read without error that brought nothing says
+// why in words, whatever its type.
 func sourceHint(src *app.Source) string {
-	if src.Type == app.SourceWeb && src.ItemCount == 0 && src.LastFetchedAt != nil && src.LastError == "" {
-		return "This page shows no links that look like articles. Follow its feed if it has one, or a page that lists articles."
+	if src.ItemCount != 0 || src.LastFetchedAt == nil || src.LastError != "" {
+		return ""
 	}
-	return ""
+	switch src.Type {
+	case app.SourceWeb:
+		return "This page shows no links that look like articles. Follow its feed if it has one, or a page that lists articles."
+	case app.SourceReddit:
+		return "This subreddit has no posts we can show yet (it may be empty, private or quarantined)."
+	}
+	return "The feed was read but holds no items yet: they appear here as soon as it publishes some."
 }
 
 func typeLabel(t app.SourceType) string {

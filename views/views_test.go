@@ -413,6 +413,16 @@ func TestPages(t *testing.T) {
 		}
 	})
 
+	t.Run("a feed read without error but with no items says so instead of staying silently empty", func(t *testing.T) {
+		e := newEnv(t)
+		src := e.createSource("https://example.com/empty.json", "Empty feed")
+		e.fetch(src.ID)
+		for _, path := range []string{"/sources", fmt.Sprintf("/sources/%d", src.ID)} {
+			res, body := e.get(path)
+			mustContain(t, res, body, 200, `data-testid="source-hint"`, "The feed was read but holds no items yet")
+		}
+	})
+
 	t.Run("when most sources failed to connect, Today says the machine seems offline", func(t *testing.T) {
 		e := newEnv(t)
 		ctx := context.Background()
