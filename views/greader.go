@@ -211,24 +211,11 @@ func (s *Server) greaderFail(w http.ResponseWriter, r *http.Request, err error) 
 		greaderText(w, ge.status, ge.msg)
 		return
 	}
-	status := http.StatusInternalServerError
-	switch app.ErrorCode(err) {
-	case app.EINVALID:
-		status = http.StatusBadRequest
-	case app.ENOTFOUND:
-		status = http.StatusNotFound
-	case app.ECONFLICT:
-		status = http.StatusConflict
-	case app.EUNAUTHORIZED:
-		status = http.StatusUnauthorized
-	case app.EFORBIDDEN:
-		status = http.StatusForbidden
-	case app.ETOOMANY:
-		status = http.StatusTooManyRequests
-	default:
+	status, msg, internal := failure(err) // the one mapping of errors, as for pages and JSON
+	if internal {
 		s.logFailure(r, "reader api request failed", err)
 	}
-	greaderText(w, status, app.ErrorMessage(err))
+	greaderText(w, status, msg)
 }
 
 // greaderLocalToken is the token ClientLogin answers in local mode, where any name and
