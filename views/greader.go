@@ -947,6 +947,25 @@ func (s *Server) greaderItemContents(w http.ResponseWriter, req *greaderRequest)
 	return nil
 }
 
+// greaderStream reads a stream's page of whole items (at most greaderMaxItems, 20 by default)
+// and the continuation to the next page: stream/contents and the Atom streams share it.
+func (s *Server) greaderStream(req *greaderRequest, stream string) (*streamQuery, []greaderItem, string, error) {
+	q, err := req.parseStream(stream, 20, greaderMaxItems)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	refs, c, err := req.refs(q)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	ids := make([]int64, 0, len(refs))
+	for _, it := range refs {
+		ids = append(ids, it.ID)
+	}
+	items, err := s.greaderItems(req, ids)
+	return q, items, c, err
+}
+
 // greaderStreamContents is stream/contents/STREAM (the stream id in the path, escaped or
 // not) or stream/contents?s=STREAM.
 func (s *Server) greaderStreamContents(w http.ResponseWriter, req *greaderRequest, rest string) error {
@@ -957,19 +976,7 @@ func (s *Server) greaderStreamContents(w http.ResponseWriter, req *greaderReques
 	if stream == "" {
 		stream = req.params.Get("s")
 	}
-	q, err := req.parseStream(stream, 20, greaderMaxItems)
-	if err != nil {
-		return err
-	}
-	refs, c, err := req.refs(q)
-	if err != nil {
-		return err
-	}
-	ids := make([]int64, 0, len(refs))
-	for _, it := range refs {
-		ids = append(ids, it.ID)
-	}
-	items, err := s.greaderItems(req, ids)
+	q, items, c, err := s.greaderStream(req, stream)
 	if err != nil {
 		return err
 	}

@@ -68,19 +68,7 @@ func (s *Server) greaderAtom(w http.ResponseWriter, req *greaderRequest, rest st
 	if err != nil {
 		return badRequest("The stream in the address is not valid percent-encoding.")
 	}
-	q, err := req.parseStream(stream, 20, greaderMaxItems)
-	if err != nil {
-		return err
-	}
-	refs, c, err := req.refs(q)
-	if err != nil {
-		return err
-	}
-	ids := make([]int64, 0, len(refs))
-	for _, it := range refs {
-		ids = append(ids, it.ID)
-	}
-	items, err := s.greaderItems(req, ids)
+	q, items, c, err := s.greaderStream(req, stream)
 	if err != nil {
 		return err
 	}
