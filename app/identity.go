@@ -34,6 +34,9 @@ func IdentityKey(guid, link string) string {
 	return IdentityPrefix(guid) + hex.EncodeToString(sum[:16])
 }
 
+// IdentityPrefixLen is the length of every IdentityPrefix.
+const IdentityPrefixLen = len(identityPrefix) + 16 + 1
+
 // IdentityPrefix is what every IdentityKey of guid starts with.
 func IdentityPrefix(guid string) string {
 	sum := sha256.Sum256([]byte(guid))
@@ -58,8 +61,8 @@ type KnownItem struct {
 }
 
 // IdentityQuery asks for the stored items and tombstones of a source that a fetch's items
-// may be: those whose key is one of Keys, or starts with one of Prefixes. Both map what to
-// look for to the feed GUID it stands for.
+// may be: those whose key is one of Keys, or starts with one of Prefixes (each
+// IdentityPrefixLen long). Both map what to look for to the feed GUID it stands for.
 type IdentityQuery struct {
 	SourceID int64
 	Keys     map[string]string
@@ -74,13 +77,20 @@ type IdentityStore interface {
 // NewIdentityQuery is the query for the known items of a fetch's items.
 func NewIdentityQuery(sourceID int64, items []Item) IdentityQuery {
 	q := IdentityQuery{SourceID: sourceID, Keys: map[string]string{}, Prefixes: map[string]string{}}
+	links := map[string]string{}
 	for _, it := range items {
 		if it.GUID == "" {
 			continue
 		}
 		q.Keys[it.GUID] = it.GUID
-		q.Keys[legacyIdentityKey(it.GUID, it.Link)] = it.GUID
 		q.Prefixes[IdentityPrefix(it.GUID)] = it.GUID
+		if first, ok := links[it.GUID]; ok && first != it.Link {
+			// Only a GUID given to several links was keyed before keys had a prefix.
+			q.Keys[legacyIdentityKey(it.GUID, first)] = it.GUID
+			q.Keys[legacyIdentityKey(it.GUID, it.Link)] = it.GUID
+		} else if !ok {
+			links[it.GUID] = it.Link
+		}
 	}
 	return q
 }

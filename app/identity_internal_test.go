@@ -69,12 +69,13 @@ func TestIdentifyItems(t *testing.T) {
 	}
 }
 
-// The query asks for each GUID, its legacy key and its prefix, and nothing for an item
-// without a GUID.
+// The query asks for each GUID and its prefix, for the keys of the old form of a GUID given
+// to several links (the only ones that had such keys), and nothing for an item without a GUID.
 func TestNewIdentityQuery(t *testing.T) {
-	q := NewIdentityQuery(7, []Item{{GUID: "g", Link: "/a"}, {GUID: "", Link: "/b"}})
-	if q.SourceID != 7 || len(q.Keys) != 2 || q.Keys["g"] != "g" || q.Keys[legacyIdentityKey("g", "/a")] != "g" ||
-		len(q.Prefixes) != 1 || q.Prefixes[IdentityPrefix("g")] != "g" {
+	q := NewIdentityQuery(7, []Item{{GUID: "g", Link: "/a"}, {GUID: "", Link: "/b"}, {GUID: "h", Link: "/h"}, {GUID: "g", Link: "/c"}})
+	if q.SourceID != 7 || len(q.Keys) != 4 || q.Keys["g"] != "g" || q.Keys["h"] != "h" ||
+		q.Keys[legacyIdentityKey("g", "/a")] != "g" || q.Keys[legacyIdentityKey("g", "/c")] != "g" ||
+		len(q.Prefixes) != 2 || q.Prefixes[IdentityPrefix("g")] != "g" || len(IdentityPrefix("g")) != IdentityPrefixLen {
 		t.Errorf("query %+v", q)
 	}
 	if k := IdentityKey("g", "/a"); !strings.HasPrefix(k, IdentityPrefix("g")) || strings.HasPrefix(k, IdentityPrefix("h")) || len(k) > 80 {

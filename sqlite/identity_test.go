@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"testing"
@@ -95,6 +96,32 @@ func TestKnownItems(t *testing.T) {
 	for _, p := range plan {
 		if strings.HasPrefix(p, "SCAN i") || strings.HasPrefix(p, "SCAN t") {
 			t.Errorf("the lookup scans a table:\n%s", joined)
+		}
+	}
+}
+
+// BenchmarkKnownItems: the identity read of one fetch of 50 entries, from a source that
+// holds 10,000 items (one query per fetch with a body; see BENCHMARKS.md).
+func BenchmarkKnownItems(b *testing.B) {
+	db := sqlitetest.New(b)
+	ctx := context.Background()
+	src := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "http://x/feed", RefreshIntervalMinutes: 15}
+	if err := db.CreateSource(ctx, src, nil); err != nil {
+		b.Fatal(err)
+	}
+	var items []app.Item
+	for i := range 10000 {
+		items = append(items, app.Item{GUID: fmt.Sprintf("https://x.example/post/%d", i), Link: fmt.Sprintf("https://x.example/%d", i), Title: fmt.Sprintf("Post %d", i)})
+	}
+	if _, err := db.FinishFetch(ctx, src, &app.FetchResult{Items: items}, nil); err != nil {
+		b.Fatal(err)
+	}
+	q := app.NewIdentityQuery(src.ID, items[9950:])
+	b.ResetTimer()
+	for b.Loop() {
+		known, err := db.KnownItems(ctx, q)
+		if err != nil || len(known) != 50 {
+			b.Fatalf("%d known, %v", len(known), err)
 		}
 	}
 }
