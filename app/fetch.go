@@ -20,6 +20,7 @@ type FetchStore interface {
 	FinishFetch(ctx context.Context, src *Source, r *FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error) (int, error)
 	FailFetch(ctx context.Context, src *Source, msg string, blame bool, retryAfter time.Duration, then TxFunc) error
 	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
+	IdentityStore
 }
 
 // FeedFetcher fetches and parses a source (conditional on its ETag and Last-Modified);
@@ -80,6 +81,16 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 		if m, ok := AutoInterval(res.Items); ok {
 			res.Interval = &m
 		}
+	}
+	if !res.NotModified && len(res.Items) > 0 {
+		// Feeds that give one GUID to different posts (identity.go): one read per fetch.
+		var known []KnownItem
+		if src.LastFetchedAt != nil {
+			if known, err = s.Fetches.KnownItems(ctx, NewIdentityQuery(src.ID, res.Items)); err != nil {
+				return err
+			}
+		}
+		res.Items = IdentifyItems(res.Items, known)
 	}
 	n, err := s.Fetches.FinishFetch(ctx, src, res, func(ctx context.Context, tx *sql.Tx, ids []int64, first bool) error {
 		if s.NewItems != nil && !first && len(ids) > 0 {

@@ -58,12 +58,43 @@ func (f *Fetcher) Article(ctx context.Context, pageURL string) (a *Article, err 
 	return &Article{Title: app.Shorten(PlainText(art.Title()), maxTitleRunes), HTML: clean, Text: truncateUTF8(collapseSpace(t.String()), MaxContentBytes)}, nil
 }
 
-// readWithin runs readability on a page under the parse budget. Readability reads the whole
-// page before it works on it, so the budget cannot stop it at a read: it runs on its own
-// goroutine and, past the deadline, the caller gets the error while it finishes in the
-// background; trimPage keeps that work bounded (maxArticleBytes of input).
+// Readability takes no context: once it works on a document it runs to the end, and its work
+// grows with the elements times their depth (it reads each candidate's text, and scores up
+// its ancestors). Measured on this project's 2-core machine: 40,000 flat elements took 0.6 s,
+// 20,000 paragraphs under 100 levels of nesting 6 s, under 480 levels 20 s. So the page is
+// parsed here, through the budget's reader (which stops the parse itself at the deadline),
+// and weighed first: readability gets only a document of at most maxArticleElements elements
+// whose depths add up to at most maxArticleWeight (a few seconds of its work at worst; a long
+// real article has a few thousand elements some 15 deep). The HTML parser itself refuses
+// nesting deeper than 512.
+const (
+	maxArticleElements = 60_000
+	maxArticleWeight   = 600_000
+)
+
+// readWithin runs readability on a page under the parse budget: parsing stops at the
+// deadline, the weight check bounds what comes after, and past the deadline the caller gets
+// the error while readability finishes that bounded work in the background.
 func readWithin(ctx context.Context, page []byte, pageURL *url.URL) (readability.Article, error) {
 	bud := newBudget(ctx)
+	doc, err := html.Parse(bud.reader(bytes.NewReader(page)))
+	if bud.spent() {
+		return readability.Article{}, bud.err("page")
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "open stack of elements") {
+			return readability.Article{}, &Error{Kind: KindParse, Err: err,
+				Message: "This page is nested too deeply to extract its article: its elements go more than 512 levels deep."}
+		}
+		return readability.Article{}, err
+	}
+	if elements, weight := weigh(doc); elements > maxArticleElements {
+		return readability.Article{}, &Error{Kind: KindParse, Message: fmt.Sprintf(
+			"This page is too large to extract its article: it has %d elements, and we read pages of at most %d.", elements, maxArticleElements)}
+	} else if weight > maxArticleWeight {
+		return readability.Article{}, &Error{Kind: KindParse, Message: fmt.Sprintf(
+			"This page is nested too deeply to extract its article: its %d elements lie %d levels deep on average.", elements, weight/max(elements, 1))}
+	}
 	type result struct {
 		art readability.Article
 		err error
@@ -76,7 +107,8 @@ func readWithin(ctx context.Context, page []byte, pageURL *url.URL) (readability
 			}
 		}()
 		parser := readability.NewParser()
-		art, err := parser.Parse(bytes.NewReader(page), pageURL)
+		parser.MaxElemsToParse = maxArticleElements
+		art, err := parser.ParseAndMutate(doc, pageURL)
 		done <- result{art, err}
 	}()
 	timer := time.NewTimer(time.Until(bud.deadline))
@@ -89,6 +121,22 @@ func readWithin(ctx context.Context, page []byte, pageURL *url.URL) (readability
 	case <-timer.C:
 		return readability.Article{}, bud.err("page")
 	}
+}
+
+// weigh counts the elements of a document and adds up their depths.
+func weigh(doc *html.Node) (elements, weight int) {
+	var walk func(n *html.Node, depth int)
+	walk = func(n *html.Node, depth int) {
+		if n.Type == html.ElementNode {
+			elements++
+			weight += depth
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, depth+1)
+		}
+	}
+	walk(doc, 0)
+	return elements, weight
 }
 
 // maxArticleBytes caps the markup readability reads, which takes some twenty times its input

@@ -2,6 +2,7 @@ package feeds_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -39,6 +40,29 @@ func TestArticle(t *testing.T) {
 		_, err := feeds.New(feeds.Options{}).Article(context.Background(), srv.URL)
 		if err == nil || !strings.Contains(err.Error(), "not lead to a web page") {
 			t.Fatalf("err = %v", err)
+		}
+	})
+	// Readability cannot be stopped once it works: a hostile page must be refused before, with
+	// a sentence that says why. Each of these held a worker for seconds to minutes before.
+	t.Run("hostile pages end with a clear message instead of holding the worker", func(t *testing.T) {
+		para := "<p>Some words, commas, and text that looks like an article paragraph of decent length.</p>"
+		for _, c := range []struct{ name, page, want string }{
+			{"nesting past the parser's limit", strings.Repeat("<div>a, b ", 5000), "its elements go more than 512 levels deep"},
+			{"a huge DOM under deep nesting", strings.Repeat(`<div class="content">`, 480) + strings.Repeat(para, 20000), "levels deep on average"},
+			{"a huge flat DOM", "<div>" + strings.Repeat("<span>a, b</span>", 100000), "it has 100005 elements, and we read pages of at most 60000"},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					w.Header().Set("Content-Type", "text/html; charset=utf-8")
+					_, _ = w.Write([]byte("<!doctype html><html><head><title>Hostile</title></head><body>" + c.page + "</body></html>"))
+				}))
+				defer srv.Close()
+				_, err := feeds.New(feeds.Options{}).Article(context.Background(), srv.URL)
+				var fe *feeds.Error
+				if !errors.As(err, &fe) || fe.Kind != feeds.KindParse || !strings.Contains(fe.Message, c.want) {
+					t.Fatalf("err = %v, want a parse error saying %q", err, c.want)
+				}
+			})
 		}
 	})
 }

@@ -26,8 +26,8 @@ import (
 )
 
 // conformanceFloor is the number of applicable expectations that passed when it was last
-// raised (753 of 772 applicable, 97.5%). Raise it when more pass; never lower it.
-const conformanceFloor = 753
+// raised (758 of 772 applicable, 98.2%). Raise it when more pass; never lower it.
+const conformanceFloor = 758
 
 type conformanceFile struct {
 	path    string

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/encoding/japanese"
 	"golang.org/x/text/encoding/korean"
 	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
 	"golang.org/x/text/encoding/unicode/utf32"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -201,6 +202,7 @@ func TestUndeclaredLegacyCharsets(t *testing.T) {
 		{"EUC-JP", japanese.EUCJP, "東京の天気予報、今日は晴れのち曇りでしょう"},
 		{"EUC-KR", korean.EUCKR, "서울의 오늘 날씨는 맑고 따뜻하겠습니다"},
 		{"GBK", simplifiedchinese.GBK, "北京今天天气晴朗，气温适宜，适合出行"},
+		{"Big5", traditionalchinese.Big5, "臺北今天天氣晴朗，氣溫適宜，適合出門"},
 		{"KOI8-R", charmap.KOI8R, "Погода в Москве сегодня солнечная"},
 		{"Windows-1251", charmap.Windows1251, "Погода в Москве сегодня солнечная"},
 		{"Windows-1252", charmap.Windows1252, "Crème brûlée à la française – “déjà vu”"},

@@ -135,8 +135,8 @@ type Result struct {
 	// Author is the feed's own author (Atom, JSON Feed, RSS/RDF dc:creator), "" if none. Items
 	// that name no author of their own have it already.
 	Author string
-	// RepeatedGUIDs says the feed gave one GUID to items with different links: their GUIDs are
-	// IdentityKey(guid, link) in Items. The pipeline may remember it for the source.
+	// RepeatedGUIDs says the feed gave one GUID to items with different links. They are all in
+	// Items with the GUID as given; app.IdentifyItems keys them by GUID and link.
 	RepeatedGUIDs bool
 	// CacheUntil is a floor on the next fetch, from Cache-Control max-age, Expires
 	// and RSS <ttl> (the latest of them, at most a day ahead); nil if none.

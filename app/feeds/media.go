@@ -1,8 +1,6 @@
 package feeds
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"net/url"
 	"path"
 	"regexp"
@@ -39,13 +37,34 @@ func ThumbnailOf(it app.Item) string { return it.Thumbnail() }
 // DateMissing reports whether the feed gave the item no date we could read (app.Item.DateMissing).
 func DateMissing(it app.Item) bool { return it.DateMissing() }
 
-// IdentityKey is the key of an item in a feed that gives one GUID to different posts: its
-// GUID and link together. fillFromFeed uses it as the GUID of every item of a fetch in which a
-// GUID repeats with different links (and says so in Result.RepeatedGUIDs); a pipeline that
-// remembers such a source may key its later items the same way.
-func IdentityKey(guid, link string) string {
-	sum := sha256.Sum256([]byte(guid + "\n" + link))
-	return "guid+link:" + hex.EncodeToString(sum[:16])
+// IdentityKey is app.IdentityKey: the key of a post whose feed gives its GUID to others too.
+func IdentityKey(guid, link string) string { return app.IdentityKey(guid, link) }
+
+// dedupe drops the repeats of an item within one feed: an item whose GUID and link are an
+// earlier item's. Items that share a GUID but not a link are kept with the GUID as given
+// (repeated is then true): the feed gives one GUID to different posts, and the app keys them
+// by GUID and link (app.IdentifyItems), which it can only do knowing the GUID.
+func dedupe(items []app.Item) (out []app.Item, repeated bool) {
+	type key struct{ guid, link string }
+	links := map[string]string{} // the first link of each GUID
+	seen := map[key]bool{}
+	for _, it := range items {
+		k := key{it.GUID, it.Link}
+		if l, ok := links[it.GUID]; ok && (l == "" || it.Link == "") {
+			k.link = l // an item without a link is not another post
+		}
+		if seen[k] {
+			continue
+		}
+		if l, ok := links[it.GUID]; !ok || l == "" {
+			links[it.GUID] = it.Link
+		} else if l != it.Link {
+			repeated = true
+		}
+		seen[k] = true
+		out = append(out, it)
+	}
+	return out, repeated
 }
 
 // mediaOf reads what an item carries besides text: enclosures, a thumbnail and, from Media

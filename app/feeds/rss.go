@@ -213,33 +213,6 @@ func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
 	res.Items, res.RepeatedGUIDs = dedupe(items)
 }
 
-// dedupe keeps the first item of each GUID. A feed that gives one GUID to posts with
-// different links (it happens: a constant, a date, a counter reset) would otherwise lose all
-// but one of them, for good: the items of such a GUID are keyed by IdentityKey instead.
-func dedupe(items []app.Item) (out []app.Item, repeated bool) {
-	links := map[string]string{}
-	split := map[string]bool{}
-	for _, it := range items {
-		if l, ok := links[it.GUID]; ok && l != it.Link && it.Link != "" && l != "" {
-			split[it.GUID] = true
-		} else if !ok {
-			links[it.GUID] = it.Link
-		}
-	}
-	seen := map[string]bool{}
-	for _, it := range items {
-		if split[it.GUID] {
-			it.GUID = IdentityKey(it.GUID, it.Link)
-		}
-		if seen[it.GUID] {
-			continue
-		}
-		seen[it.GUID] = true
-		out = append(out, it)
-	}
-	return out, len(split) > 0
-}
-
 // personName is the name (or else the e-mail address) of the first person given.
 func personName(p *gofeed.Person, more []*gofeed.Person) string {
 	for _, q := range append([]*gofeed.Person{p}, more...) {

@@ -18,6 +18,9 @@ var policy = sync.OnceValue(func() *bluemonday.Policy {
 	p.RequireParseableURLs(true)
 	p.RequireNoFollowOnLinks(true)
 	p.AddTargetBlankToFullyQualifiedLinks(true)
+	// An <object> is dropped, so its fallback content — what the page shows where the object
+	// cannot play — is shown instead (sanitized like the rest), as browsers and feedparser do.
+	p.AllowElementsContent("object")
 	return p
 })
 
@@ -208,7 +211,7 @@ func PlainText(s string) string {
 			name, _ := z.TagName()
 			a := atom.Lookup(name)
 			switch a {
-			case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Iframe, atom.Object, atom.Svg, atom.Math:
+			case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Iframe, atom.Svg, atom.Math:
 				if tt == html.StartTagToken {
 					skip++
 				} else if tt == html.EndTagToken && skip > 0 {

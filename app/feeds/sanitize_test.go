@@ -19,6 +19,8 @@ func TestSanitize(t *testing.T) {
 		{"styles, iframes and forms go", `<style>p{}</style><iframe src="https://e.test"></iframe><form><input name=a></form><p style="color:red">t</p>`, []string{"<p>t</p>"}, []string{"style", "iframe", "form", "input"}},
 		{"links open safely", `<a href="https://e.test/x">x</a>`, []string{`href="https://e.test/x"`, `rel="nofollow noopener"`, `target="_blank"`}, nil},
 		{"relative URLs become absolute", `<a href="../y">y</a><img src="/i.png" alt="i">`, []string{`href="https://e.test/y"`, `src="https://e.test/i.png"`}, nil},
+		{"an object goes and its fallback content shows, sanitized", `<object data="https://e.test/v.swf"><param name="movie" value="v.swf"><embed src="https://e.test/v.swf"><p>Watch <a href="/v" onclick="x()">the video</a><script>alert(1)</script></p></object>`,
+			[]string{"<p>Watch", `href="https://e.test/v"`, "the video"}, []string{"object", "embed", "param", "onclick", "script", "alert"}},
 		{"mailto stays", `<a href="mailto:a@e.test">mail</a>`, []string{`href="mailto:a@e.test"`}, nil},
 	}
 	for _, c := range cases {
@@ -44,6 +46,7 @@ func TestPlainText(t *testing.T) {
 		"AT&amp;T &#8217;s &lt;tag&gt;": "AT&T ’s <tag>",
 		"<p>One</p><p>Two</p>":          "One Two",
 		"a<script>bad()</script>b":      "ab",
+		"a<object>b</object>":           "ab",
 		"Tom & Jerry":                   "Tom & Jerry",
 		"line\n\n  break\ttab":          "line break tab",
 		"<![CDATA[x]]>":                 "",

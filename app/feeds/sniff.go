@@ -21,6 +21,12 @@ import (
 //
 //   - the East Asian multi-byte ones (Shift_JIS, EUC-JP, EUC-KR, GBK, Big5), taken when the
 //     bytes decode without an error into text of the script they encode (kana, Hangul, Han);
+//     the best share wins, GBK before Big5 on a tie. Measured on real sentences
+//     (chinese_internal_test.go): Big5 text never decodes as GBK (its full-width punctuation
+//     and many common characters lie in byte pairs GBK leaves undefined), and GBK text reads
+//     as Big5 at 0.77–0.94 Han against 1.00 as GBK, so the two are not confused. Half-width
+//     katakana, which Shift_JIS makes of any Big5 or GBK byte 0xA1–0xDF, count for nothing;
+//     curly quotes and dashes, which all of them encode, neither;
 //   - Windows-1251 and KOI8-R, when the non-ASCII bytes come in runs (words of Cyrillic
 //     letters, not accents within Latin words): the one that reads mostly as lower-case
 //     letters wins (each reads the other's lower case as upper case);
@@ -81,15 +87,28 @@ func sniffLegacy(b []byte, utf8Free bool) encoding.Encoding {
 }
 
 func isJapanese(r rune) bool {
-	return unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) || cjkPunct(r)
+	return (unicode.In(r, unicode.Hiragana, unicode.Katakana, unicode.Han) || cjkPunct(r)) && !halfWidthKana(r)
 }
 
-// cjkPunct: CJK symbols and punctuation, full-width forms.
-func cjkPunct(r rune) bool { return r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF }
+// cjkPunct: CJK symbols and punctuation, full-width forms (not the half-width katakana).
+func cjkPunct(r rune) bool {
+	return r >= 0x3000 && r <= 0x303F || r >= 0xFF00 && r <= 0xFFEF && !halfWidthKana(r)
+}
+
+// halfWidthKana are what Shift_JIS makes of single bytes 0xA1–0xDF: Big5, GBK and EUC text
+// read as Shift_JIS is full of them, while Japanese text has used full-width kana for
+// decades. They are no evidence of Japanese.
+func halfWidthKana(r rune) bool { return r >= 0xFF61 && r <= 0xFF9F }
+
+// neutralPunct is punctuation every East Asian charset encodes (curly quotes, dashes,
+// ellipsis, the middle dot): no evidence for or against any of them.
+func neutralPunct(r rune) bool { return r >= 0x2010 && r <= 0x206F || r == 0xB7 }
 
 // kanaShare is the share of kana among the non-ASCII characters of b decoded with enc.
 func kanaShare(b []byte, enc encoding.Encoding) float64 {
-	return scriptScore(b, enc, func(r rune) bool { return unicode.In(r, unicode.Hiragana, unicode.Katakana) })
+	return scriptScore(b, enc, func(r rune) bool {
+		return unicode.In(r, unicode.Hiragana, unicode.Katakana) && !halfWidthKana(r)
+	})
 }
 
 // scriptScore is the share of the non-ASCII characters of b, decoded with enc, that are of
@@ -114,6 +133,9 @@ func scriptScore(b []byte, enc encoding.Encoding, script func(rune) bool) (score
 		}
 		if r == utf8.RuneError {
 			return 0
+		}
+		if neutralPunct(r) {
+			continue
 		}
 		n++
 		if script(r) {

@@ -296,36 +296,18 @@ var creditWords = []string{"credit", "caption", "copyright", "photographer", "by
 
 // titleTextOf is textOf without what is not part of a title: figure captions, credits, times.
 func titleTextOf(n *html.Node) string {
-	var b strings.Builder
-	var walk func(n *html.Node)
-	walk = func(n *html.Node) {
-		switch n.Type {
-		case html.TextNode:
-			b.WriteString(n.Data)
-		case html.ElementNode:
-			switch n.DataAtom {
-			case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Svg, atom.Figcaption, atom.Time:
-				return
-			}
-			cls := strings.ToLower(attr(n, "class"))
-			for _, w := range creditWords {
-				if strings.Contains(cls, w) {
-					return
-				}
-			}
-			if blockElements[n.DataAtom] {
-				b.WriteByte(' ')
+	return collectText(n, func(n *html.Node) bool {
+		if n.DataAtom == atom.Figcaption || n.DataAtom == atom.Time {
+			return true
+		}
+		cls := strings.ToLower(attr(n, "class"))
+		for _, w := range creditWords {
+			if strings.Contains(cls, w) {
+				return true
 			}
 		}
-		for c := n.FirstChild; c != nil; c = c.NextSibling {
-			walk(c)
-		}
-		if n.Type == html.ElementNode && blockElements[n.DataAtom] {
-			b.WriteByte(' ')
-		}
-	}
-	walk(n)
-	return b.String()
+		return false
+	})
 }
 
 func hasWordChar(s string) bool {
@@ -495,7 +477,11 @@ func find(n *html.Node, a atom.Atom) *html.Node {
 }
 
 // textOf returns the text below n, skipping scripts and styles, with spaces between blocks.
-func textOf(n *html.Node) string {
+func textOf(n *html.Node) string { return collectText(n, nil) }
+
+// collectText is the text below n, with spaces between blocks, without scripts, styles and
+// the like, nor the elements skip (which may be nil) says to leave out with what they hold.
+func collectText(n *html.Node, skip func(*html.Node) bool) string {
 	var b strings.Builder
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -505,6 +491,9 @@ func textOf(n *html.Node) string {
 		case html.ElementNode:
 			switch n.DataAtom {
 			case atom.Script, atom.Style, atom.Template, atom.Noscript, atom.Svg:
+				return
+			}
+			if skip != nil && skip(n) {
 				return
 			}
 			if blockElements[n.DataAtom] {

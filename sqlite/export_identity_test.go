@@ -1,0 +1,4 @@
+package sqlite
+
+// KnownItemsQueryForTest is qKnownItems, for the query plan test.
+const KnownItemsQueryForTest = qKnownItems
