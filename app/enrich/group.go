@@ -47,8 +47,10 @@ type Grouping struct {
 	// Groups lists each group's members by index into the stories, in rank (input) order, so
 	// the first is the group's lead; groups are in the order of their leads.
 	Groups [][]int
-	// LinkedTo is, per story, the story it was linked to (its best match among the stories
-	// ranked before it), or -1 when it starts a group; Similarity is that link's similarity.
+	// LinkedTo is, per story, the member of its group it was linked to — its best match among
+	// the stories ranked before it, or, for a story no later story had chosen, its best match
+	// among all — or -1 when it is linked to none (a group's lead, a story alone); Similarity is
+	// that link's similarity.
 	LinkedTo   []int
 	Similarity []float64
 	// Links are the pairs of similar stories that joined groups: each pair shares at least
@@ -64,8 +66,11 @@ type Grouping struct {
 // ranked before it, and joins the group of its best match when the two are similar enough,
 // published within the window, and share at least two informative words — one rare word in
 // common ("rally", "unchanged") never merges two headlines; a shared multi-word name always
-// counts as two. Then groups whose centroids are alike are merged (a story told in several
-// bursts of wording), again only through two headlines sharing two words. Names (capitalised
+// counts as two. A story still alone then joins the group of its best match among all the
+// stories, under the same conditions. Then groups whose centroids are alike are merged (a story
+// told in several bursts of wording), again only through two headlines sharing two words.
+// Last, a member that is not like the rest of its group (it came in through one member: the
+// chaining of best-match linking) leaves it. Names (capitalised
 // words, multi-word names) and numbers weigh more than other words; how rare a word is comes
 // from the stories themselves, so Group needs no collection statistics. Candidates come from
 // an inverted index over the words (each word's latest 64 stories), never from comparing all
@@ -189,10 +194,82 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			ix.postings[e.id] = append(ix.postings[e.id], groupPosting{doc: int32(i), w: e.w})
 		}
 	}
+	// A story left alone was compared only with the stories ranked before it, and the stories
+	// after it that are like it may have found a better match elsewhere ("Rearview cameras will
+	// now be required in new vehicles" is alone when "All new U.S. cars required to have
+	// back-up cameras by 2018" links to another headline of the story): it now joins the group of
+	// its best match among all stories, under the same conditions, nearest ranks first.
+	alone := make([]bool, n)
+	for i := range n {
+		alone[i] = true
+	}
+	for _, l := range g.Links {
+		alone[l[0]], alone[l[1]] = false, false
+	}
+	for i := 0; i < n; i++ {
+		if !alone[i] || groupLoners == 0 {
+			continue
+		}
+		touched = touched[:0]
+		stamp := int32(-(i + 1))
+		for _, e := range ix.vecs[i] {
+			p := ix.postings[e.id]
+			// the postings are in rank order: read up to groupMaxPostings on each side of i
+			k, _ := slices.BinarySearchFunc(p, int32(i), func(q groupPosting, t int32) int { return cmp.Compare(q.doc, t) })
+			for q := max(0, k-groupMaxPostings); q < min(len(p), k+groupMaxPostings+1); q++ {
+				j := p[q].doc
+				if j == int32(i) {
+					continue
+				}
+				if seen[j] != stamp {
+					seen[j], hits[j], dots[j] = stamp, 0, 0
+					touched = append(touched, j)
+				}
+				dots[j] += float64(e.w) * float64(p[q].w)
+				if e.word {
+					hits[j]++
+				}
+			}
+		}
+		matches = matches[:0]
+		for _, j := range touched {
+			if hits[j] < 2 || dots[j] < o.Threshold {
+				continue
+			}
+			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
+				continue
+			}
+			matches = append(matches, groupMatch{j, dots[j]})
+		}
+		slices.SortFunc(matches, func(a, b groupMatch) int {
+			if a.sim != b.sim {
+				return cmp.Compare(b.sim, a.sim)
+			}
+			return cmp.Compare(a.j, b.j)
+		})
+		for _, m := range matches {
+			r := find(m.j)
+			c := centroids[r]
+			if c != nil && c.similarity(ix.vecs[i]) < groupCoherence {
+				continue
+			}
+			if c == nil {
+				c = &groupCentroid{acc: map[int32]float64{}}
+				c.add(ix.vecs[r])
+			}
+			c.add(ix.vecs[i])
+			delete(centroids, r)
+			union(int32(i), m.j)
+			centroids[find(int32(i))] = c
+			alone[i], alone[m.j] = false, false
+			g.LinkedTo[i], g.Similarity[i] = int(m.j), m.sim
+			g.Links = append(g.Links, [2]int{i, int(m.j)})
+			break
+		}
+	}
 	if groupCentroidThreshold > 0 {
 		g.Links = append(g.Links, groupMergeByCentroid(ix, stories, o, find, union)...)
 	}
-	groupOf := make([]int, n)
 	rootGroup := map[int32]int{}
 	for i := 0; i < n; i++ {
 		r := find(int32(i))
@@ -202,8 +279,17 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			rootGroup[r] = k
 			g.Groups = append(g.Groups, nil)
 		}
-		groupOf[i] = k
 		g.Groups[k] = append(g.Groups[k], i)
+	}
+	if groupOutlier > 0 {
+		g.Groups = groupDetachOutliers(ix, g.Groups)
+		groupRelink(ix, &g)
+	}
+	groupOf := make([]int, n)
+	for k, members := range g.Groups {
+		for _, i := range members {
+			groupOf[i] = k
+		}
 	}
 	if len(o.Earlier) > 0 {
 		g.Continues = make([]int, len(g.Groups))
@@ -352,6 +438,12 @@ var (
 	// groupCoherence: the least similarity of a story to the group of its best match (when
 	// that group has two members or more) for the story to join it.
 	groupCoherence = 0.25
+	// groupOutlier: the least similarity of a member to the rest of its group (their
+	// centroid) for it to stay in the group; 0 turns the check off.
+	groupOutlier = 0.15
+	// groupLoners: 1 to look again at the stories left alone (against the stories ranked after
+	// them too), 0 not to.
+	groupLoners = 1.0
 
 	groupNameWeight   = 1.5
 	groupNumberWeight = 1.3
@@ -640,4 +732,107 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 		}
 	}
 	return links
+}
+
+// groupDetachOutliers takes out of each group of three or more the members that are not like
+// the rest of it: a member whose similarity to the centroid of the other members is below
+// groupOutlier joined through one member only (best-match linking chains: "Shelby County High
+// School student arrested" joins a group about Zac Efron and "High School Musical" through one
+// headline) and becomes a group of its own. A group is checked again without the members that
+// left it, at most three times. Groups keep the order of their leads; a detached story's group
+// comes where its rank puts it. The cost is that of reading each member's vector a few times.
+func groupDetachOutliers(ix *groupIndex, groups [][]int) [][]int {
+	var out [][]int
+	var alone []int
+	sum := make([]float64, len(ix.df)) // by term: the group's sum, cleared after each group
+	for _, members := range groups {
+		for round := 0; round < 3 && len(members) >= 3; round++ {
+			var norm2 float64
+			for _, m := range members {
+				for _, e := range ix.vecs[m] {
+					old := sum[e.id]
+					sum[e.id] = old + float64(e.w)
+					norm2 += sum[e.id]*sum[e.id] - old*old
+				}
+			}
+			kept := members[:0:0]
+			var left []int
+			for _, m := range members {
+				var dot, self float64
+				for _, e := range ix.vecs[m] {
+					dot += float64(e.w) * sum[e.id]
+					self += float64(e.w) * float64(e.w)
+				}
+				// the cosine of the member and the sum of the other members
+				sim := 0.0
+				if rest := norm2 - 2*dot + self; rest > 1e-12 {
+					sim = (dot - self) / math.Sqrt(rest)
+				}
+				if sim < groupOutlier {
+					left = append(left, m)
+				} else {
+					kept = append(kept, m)
+				}
+			}
+			for _, m := range members {
+				for _, e := range ix.vecs[m] {
+					sum[e.id] = 0
+				}
+			}
+			if len(left) == 0 {
+				break
+			}
+			if len(kept) == 0 { // no member is like the others: nothing holds the group together
+				kept, left = left[:1], left[1:]
+			}
+			alone = append(alone, left...)
+			members = kept
+		}
+		out = append(out, members)
+	}
+	for _, i := range alone {
+		out = append(out, []int{i})
+	}
+	slices.SortFunc(out, func(a, b []int) int { return cmp.Compare(a[0], b[0]) })
+	return out
+}
+
+// groupRelink makes LinkedTo, Similarity and Links agree with groups that lost members: a
+// story whose link leads out of its group is linked to the member ranked before it that it is
+// most like among those sharing two words with it (or to none, when it leads its group).
+func groupRelink(ix *groupIndex, g *Grouping) {
+	groupOf := make([]int, len(g.LinkedTo))
+	for k, members := range g.Groups {
+		for _, i := range members {
+			groupOf[i] = k
+		}
+	}
+	links := g.Links[:0]
+	for _, l := range g.Links {
+		if groupOf[l[0]] == groupOf[l[1]] {
+			links = append(links, l)
+		}
+	}
+	for k, members := range g.Groups {
+		for _, i := range members {
+			j := g.LinkedTo[i]
+			if j < 0 || groupOf[j] == k {
+				continue
+			}
+			best, bestSim := -1, 0.0
+			for _, m := range members {
+				if m >= i {
+					break
+				}
+				if sim, shared := groupSimilarity(ix.vecs[i], ix.vecs[m]); shared >= 2 && sim > bestSim {
+					best, bestSim = m, sim
+				}
+			}
+			g.LinkedTo[i], g.Similarity[i] = best, bestSim
+			if best >= 0 {
+				links = append(links, [2]int{i, best})
+			}
+		}
+	}
+	g.Links = links
 }
