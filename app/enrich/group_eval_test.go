@@ -71,6 +71,9 @@ func loadGroupCorpus(t testing.TB) map[string][]groupHeadline {
 type groupScores struct {
 	pairP, pairR, pairF, b3P, b3R, b3F float64
 	items, groups, stories             int
+	// falsePairs: pairs of one predicted group from different reference stories; falseApart:
+	// those whose two headlines were crawled more than an hour apart.
+	falsePairs, falseApart int
 }
 
 // scoreGrouping measures predicted groups against the reference's story ids: pairwise
@@ -108,6 +111,20 @@ func scoreGrouping(hs []groupHeadline, groups [][]int) groupScores {
 		s.b3P += c / float64(predSize[pred[i]])
 		s.b3R += c / float64(goldSize[h.story])
 	}
+	for _, members := range groups {
+		for a := range members {
+			for b := a + 1; b < len(members); b++ {
+				x, y := hs[members[a]], hs[members[b]]
+				if x.story == y.story {
+					continue
+				}
+				s.falsePairs++
+				if d := x.at.Sub(y.at); d > time.Hour || d < -time.Hour {
+					s.falseApart++
+				}
+			}
+		}
+	}
 	s.b3P /= float64(len(hs))
 	s.b3R /= float64(len(hs))
 	s.b3F = f1(s.b3P, s.b3R)
@@ -143,8 +160,8 @@ const groupHeldOutDay = "2"
 // ever rise.
 var groupFloors = map[string][2]float64{
 	"0": {0.99, 0.81},
-	"1": {0.89, 0.81},
-	"2": {0.66, 0.79}, // held out; its reference splits single events into several ids (see the report)
+	"1": {0.90, 0.82},
+	"2": {0.66, 0.80}, // its reference splits single events into several ids (see BENCHMARKS.md)
 }
 
 func TestGroupOnSameStoryHeadlines(t *testing.T) {
@@ -154,7 +171,7 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 		names = append(names, d)
 	}
 	sort.Strings(names)
-	t.Logf("%-4s %5s %6s %7s  %6s %6s %6s  %6s %6s %6s", "day", "items", "groups", "stories", "pairP", "pairR", "pairF", "b3P", "b3R", "b3F")
+	t.Logf("%-4s %5s %6s %7s  %6s %6s %6s  %6s %6s %6s   %s", "day", "items", "groups", "stories", "pairP", "pairR", "pairF", "b3P", "b3R", "b3F", "false pairs crawled > 1 h apart")
 	for _, d := range names {
 		hs := days[d]
 		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
@@ -163,7 +180,7 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 		if d == groupHeldOutDay {
 			label += "*"
 		}
-		t.Logf("%-4s %5d %6d %7d  %6.3f %6.3f %6.3f  %6.3f %6.3f %6.3f", label, s.items, s.groups, s.stories, s.pairP, s.pairR, s.pairF, s.b3P, s.b3R, s.b3F)
+		t.Logf("%-4s %5d %6d %7d  %6.3f %6.3f %6.3f  %6.3f %6.3f %6.3f   %4d of %4d", label, s.items, s.groups, s.stories, s.pairP, s.pairR, s.pairF, s.b3P, s.b3R, s.b3F, s.falseApart, s.falsePairs)
 		floor, ok := groupFloors[d]
 		if !ok {
 			t.Errorf("day %s has no floor: add one to groupFloors", d)
@@ -179,7 +196,10 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 			printGroupDisagreements(t, hs, g, *groupDisagreements)
 		}
 	}
-	t.Logf("* held out while choosing parameters")
+	t.Logf("* held out while choosing the parameters of the first version (all three days are development days now)")
+	t.Logf("The reference's ids come from an aggregator's crawls: all headlines of an id were crawled within two minutes (at most 107 s), and one")
+	t.Logf("event covered again hours later got a new id. A false pair whose headlines were crawled more than an hour apart is")
+	t.Logf("mostly such a split (read them with -group-disagreements); Group does not use this: its window is 72 hours.")
 }
 
 // TestGroupNeverLinksOnOneWord: every link that merged two headlines of the corpus joins
