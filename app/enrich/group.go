@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -195,10 +194,10 @@ func Group(stories []Story, o GroupOptions) Grouping {
 		}
 	}
 	// A story left alone was compared only with the stories ranked before it, and the stories
-	// after it that are like it may have found a better match elsewhere ("Rearview cameras will
-	// now be required in new vehicles" is alone when "All new U.S. cars required to have
-	// back-up cameras by 2018" links to another headline of the story): it now joins the group of
-	// its best match among all stories, under the same conditions, nearest ranks first.
+	// after it that are like it may have found a better match elsewhere ("High-Speed Trading
+	// Gets Scrutiny Again" is alone when "FBI investigating high-speed trading outfits" links to
+	// another headline of the story): it now joins the group of its best match among the
+	// stories after it, under the same conditions.
 	alone := make([]bool, n)
 	for i := range n {
 		alone[i] = true
@@ -206,6 +205,7 @@ func Group(stories []Story, o GroupOptions) Grouping {
 	for _, l := range g.Links {
 		alone[l[0]], alone[l[1]] = false, false
 	}
+	next := make([]int32, len(ix.postings)) // per term: where the postings after story i start
 	for i := 0; i < n; i++ {
 		if !alone[i] || groupLoners == 0 {
 			continue
@@ -214,13 +214,15 @@ func Group(stories []Story, o GroupOptions) Grouping {
 		stamp := int32(-(i + 1))
 		for _, e := range ix.vecs[i] {
 			p := ix.postings[e.id]
-			// the postings are in rank order: read up to groupMaxPostings on each side of i
-			k, _ := slices.BinarySearchFunc(p, int32(i), func(q groupPosting, t int32) int { return cmp.Compare(q.doc, t) })
-			for q := max(0, k-groupMaxPostings); q < min(len(p), k+groupMaxPostings+1); q++ {
+			// The postings are in rank order: read the next groupMaxPostings after i (the ones
+			// before it were weighed when i was placed, and nothing about them has changed).
+			k := int(next[e.id])
+			for k < len(p) && p[k].doc <= int32(i) {
+				k++
+			}
+			next[e.id] = int32(k)
+			for q := k; q < min(len(p), k+groupMaxPostings); q++ {
 				j := p[q].doc
-				if j == int32(i) {
-					continue
-				}
 				if seen[j] != stamp {
 					seen[j], hits[j], dots[j] = stamp, 0, 0
 					touched = append(touched, j)
@@ -468,6 +470,7 @@ func (ix *groupIndex) postable(id int32) bool { return ix.df[id] <= ix.maxDF }
 
 type groupTerm struct {
 	key    string
+	id     int32
 	weight float64 // title 1, lead groupLeadWeight, summed over occurrences
 	name   bool
 	number bool
@@ -512,17 +515,29 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 	}
 	ids := map[string]int32{}
 	var df []int32
+	// per term id: the last story it was seen in (+1) and its place in that story's terms
+	var lastStory, place []int32
 	terms := make([][]groupTerm, n)
 	for i := range stories {
 		var ts []groupTerm
-		at := map[string]int{}
 		add := func(t groupTerm) {
-			if k, ok := at[t.key]; ok {
+			id, ok := ids[t.key]
+			if !ok {
+				id = int32(len(df))
+				ids[t.key] = id
+				df = append(df, 0)
+				lastStory = append(lastStory, 0)
+				place = append(place, 0)
+			}
+			if lastStory[id] == int32(i+1) {
+				k := place[id]
 				ts[k].weight += t.weight
 				ts[k].name = ts[k].name || t.name
 				return
 			}
-			at[t.key] = len(ts)
+			lastStory[id], place[id] = int32(i+1), int32(len(ts))
+			df[id]++
+			t.id = id
 			ts = append(ts, t)
 		}
 		for p, part := range words[i] {
@@ -541,15 +556,6 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 				}
 			}
 		}
-		for _, t := range ts {
-			id, ok := ids[t.key]
-			if !ok {
-				id = int32(len(df))
-				ids[t.key] = id
-				df = append(df, 0)
-			}
-			df[id]++
-		}
 		terms[i] = ts
 	}
 	ix := &groupIndex{vecs: make([][]groupEntry, n), df: df, postings: make([][]groupPosting, len(df))}
@@ -559,7 +565,7 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		v := make([]groupEntry, 0, len(ts))
 		var norm float64
 		for _, t := range ts {
-			id := ids[t.key]
+			id := t.id
 			if !ix.postable(id) {
 				continue // in so many of a big batch's stories that it tells none apart
 			}
@@ -582,7 +588,7 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		for k := range v {
 			v[k].w = float32(float64(v[k].w) / norm)
 		}
-		sort.Slice(v, func(a, b int) bool { return v[a].id < v[b].id })
+		slices.SortFunc(v, func(a, b groupEntry) int { return cmp.Compare(a.id, b.id) })
 		ix.vecs[i] = v
 	}
 	return ix
