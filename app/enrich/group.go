@@ -65,15 +65,16 @@ type Grouping struct {
 // ranked before it, and joins the group of its best match when the two are similar enough,
 // published within the window, and share at least two informative words — one rare word in
 // common ("rally", "unchanged") never merges two headlines; a shared multi-word name always
-// counts as two. A story still alone then joins the group of its best match among all the
-// stories, under the same conditions. Then groups whose centroids are alike are merged (a story
-// told in several bursts of wording), again only through two headlines sharing two words.
-// Last, a member that is not like the rest of its group (it came in through one member: the
-// chaining of best-match linking) leaves it. Names (capitalised
-// words, multi-word names) and numbers weigh more than other words; how rare a word is comes
-// from the stories themselves, so Group needs no collection statistics. Candidates come from
-// an inverted index over the words (each word's latest 64 stories), never from comparing all
-// pairs: 20,000 stories take about a second of CPU. The result is deterministic.
+// counts as two — and the story is also like the group as a whole (its centroid). A story
+// still alone then gets a second look, at the stories ranked after it, under the same
+// conditions. Then groups whose centroids are alike are merged (a story told in several bursts
+// of wording), again only through two headlines sharing two words. Last, a member that is not
+// like the rest of its group leaves it: it came in through one member, the chaining that
+// best-match linking is prone to. Names (capitalised words, multi-word names) and numbers
+// weigh more than other words; how rare a word is comes from the stories themselves, so Group
+// needs no collection statistics. Candidates come from an inverted index over the words (each
+// word's nearest 64 stories), never from comparing all pairs: 20,000 stories take about a
+// second of CPU. The result is deterministic.
 func Group(stories []Story, o GroupOptions) Grouping {
 	if o.Window == 0 {
 		o.Window = 72 * time.Hour
