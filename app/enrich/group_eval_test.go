@@ -199,7 +199,7 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 	t.Logf("* held out while choosing the parameters of the first version (all three days are development days now)")
 	t.Logf("The reference's ids come from an aggregator's crawls: all headlines of an id were crawled within two minutes (at most 107 s), and one")
 	t.Logf("event covered again hours later got a new id. A false pair whose headlines were crawled more than an hour apart is")
-	t.Logf("mostly such a split (read them with -group-disagreements); Group does not use this: its window is 72 hours.")
+	t.Logf("often such a split (read them with -group-disagreements); Group does not use this: its window is 72 hours.")
 }
 
 // TestGroupNeverLinksOnOneWord: every link that merged two headlines of the corpus joins
