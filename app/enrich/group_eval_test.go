@@ -16,7 +16,11 @@ import (
 	"github.com/morningdeck/morningdeck/app/enrich"
 )
 
-var groupDisagreements = flag.Int("group-disagreements", 0, "print this many false merges and misses per day of the story-grouping evaluation")
+var (
+	groupDisagreements = flag.Int("group-disagreements", 0, "print this many false merges and misses per day of the story-grouping evaluation")
+	groupSet           = flag.String("group-set", "", `other parameter values for the story-grouping evaluation, as "outlier=0 loners=0" (names: enrich.GroupTuning), to reproduce the figures of other settings`)
+	groupWindow        = flag.Duration("group-window", 0, "the window of the story-grouping evaluation (0: Group's default)")
+)
 
 // groupHeadline is a row of uci-dev.tsv.
 type groupHeadline struct {
@@ -166,6 +170,23 @@ var groupFloors = map[string][2]float64{
 
 func TestGroupOnSameStoryHeadlines(t *testing.T) {
 	days := loadGroupCorpus(t)
+	for _, spec := range strings.Fields(*groupSet) {
+		name, value, _ := strings.Cut(spec, "=")
+		p := enrich.GroupTuning[name]
+		if p == nil {
+			t.Fatalf("-group-set: no parameter %q", name)
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			t.Fatalf("-group-set: %s=%q: %v", name, value, err)
+		}
+		saved := *p
+		*p = v
+		defer func() { *p = saved }()
+	}
+	if *groupSet != "" || *groupWindow != 0 {
+		t.Logf("settings: %q, window %v (the floors are for the defaults)", *groupSet, *groupWindow)
+	}
 	names := make([]string, 0, len(days))
 	for d := range days {
 		names = append(names, d)
@@ -174,7 +195,7 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 	t.Logf("%-4s %5s %6s %7s  %6s %6s %6s  %6s %6s %6s   %s", "day", "items", "groups", "stories", "pairP", "pairR", "pairF", "b3P", "b3R", "b3F", "false pairs crawled > 1 h apart")
 	for _, d := range names {
 		hs := days[d]
-		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
+		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{Window: *groupWindow})
 		s := scoreGrouping(hs, g.Groups)
 		label := d
 		if d == groupHeldOutDay {

@@ -11,10 +11,3 @@ var GroupTuning = map[string]*float64{
 	"outlier":   &groupOutlier,
 	"loners":    &groupLoners,
 }
-
-// GroupPair is the similarity and shared words of two stories among stories (for reading
-// disagreements).
-func GroupPair(stories []Story, a, b int) (float64, int) {
-	ix := newGroupIndex(stories, 40)
-	return groupSimilarity(ix.vecs[a], ix.vecs[b])
-}
