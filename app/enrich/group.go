@@ -159,6 +159,9 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
 				continue
 			}
+			if !groupEnough(at[i], at[j], sim, int(hits[j]), o.Threshold) {
+				continue
+			}
 			matches = append(matches, groupMatch{j, sim})
 		}
 		slices.SortFunc(matches, func(a, b groupMatch) int {
@@ -242,6 +245,9 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
 				continue
 			}
+			if !groupEnough(at[i], at[j], dots[j], int(hits[j]), o.Threshold) {
+				continue
+			}
 			matches = append(matches, groupMatch{j, dots[j]})
 		}
 		slices.SortFunc(matches, func(a, b groupMatch) int {
@@ -307,7 +313,7 @@ func Group(stories []Story, o GroupOptions) Grouping {
 					j := p.doc
 					sim, shared := groupSimilarity(v, ix.vecs[j])
 					k := groupOf[j]
-					if shared >= 2 && sim >= o.Threshold && sim > bestSim[k] {
+					if shared >= 2 && sim >= o.Threshold && sim > bestSim[k] && groupEnough(groupUnix(o.Earlier[e].At), at[j], sim, shared, o.Threshold) {
 						g.Continues[k], bestSim[k] = e, sim
 					}
 				}
@@ -363,6 +369,49 @@ func groupWithin(a, b time.Time, window time.Duration) bool {
 		d = -d
 	}
 	return d <= window
+}
+
+// groupEnough says whether two stories published at a and b (Unix seconds, 0 for unknown),
+// with similarity sim and shared single words, are alike enough to be linked, given that
+// they passed the base test (threshold, two shared words) — the evidence a link needs grows
+// with the time between the two.
+//
+// Why, for a reader: coverage of one event comes in a burst — outlets reword the same wire
+// report within the hour — and in that burst two headlines sharing two rare words and some
+// likeness are almost always the same story. Hours apart, the same two words mean much
+// less: a show's name, a company or a country comes back in the news all day with other
+// events (the finale and next week's ratings, a recall and the sales figures, a ban and an
+// unrelated feature of the same site), and every loose link hours apart lets the group
+// chain on to the next day's news. A story that really continues — a follow-up of the same
+// event — repeats its name and facts: it still shares three words or more, and is clearly
+// alike (twice the base threshold), so it is still recognised across the day and from the
+// last days' reports. Stories without a time are judged as if close.
+func groupEnough(a, b int64, sim float64, shared int, threshold float64) bool {
+	if groupFarHours <= 0 || a == 0 || b == 0 {
+		return true
+	}
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	if float64(d) <= groupFarHours*3600 {
+		return true
+	}
+	if threshold <= 0 {
+		threshold = DefaultGroupThreshold
+	}
+	return shared >= int(groupFarWords) && sim >= groupFarSimilarity*threshold
+}
+
+// groupUnix is t in Unix seconds, 0 for no time (and 1 for the epoch itself).
+func groupUnix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	if u := t.Unix(); u != 0 {
+		return u
+	}
+	return 1
 }
 
 type groupMatch struct {
@@ -447,6 +496,12 @@ var (
 	// groupLoners: 1 to look again at the stories left alone (against the stories ranked after
 	// them too), 0 not to.
 	groupLoners = 1.0
+	// groupFarHours: stories published further apart than this many hours need stronger
+	// evidence to be linked (groupEnough): groupFarWords shared words and groupFarSimilarity
+	// times the threshold. 0 turns this off.
+	groupFarHours      = 3.0
+	groupFarWords      = 3.0
+	groupFarSimilarity = 2.0
 
 	groupNameWeight   = 1.5
 	groupNumberWeight = 1.3
@@ -723,7 +778,8 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 					if !groupWithin(stories[a].At, stories[b].At, o.Window) {
 						continue
 					}
-					if ps, sh := groupSimilarity(ix.vecs[a], ix.vecs[b]); sh >= 2 && ps > pairSim {
+					ps, sh := groupSimilarity(ix.vecs[a], ix.vecs[b])
+					if sh >= 2 && ps > pairSim && groupEnough(groupUnix(stories[a].At), groupUnix(stories[b].At), ps, sh, 0) {
 						pair, pairSim = [2]int{a, b}, ps
 					}
 				}

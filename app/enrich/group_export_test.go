@@ -11,4 +11,7 @@ var GroupTuning = map[string]*float64{
 	"coherence": &groupCoherence,
 	"outlier":   &groupOutlier,
 	"loners":    &groupLoners,
+	"far":       &groupFarHours,
+	"farwords":  &groupFarWords,
+	"farsim":    &groupFarSimilarity,
 }
