@@ -64,17 +64,19 @@ type Grouping struct {
 // story is compared, by its title and the opening sentences of its lead, with the stories
 // ranked before it, and joins the group of its best match when the two are similar enough,
 // published within the window, and share at least two informative words — one rare word in
-// common ("rally", "unchanged") never merges two headlines; a shared multi-word name always
-// counts as two — and the story is also like the group as a whole (its centroid). A story
-// still alone then gets a second look, at the stories ranked after it, under the same
-// conditions. Then groups whose centroids are alike are merged (a story told in several bursts
-// of wording), again only through two headlines sharing two words. Last, a member that is not
-// like the rest of its group leaves it: it came in through one member, the chaining that
-// best-match linking is prone to. Names (capitalised words, multi-word names) and numbers
-// weigh more than other words; how rare a word is comes from the stories themselves, so Group
-// needs no collection statistics. Candidates come from an inverted index over the words (each
-// word's nearest 64 stories), never from comparing all pairs: 20,000 stories take about a
-// second of CPU. The result is deterministic.
+// common ("rally", "unchanged") never merges two headlines; a shared multi-word name counts as
+// two, but only between stories published within three hours of each other: further apart, a
+// name needs another shared word (groupEnough) — and the story is also like the group as a
+// whole (its centroid). A story still alone then gets a second look, at the stories ranked
+// after it, under the same conditions. Then groups whose centroids are alike are merged (a
+// story told in several bursts of wording), again only through two headlines sharing two words
+// (or, hours apart, a name and a word). Last, a member that is not like the rest of its group
+// leaves it: it came in through one member, the chaining that best-match linking is prone to.
+// Names (capitalised words, multi-word names) and numbers weigh more than other words; how rare
+// a word is comes from the stories themselves, so Group needs no collection statistics.
+// Candidates come from an inverted index over the words (each word's nearest 64 stories), never
+// from comparing all pairs: 20,000 stories take about a second of CPU. The result is
+// deterministic.
 func Group(stories []Story, o GroupOptions) Grouping {
 	if o.Window == 0 {
 		o.Window = 72 * time.Hour
@@ -129,6 +131,7 @@ func Group(stories []Story, o GroupOptions) Grouping {
 	// no more than a rare one.
 	seen := make([]int32, n)
 	hits := make([]int32, n)
+	nameHits := make([]int32, n) // per candidate: the multi-word names they share
 	dots := make([]float64, n)
 	var touched []int32
 	var matches []groupMatch
@@ -141,12 +144,14 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			for k := len(p) - 1; k >= max(0, len(p)-groupMaxPostings); k-- {
 				j := p[k].doc
 				if seen[j] != int32(i+1) {
-					seen[j], hits[j], dots[j] = int32(i+1), 0, 0
+					seen[j], hits[j], dots[j], nameHits[j] = int32(i+1), 0, 0, 0
 					touched = append(touched, j)
 				}
 				dots[j] += float64(e.w) * float64(p[k].w)
 				if e.word {
 					hits[j]++
+				} else {
+					nameHits[j]++
 				}
 			}
 		}
@@ -159,7 +164,7 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
 				continue
 			}
-			if !groupEnough(at[i], at[j], sim, int(hits[j]), o.Threshold) {
+			if !groupEnough(at[i], at[j], int(hits[j]), int(nameHits[j])) {
 				continue
 			}
 			matches = append(matches, groupMatch{j, sim})
@@ -228,12 +233,14 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			for q := k; q < min(len(p), k+groupMaxPostings); q++ {
 				j := p[q].doc
 				if seen[j] != stamp {
-					seen[j], hits[j], dots[j] = stamp, 0, 0
+					seen[j], hits[j], dots[j], nameHits[j] = stamp, 0, 0, 0
 					touched = append(touched, j)
 				}
 				dots[j] += float64(e.w) * float64(p[q].w)
 				if e.word {
 					hits[j]++
+				} else {
+					nameHits[j]++
 				}
 			}
 		}
@@ -245,7 +252,7 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
 				continue
 			}
-			if !groupEnough(at[i], at[j], dots[j], int(hits[j]), o.Threshold) {
+			if !groupEnough(at[i], at[j], int(hits[j]), int(nameHits[j])) {
 				continue
 			}
 			matches = append(matches, groupMatch{j, dots[j]})
@@ -311,9 +318,9 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			for _, en := range v {
 				for _, p := range ix.postings[en.id] {
 					j := p.doc
-					sim, shared := groupSimilarity(v, ix.vecs[j])
+					sim, shared, nm := groupSimilarity(v, ix.vecs[j])
 					k := groupOf[j]
-					if shared >= 2 && sim >= o.Threshold && sim > bestSim[k] && groupEnough(groupUnix(o.Earlier[e].At), at[j], sim, shared, o.Threshold) {
+					if shared >= 2 && sim >= o.Threshold && sim > bestSim[k] && groupEnough(groupUnix(o.Earlier[e].At), at[j], shared, nm) {
 						g.Continues[k], bestSim[k] = e, sim
 					}
 				}
@@ -372,21 +379,25 @@ func groupWithin(a, b time.Time, window time.Duration) bool {
 }
 
 // groupEnough says whether two stories published at a and b (Unix seconds, 0 for unknown),
-// with similarity sim and shared single words, are alike enough to be linked, given that
-// they passed the base test (threshold, two shared words) — the evidence a link needs grows
-// with the time between the two.
+// sharing words single words and names multi-word names (each two-word run of capitalised
+// words), have enough in common to be linked, beyond the base test (the threshold and two
+// shared words). Published more than groupFarHours apart, a multi-word name counts as one
+// piece of evidence, not as its words: they must share a name and another word, or two words
+// outside names (words − names ≥ 2).
 //
-// Why, for a reader: coverage of one event comes in a burst — outlets reword the same wire
-// report within the hour — and in that burst two headlines sharing two rare words and some
-// likeness are almost always the same story. Hours apart, the same two words mean much
-// less: a show's name, a company or a country comes back in the news all day with other
-// events (the finale and next week's ratings, a recall and the sales figures, a ban and an
-// unrelated feature of the same site), and every loose link hours apart lets the group
-// chain on to the next day's news. A story that really continues — a follow-up of the same
-// event — repeats its name and facts: it still shares three words or more, and is clearly
-// alike (twice the base threshold), so it is still recognised across the day and from the
-// last days' reports. Stories without a time are judged as if close.
-func groupEnough(a, b int64, sim float64, shared int, threshold float64) bool {
+// Why, for a reader: coverage of one event comes in a burst — outlets reword the same report
+// within the hour — and in a burst two headlines sharing a rare two-word name ("Frankie
+// Knuckles", "Mary Barra") are almost always the same story. Hours apart, a name alone means
+// much less: "High School", "White House", a show or a team comes back all day in other
+// events ("Shelby County High School student arrested" is not the "High School Musical"
+// reunion). A story that really continues repeats something besides the name (what happened,
+// where, a figure: "Frankie Knuckles dies at 59", "GM recalls … more cars"), so it is still
+// recognised across the day and from the last days' reports. Asking more than that hours
+// apart (three shared words, twice the similarity) was tried and rejected: it split
+// follow-ups a reader counts as one story — the IPCC report morning and evening, the Ebola
+// outbreak and the next hours' explainers — more often than it removed a wrong merge (see
+// BENCHMARKS.md). Stories without a time are judged as if close.
+func groupEnough(a, b int64, words, names int) bool {
 	if groupFarHours <= 0 || a == 0 || b == 0 {
 		return true
 	}
@@ -394,13 +405,7 @@ func groupEnough(a, b int64, sim float64, shared int, threshold float64) bool {
 	if d < 0 {
 		d = -d
 	}
-	if float64(d) <= groupFarHours*3600 {
-		return true
-	}
-	if threshold <= 0 {
-		threshold = DefaultGroupThreshold
-	}
-	return shared >= int(groupFarWords) && sim >= groupFarSimilarity*threshold
+	return float64(d) <= groupFarHours*3600 || words-names >= 2
 }
 
 // groupUnix is t in Unix seconds, 0 for no time (and 1 for the epoch itself).
@@ -454,11 +459,11 @@ type groupEntry struct {
 	w    float32
 }
 
-// groupSimilarity is the cosine of two normalized vectors sorted by id, and how many single
-// words they share.
-func groupSimilarity(a, b []groupEntry) (float64, int) {
+// groupSimilarity is the cosine of two normalized vectors sorted by id, how many single
+// words they share, and how many multi-word names.
+func groupSimilarity(a, b []groupEntry) (float64, int, int) {
 	var dot float64
-	shared := 0
+	shared, phrases := 0, 0
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -470,12 +475,14 @@ func groupSimilarity(a, b []groupEntry) (float64, int) {
 			dot += float64(a[i].w) * float64(b[j].w)
 			if a[i].word {
 				shared++
+			} else {
+				phrases++
 			}
 			i++
 			j++
 		}
 	}
-	return dot, shared
+	return dot, shared, phrases
 }
 
 // groupMaxPostings: a word finds candidates among the latest this many stories (or groups)
@@ -496,12 +503,9 @@ var (
 	// groupLoners: 1 to look again at the stories left alone (against the stories ranked after
 	// them too), 0 not to.
 	groupLoners = 1.0
-	// groupFarHours: stories published further apart than this many hours need stronger
-	// evidence to be linked (groupEnough): groupFarWords shared words and groupFarSimilarity
-	// times the threshold. 0 turns this off.
-	groupFarHours      = 3.0
-	groupFarWords      = 3.0
-	groupFarSimilarity = 2.0
+	// groupFarHours: stories published further apart than this many hours need more than a
+	// shared multi-word name to be linked (groupEnough); 0 turns this off.
+	groupFarHours = 3.0
 
 	groupNameWeight   = 1.5
 	groupNumberWeight = 1.3
@@ -778,8 +782,8 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 					if !groupWithin(stories[a].At, stories[b].At, o.Window) {
 						continue
 					}
-					ps, sh := groupSimilarity(ix.vecs[a], ix.vecs[b])
-					if sh >= 2 && ps > pairSim && groupEnough(groupUnix(stories[a].At), groupUnix(stories[b].At), ps, sh, 0) {
+					ps, sh, sn := groupSimilarity(ix.vecs[a], ix.vecs[b])
+					if sh >= 2 && ps > pairSim && groupEnough(groupUnix(stories[a].At), groupUnix(stories[b].At), sh, sn) {
 						pair, pairSim = [2]int{a, b}, ps
 					}
 				}
@@ -887,7 +891,7 @@ func groupRelink(ix *groupIndex, g *Grouping) {
 				if m >= i {
 					break
 				}
-				if sim, shared := groupSimilarity(ix.vecs[i], ix.vecs[m]); shared >= 2 && sim > bestSim {
+				if sim, shared, _ := groupSimilarity(ix.vecs[i], ix.vecs[m]); shared >= 2 && sim > bestSim {
 					best, bestSim = m, sim
 				}
 			}

@@ -12,6 +12,4 @@ var GroupTuning = map[string]*float64{
 	"outlier":   &groupOutlier,
 	"loners":    &groupLoners,
 	"far":       &groupFarHours,
-	"farwords":  &groupFarWords,
-	"farsim":    &groupFarSimilarity,
 }

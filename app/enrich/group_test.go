@@ -339,3 +339,39 @@ func TestGroupLoneStoryJoinsALaterMatch(t *testing.T) {
 		t.Fatalf("without the second look the lone headline is in %v too: the test checks nothing", got)
 	}
 }
+
+// Hours apart, a shared multi-word name alone no longer links two headlines: "High School" is
+// in other news all day. A follow-up that repeats the name and a fact (Frankie Knuckles, 59)
+// is still linked across the day.
+func TestGroupHoursApartANameAloneIsNotEnough(t *testing.T) {
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	stories := withFiller(now,
+		"Zac Efron would gladly return for a new High School Musical film",
+		"A student at Shelby County High School was arrested after a fight",
+		"Frankie Knuckles, house music pioneer, dies at 59",
+		"Tributes pour in for Frankie Knuckles after his death at 59",
+	)
+	stories[1].At = now.Add(6 * time.Hour)
+	stories[3].At = now.Add(8 * time.Hour)
+	g := enrich.Group(stories, enrich.GroupOptions{})
+	if got := groupOfStory(g, 1); len(got) != 1 {
+		t.Errorf("the Shelby County headline, six hours later, is in the group %v, want it alone", got)
+	}
+	if got := groupOfStory(g, 2); fmt.Sprint(got) != "[2 3]" {
+		t.Errorf("the Frankie Knuckles headlines, eight hours apart, are grouped as %v, want [2 3]", got)
+	}
+	// Within three hours the name alone still links them (within a burst of coverage it is
+	// almost always the same story; here it is not, which is the price); and without the rule
+	// it links them hours apart too: this test can tell the difference.
+	close := slices.Clone(stories)
+	close[1].At = now.Add(2 * time.Hour)
+	if got := groupOfStory(enrich.Group(close, enrich.GroupOptions{}), 1); fmt.Sprint(got) != "[0 1]" {
+		t.Errorf("two hours apart the Shelby County headline is in %v, want [0 1]: within three hours a shared name is enough", got)
+	}
+	saved := *enrich.GroupTuning["far"]
+	*enrich.GroupTuning["far"] = 0
+	defer func() { *enrich.GroupTuning["far"] = saved }()
+	if got := groupOfStory(enrich.Group(stories, enrich.GroupOptions{}), 1); len(got) == 1 {
+		t.Fatalf("without the rule the Shelby County headline is alone too: the test checks nothing")
+	}
+}
