@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -47,8 +46,10 @@ type Grouping struct {
 	// Groups lists each group's members by index into the stories, in rank (input) order, so
 	// the first is the group's lead; groups are in the order of their leads.
 	Groups [][]int
-	// LinkedTo is, per story, the story it was linked to (its best match among the stories
-	// ranked before it), or -1 when it starts a group; Similarity is that link's similarity.
+	// LinkedTo is, per story, the member of its group it was linked to — its best match among
+	// the stories ranked before it, or, for a story no later story had chosen, its best match
+	// among all — or -1 when it is linked to none (a group's lead, a story alone); Similarity is
+	// that link's similarity.
 	LinkedTo   []int
 	Similarity []float64
 	// Links are the pairs of similar stories that joined groups: each pair shares at least
@@ -63,13 +64,19 @@ type Grouping struct {
 // story is compared, by its title and the opening sentences of its lead, with the stories
 // ranked before it, and joins the group of its best match when the two are similar enough,
 // published within the window, and share at least two informative words — one rare word in
-// common ("rally", "unchanged") never merges two headlines; a shared multi-word name always
-// counts as two. Then groups whose centroids are alike are merged (a story told in several
-// bursts of wording), again only through two headlines sharing two words. Names (capitalised
-// words, multi-word names) and numbers weigh more than other words; how rare a word is comes
-// from the stories themselves, so Group needs no collection statistics. Candidates come from
-// an inverted index over the words (each word's latest 64 stories), never from comparing all
-// pairs: 20,000 stories take about a second of CPU. The result is deterministic.
+// common ("rally", "unchanged") never merges two headlines; a shared multi-word name counts as
+// two, but only between stories published within three hours of each other: further apart, a
+// name needs another shared word (groupEnough) — and the story is also like the group as a
+// whole (its centroid). A story still alone then gets a second look, at the stories ranked
+// after it, under the same conditions. Then groups whose centroids are alike are merged (a
+// story told in several bursts of wording), again only through two headlines sharing two words
+// (or, hours apart, a name and a word). Last, a member that is not like the rest of its group
+// leaves it: it came in through one member, the chaining that best-match linking is prone to.
+// Names (capitalised words, multi-word names) and numbers weigh more than other words; how rare
+// a word is comes from the stories themselves, so Group needs no collection statistics.
+// Candidates come from an inverted index over the words (each word's nearest 64 stories), never
+// from comparing all pairs: 20,000 stories take about a second of CPU. The result is
+// deterministic.
 func Group(stories []Story, o GroupOptions) Grouping {
 	if o.Window == 0 {
 		o.Window = 72 * time.Hour
@@ -124,6 +131,7 @@ func Group(stories []Story, o GroupOptions) Grouping {
 	// no more than a rare one.
 	seen := make([]int32, n)
 	hits := make([]int32, n)
+	nameHits := make([]int32, n) // per candidate: the multi-word names they share
 	dots := make([]float64, n)
 	var touched []int32
 	var matches []groupMatch
@@ -136,12 +144,14 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			for k := len(p) - 1; k >= max(0, len(p)-groupMaxPostings); k-- {
 				j := p[k].doc
 				if seen[j] != int32(i+1) {
-					seen[j], hits[j], dots[j] = int32(i+1), 0, 0
+					seen[j], hits[j], dots[j], nameHits[j] = int32(i+1), 0, 0, 0
 					touched = append(touched, j)
 				}
 				dots[j] += float64(e.w) * float64(p[k].w)
 				if e.word {
 					hits[j]++
+				} else {
+					nameHits[j]++
 				}
 			}
 		}
@@ -152,6 +162,9 @@ func Group(stories []Story, o GroupOptions) Grouping {
 				continue
 			}
 			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
+				continue
+			}
+			if !groupEnough(at[i], at[j], int(hits[j]), int(nameHits[j])) {
 				continue
 			}
 			matches = append(matches, groupMatch{j, sim})
@@ -189,10 +202,90 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			ix.postings[e.id] = append(ix.postings[e.id], groupPosting{doc: int32(i), w: e.w})
 		}
 	}
+	// A story left alone was compared only with the stories ranked before it, and the stories
+	// after it that are like it may have found a better match elsewhere ("High-Speed Trading
+	// Gets Scrutiny Again" is alone when "FBI investigating high-speed trading outfits" links to
+	// another headline of the story): it now joins the group of its best match among the
+	// stories after it, under the same conditions.
+	alone := make([]bool, n)
+	for i := range n {
+		alone[i] = true
+	}
+	for _, l := range g.Links {
+		alone[l[0]], alone[l[1]] = false, false
+	}
+	next := make([]int32, len(ix.postings)) // per term: where the postings after story i start
+	for i := 0; i < n; i++ {
+		if !alone[i] || groupLoners == 0 {
+			continue
+		}
+		touched = touched[:0]
+		stamp := int32(-(i + 1))
+		for _, e := range ix.vecs[i] {
+			p := ix.postings[e.id]
+			// The postings are in rank order: read the next groupMaxPostings after i (the ones
+			// before it were weighed when i was placed, and nothing about them has changed).
+			k := int(next[e.id])
+			for k < len(p) && p[k].doc <= int32(i) {
+				k++
+			}
+			next[e.id] = int32(k)
+			for q := k; q < min(len(p), k+groupMaxPostings); q++ {
+				j := p[q].doc
+				if seen[j] != stamp {
+					seen[j], hits[j], dots[j], nameHits[j] = stamp, 0, 0, 0
+					touched = append(touched, j)
+				}
+				dots[j] += float64(e.w) * float64(p[q].w)
+				if e.word {
+					hits[j]++
+				} else {
+					nameHits[j]++
+				}
+			}
+		}
+		matches = matches[:0]
+		for _, j := range touched {
+			if hits[j] < 2 || dots[j] < o.Threshold {
+				continue
+			}
+			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
+				continue
+			}
+			if !groupEnough(at[i], at[j], int(hits[j]), int(nameHits[j])) {
+				continue
+			}
+			matches = append(matches, groupMatch{j, dots[j]})
+		}
+		slices.SortFunc(matches, func(a, b groupMatch) int {
+			if a.sim != b.sim {
+				return cmp.Compare(b.sim, a.sim)
+			}
+			return cmp.Compare(a.j, b.j)
+		})
+		for _, m := range matches {
+			r := find(m.j)
+			c := centroids[r]
+			if c != nil && c.similarity(ix.vecs[i]) < groupCoherence {
+				continue
+			}
+			if c == nil {
+				c = &groupCentroid{acc: map[int32]float64{}}
+				c.add(ix.vecs[r])
+			}
+			c.add(ix.vecs[i])
+			delete(centroids, r)
+			union(int32(i), m.j)
+			centroids[find(int32(i))] = c
+			alone[i], alone[m.j] = false, false
+			g.LinkedTo[i], g.Similarity[i] = int(m.j), m.sim
+			g.Links = append(g.Links, [2]int{i, int(m.j)})
+			break
+		}
+	}
 	if groupCentroidThreshold > 0 {
 		g.Links = append(g.Links, groupMergeByCentroid(ix, stories, o, find, union)...)
 	}
-	groupOf := make([]int, n)
 	rootGroup := map[int32]int{}
 	for i := 0; i < n; i++ {
 		r := find(int32(i))
@@ -202,8 +295,17 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			rootGroup[r] = k
 			g.Groups = append(g.Groups, nil)
 		}
-		groupOf[i] = k
 		g.Groups[k] = append(g.Groups[k], i)
+	}
+	if groupOutlier > 0 {
+		g.Groups = groupDetachOutliers(ix, g.Groups)
+		groupRelink(ix, &g)
+	}
+	groupOf := make([]int, n)
+	for k, members := range g.Groups {
+		for _, i := range members {
+			groupOf[i] = k
+		}
 	}
 	if len(o.Earlier) > 0 {
 		g.Continues = make([]int, len(g.Groups))
@@ -216,9 +318,9 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			for _, en := range v {
 				for _, p := range ix.postings[en.id] {
 					j := p.doc
-					sim, shared := groupSimilarity(v, ix.vecs[j])
+					sim, shared, nm := groupSimilarity(v, ix.vecs[j])
 					k := groupOf[j]
-					if shared >= 2 && sim >= o.Threshold && sim > bestSim[k] {
+					if shared >= 2 && sim >= o.Threshold && sim > bestSim[k] && groupEnough(groupUnix(o.Earlier[e].At), at[j], shared, nm) {
 						g.Continues[k], bestSim[k] = e, sim
 					}
 				}
@@ -276,6 +378,47 @@ func groupWithin(a, b time.Time, window time.Duration) bool {
 	return d <= window
 }
 
+// groupEnough says whether two stories published at a and b (Unix seconds, 0 for unknown),
+// sharing words single words and names multi-word names (each two-word run of capitalised
+// words), have enough in common to be linked, beyond the base test (the threshold and two
+// shared words). Published more than groupFarHours apart, a multi-word name counts as one
+// piece of evidence, not as its words: they must share a name and another word, or two words
+// outside names (words − names ≥ 2).
+//
+// Why, for a reader: coverage of one event comes in a burst — outlets reword the same report
+// within the hour — and in a burst two headlines sharing a rare two-word name ("Frankie
+// Knuckles", "Mary Barra") are almost always the same story. Hours apart, a name alone means
+// much less: "High School", "White House", a show or a team comes back all day in other
+// events ("Shelby County High School student arrested" is not the "High School Musical"
+// reunion). A story that really continues repeats something besides the name (what happened,
+// where, a figure: "Frankie Knuckles dies at 59", "GM recalls … more cars"), so it is still
+// recognised across the day and from the last days' reports. Asking more than that hours
+// apart (three shared words, twice the similarity) was tried and rejected: it split
+// follow-ups a reader counts as one story — the IPCC report morning and evening, the Ebola
+// outbreak and the next hours' explainers — more often than it removed a wrong merge (see
+// BENCHMARKS.md). Stories without a time are judged as if close.
+func groupEnough(a, b int64, words, names int) bool {
+	if groupFarHours <= 0 || a == 0 || b == 0 {
+		return true
+	}
+	d := a - b
+	if d < 0 {
+		d = -d
+	}
+	return float64(d) <= groupFarHours*3600 || words-names >= 2
+}
+
+// groupUnix is t in Unix seconds, 0 for no time (and 1 for the epoch itself).
+func groupUnix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	if u := t.Unix(); u != 0 {
+		return u
+	}
+	return 1
+}
+
 type groupMatch struct {
 	j   int32
 	sim float64
@@ -316,11 +459,11 @@ type groupEntry struct {
 	w    float32
 }
 
-// groupSimilarity is the cosine of two normalized vectors sorted by id, and how many single
-// words they share.
-func groupSimilarity(a, b []groupEntry) (float64, int) {
+// groupSimilarity is the cosine of two normalized vectors sorted by id, how many single
+// words they share, and how many multi-word names.
+func groupSimilarity(a, b []groupEntry) (float64, int, int) {
 	var dot float64
-	shared := 0
+	shared, phrases := 0, 0
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -332,12 +475,14 @@ func groupSimilarity(a, b []groupEntry) (float64, int) {
 			dot += float64(a[i].w) * float64(b[j].w)
 			if a[i].word {
 				shared++
+			} else {
+				phrases++
 			}
 			i++
 			j++
 		}
 	}
-	return dot, shared
+	return dot, shared, phrases
 }
 
 // groupMaxPostings: a word finds candidates among the latest this many stories (or groups)
@@ -352,6 +497,15 @@ var (
 	// groupCoherence: the least similarity of a story to the group of its best match (when
 	// that group has two members or more) for the story to join it.
 	groupCoherence = 0.25
+	// groupOutlier: the least similarity of a member to the rest of its group (their
+	// centroid) for it to stay in the group; 0 turns the check off.
+	groupOutlier = 0.15
+	// groupLoners: 1 to look again at the stories left alone (against the stories ranked after
+	// them too), 0 not to.
+	groupLoners = 1.0
+	// groupFarHours: stories published further apart than this many hours need more than a
+	// shared multi-word name to be linked (groupEnough); 0 turns this off.
+	groupFarHours = 3.0
 
 	groupNameWeight   = 1.5
 	groupNumberWeight = 1.3
@@ -376,6 +530,7 @@ func (ix *groupIndex) postable(id int32) bool { return ix.df[id] <= ix.maxDF }
 
 type groupTerm struct {
 	key    string
+	id     int32
 	weight float64 // title 1, lead groupLeadWeight, summed over occurrences
 	name   bool
 	number bool
@@ -420,17 +575,29 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 	}
 	ids := map[string]int32{}
 	var df []int32
+	// per term id: the last story it was seen in (+1) and its place in that story's terms
+	var lastStory, place []int32
 	terms := make([][]groupTerm, n)
 	for i := range stories {
 		var ts []groupTerm
-		at := map[string]int{}
 		add := func(t groupTerm) {
-			if k, ok := at[t.key]; ok {
+			id, ok := ids[t.key]
+			if !ok {
+				id = int32(len(df))
+				ids[t.key] = id
+				df = append(df, 0)
+				lastStory = append(lastStory, 0)
+				place = append(place, 0)
+			}
+			if lastStory[id] == int32(i+1) {
+				k := place[id]
 				ts[k].weight += t.weight
 				ts[k].name = ts[k].name || t.name
 				return
 			}
-			at[t.key] = len(ts)
+			lastStory[id], place[id] = int32(i+1), int32(len(ts))
+			df[id]++
+			t.id = id
 			ts = append(ts, t)
 		}
 		for p, part := range words[i] {
@@ -449,15 +616,6 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 				}
 			}
 		}
-		for _, t := range ts {
-			id, ok := ids[t.key]
-			if !ok {
-				id = int32(len(df))
-				ids[t.key] = id
-				df = append(df, 0)
-			}
-			df[id]++
-		}
 		terms[i] = ts
 	}
 	ix := &groupIndex{vecs: make([][]groupEntry, n), df: df, postings: make([][]groupPosting, len(df))}
@@ -467,7 +625,7 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		v := make([]groupEntry, 0, len(ts))
 		var norm float64
 		for _, t := range ts {
-			id := ids[t.key]
+			id := t.id
 			if !ix.postable(id) {
 				continue // in so many of a big batch's stories that it tells none apart
 			}
@@ -490,7 +648,7 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		for k := range v {
 			v[k].w = float32(float64(v[k].w) / norm)
 		}
-		sort.Slice(v, func(a, b int) bool { return v[a].id < v[b].id })
+		slices.SortFunc(v, func(a, b groupEntry) int { return cmp.Compare(a.id, b.id) })
 		ix.vecs[i] = v
 	}
 	return ix
@@ -624,7 +782,8 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 					if !groupWithin(stories[a].At, stories[b].At, o.Window) {
 						continue
 					}
-					if ps, sh := groupSimilarity(ix.vecs[a], ix.vecs[b]); sh >= 2 && ps > pairSim {
+					ps, sh, sn := groupSimilarity(ix.vecs[a], ix.vecs[b])
+					if sh >= 2 && ps > pairSim && groupEnough(groupUnix(stories[a].At), groupUnix(stories[b].At), sh, sn) {
 						pair, pairSim = [2]int{a, b}, ps
 					}
 				}
@@ -640,4 +799,107 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 		}
 	}
 	return links
+}
+
+// groupDetachOutliers takes out of each group of three or more the members that are not like
+// the rest of it: a member whose similarity to the centroid of the other members is below
+// groupOutlier joined through one member only (best-match linking chains: "Shelby County High
+// School student arrested" joins a group about Zac Efron and "High School Musical" through one
+// headline) and becomes a group of its own. A group is checked again without the members that
+// left it, at most three times. Groups keep the order of their leads; a detached story's group
+// comes where its rank puts it. The cost is that of reading each member's vector a few times.
+func groupDetachOutliers(ix *groupIndex, groups [][]int) [][]int {
+	var out [][]int
+	var alone []int
+	sum := make([]float64, len(ix.df)) // by term: the group's sum, cleared after each group
+	for _, members := range groups {
+		for round := 0; round < 3 && len(members) >= 3; round++ {
+			var norm2 float64
+			for _, m := range members {
+				for _, e := range ix.vecs[m] {
+					old := sum[e.id]
+					sum[e.id] = old + float64(e.w)
+					norm2 += sum[e.id]*sum[e.id] - old*old
+				}
+			}
+			kept := members[:0:0]
+			var left []int
+			for _, m := range members {
+				var dot, self float64
+				for _, e := range ix.vecs[m] {
+					dot += float64(e.w) * sum[e.id]
+					self += float64(e.w) * float64(e.w)
+				}
+				// the cosine of the member and the sum of the other members
+				sim := 0.0
+				if rest := norm2 - 2*dot + self; rest > 1e-12 {
+					sim = (dot - self) / math.Sqrt(rest)
+				}
+				if sim < groupOutlier {
+					left = append(left, m)
+				} else {
+					kept = append(kept, m)
+				}
+			}
+			for _, m := range members {
+				for _, e := range ix.vecs[m] {
+					sum[e.id] = 0
+				}
+			}
+			if len(left) == 0 {
+				break
+			}
+			if len(kept) == 0 { // no member is like the others: nothing holds the group together
+				kept, left = left[:1], left[1:]
+			}
+			alone = append(alone, left...)
+			members = kept
+		}
+		out = append(out, members)
+	}
+	for _, i := range alone {
+		out = append(out, []int{i})
+	}
+	slices.SortFunc(out, func(a, b []int) int { return cmp.Compare(a[0], b[0]) })
+	return out
+}
+
+// groupRelink makes LinkedTo, Similarity and Links agree with groups that lost members: a
+// story whose link leads out of its group is linked to the member ranked before it that it is
+// most like among those sharing two words with it (or to none, when it leads its group).
+func groupRelink(ix *groupIndex, g *Grouping) {
+	groupOf := make([]int, len(g.LinkedTo))
+	for k, members := range g.Groups {
+		for _, i := range members {
+			groupOf[i] = k
+		}
+	}
+	links := g.Links[:0]
+	for _, l := range g.Links {
+		if groupOf[l[0]] == groupOf[l[1]] {
+			links = append(links, l)
+		}
+	}
+	for k, members := range g.Groups {
+		for _, i := range members {
+			j := g.LinkedTo[i]
+			if j < 0 || groupOf[j] == k {
+				continue
+			}
+			best, bestSim := -1, 0.0
+			for _, m := range members {
+				if m >= i {
+					break
+				}
+				if sim, shared, _ := groupSimilarity(ix.vecs[i], ix.vecs[m]); shared >= 2 && sim > bestSim {
+					best, bestSim = m, sim
+				}
+			}
+			g.LinkedTo[i], g.Similarity[i] = best, bestSim
+			if best >= 0 {
+				links = append(links, [2]int{i, best})
+			}
+		}
+	}
+	g.Links = links
 }

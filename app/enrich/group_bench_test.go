@@ -62,11 +62,12 @@ func groupDay(tb testing.TB, n int) []enrich.Story {
 func BenchmarkGroup20000(b *testing.B) {
 	stories := groupDay(b, 20_000)
 	b.ReportAllocs()
-	b.ResetTimer()
 	var groups int
+	cpu := processCPU()
 	for b.Loop() {
 		groups = len(enrich.Group(stories, enrich.GroupOptions{}).Groups)
 	}
+	b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(groups), "groups")
 }
 
@@ -106,10 +107,11 @@ func groupMixedDay(tb testing.TB, n int) []enrich.Story {
 func BenchmarkGroup20000Mixed(b *testing.B) {
 	stories := groupMixedDay(b, 20_000)
 	b.ReportAllocs()
-	b.ResetTimer()
 	var groups int
+	cpu := processCPU()
 	for b.Loop() {
 		groups = len(enrich.Group(stories, enrich.GroupOptions{}).Groups)
 	}
+	b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(groups), "groups")
 }

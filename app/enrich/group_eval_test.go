@@ -16,7 +16,11 @@ import (
 	"github.com/morningdeck/morningdeck/app/enrich"
 )
 
-var groupDisagreements = flag.Int("group-disagreements", 0, "print this many false merges and misses per day of the story-grouping evaluation")
+var (
+	groupDisagreements = flag.Int("group-disagreements", 0, "print this many false merges and misses per day of the story-grouping evaluation")
+	groupSet           = flag.String("group-set", "", `other parameter values for the story-grouping evaluation, as "outlier=0 loners=0" (names: enrich.GroupTuning), to reproduce the figures of other settings`)
+	groupWindow        = flag.Duration("group-window", 0, "the window of the story-grouping evaluation (0: Group's default)")
+)
 
 // groupHeadline is a row of uci-dev.tsv.
 type groupHeadline struct {
@@ -71,6 +75,9 @@ func loadGroupCorpus(t testing.TB) map[string][]groupHeadline {
 type groupScores struct {
 	pairP, pairR, pairF, b3P, b3R, b3F float64
 	items, groups, stories             int
+	// falsePairs: pairs of one predicted group from different reference stories; falseApart:
+	// those whose two headlines were crawled more than an hour apart.
+	falsePairs, falseApart int
 }
 
 // scoreGrouping measures predicted groups against the reference's story ids: pairwise
@@ -108,6 +115,20 @@ func scoreGrouping(hs []groupHeadline, groups [][]int) groupScores {
 		s.b3P += c / float64(predSize[pred[i]])
 		s.b3R += c / float64(goldSize[h.story])
 	}
+	for _, members := range groups {
+		for a := range members {
+			for b := a + 1; b < len(members); b++ {
+				x, y := hs[members[a]], hs[members[b]]
+				if x.story == y.story {
+					continue
+				}
+				s.falsePairs++
+				if d := x.at.Sub(y.at); d > time.Hour || d < -time.Hour {
+					s.falseApart++
+				}
+			}
+		}
+	}
 	s.b3P /= float64(len(hs))
 	s.b3R /= float64(len(hs))
 	s.b3F = f1(s.b3P, s.b3R)
@@ -143,27 +164,44 @@ const groupHeldOutDay = "2"
 // ever rise.
 var groupFloors = map[string][2]float64{
 	"0": {0.99, 0.81},
-	"1": {0.89, 0.81},
-	"2": {0.66, 0.79}, // held out; its reference splits single events into several ids (see the report)
+	"1": {0.90, 0.82},
+	"2": {0.66, 0.80}, // its reference splits single events into several ids (see BENCHMARKS.md)
 }
 
 func TestGroupOnSameStoryHeadlines(t *testing.T) {
 	days := loadGroupCorpus(t)
+	for _, spec := range strings.Fields(*groupSet) {
+		name, value, _ := strings.Cut(spec, "=")
+		p := enrich.GroupTuning[name]
+		if p == nil {
+			t.Fatalf("-group-set: no parameter %q", name)
+		}
+		v, err := strconv.ParseFloat(value, 64)
+		if err != nil {
+			t.Fatalf("-group-set: %s=%q: %v", name, value, err)
+		}
+		saved := *p
+		*p = v
+		defer func() { *p = saved }()
+	}
+	if *groupSet != "" || *groupWindow != 0 {
+		t.Logf("settings: %q, window %v (the floors are for the defaults)", *groupSet, *groupWindow)
+	}
 	names := make([]string, 0, len(days))
 	for d := range days {
 		names = append(names, d)
 	}
 	sort.Strings(names)
-	t.Logf("%-4s %5s %6s %7s  %6s %6s %6s  %6s %6s %6s", "day", "items", "groups", "stories", "pairP", "pairR", "pairF", "b3P", "b3R", "b3F")
+	t.Logf("%-4s %5s %6s %7s  %6s %6s %6s  %6s %6s %6s   %s", "day", "items", "groups", "stories", "pairP", "pairR", "pairF", "b3P", "b3R", "b3F", "false pairs crawled > 1 h apart")
 	for _, d := range names {
 		hs := days[d]
-		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
+		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{Window: *groupWindow})
 		s := scoreGrouping(hs, g.Groups)
 		label := d
 		if d == groupHeldOutDay {
 			label += "*"
 		}
-		t.Logf("%-4s %5d %6d %7d  %6.3f %6.3f %6.3f  %6.3f %6.3f %6.3f", label, s.items, s.groups, s.stories, s.pairP, s.pairR, s.pairF, s.b3P, s.b3R, s.b3F)
+		t.Logf("%-4s %5d %6d %7d  %6.3f %6.3f %6.3f  %6.3f %6.3f %6.3f   %4d of %4d", label, s.items, s.groups, s.stories, s.pairP, s.pairR, s.pairF, s.b3P, s.b3R, s.b3F, s.falseApart, s.falsePairs)
 		floor, ok := groupFloors[d]
 		if !ok {
 			t.Errorf("day %s has no floor: add one to groupFloors", d)
@@ -179,7 +217,10 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 			printGroupDisagreements(t, hs, g, *groupDisagreements)
 		}
 	}
-	t.Logf("* held out while choosing parameters")
+	t.Logf("* held out while choosing the parameters of the first version (all three days are development days now)")
+	t.Logf("The reference's ids come from an aggregator's crawls: all headlines of an id were crawled within two minutes (at most 107 s), and one")
+	t.Logf("event covered again hours later got a new id. A false pair whose headlines were crawled more than an hour apart is")
+	t.Logf("often such a split (read them with -group-disagreements); Group does not use this: its window is 72 hours.")
 }
 
 // TestGroupNeverLinksOnOneWord: every link that merged two headlines of the corpus joins
@@ -187,12 +228,15 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 // (plainWords, sharedWords).
 func TestGroupNeverLinksOnOneWord(t *testing.T) {
 	days := loadGroupCorpus(t)
-	links, chained := 0, 0
+	links, later, chained := 0, 0, 0
 	for _, hs := range days {
 		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
 		for _, l := range g.Links {
 			i, j := l[0], l[1]
 			links++
+			if j > i {
+				later++ // a lone story's second look, at the stories ranked after it
+			}
 			if n := sharedWords(hs[i].title, hs[j].title); n < 2 {
 				t.Errorf("%q was linked to %q, which share %d word(s)", hs[i].title, hs[j].title, n)
 			}
@@ -210,7 +254,10 @@ func TestGroupNeverLinksOnOneWord(t *testing.T) {
 	if links == 0 {
 		t.Fatal("no headline was linked to another: the check checked nothing")
 	}
-	t.Logf("%d links checked; %d pairs in the same group share fewer than two words (joined through others)", links, chained)
+	if later == 0 {
+		t.Error("no lone story was linked to a story ranked after it: the second look is not checked here")
+	}
+	t.Logf("%d links checked (%d of lone stories to later ones); %d pairs in the same group share fewer than two words (joined through others)", links, later, chained)
 }
 
 var plainStopWords = map[string]bool{}

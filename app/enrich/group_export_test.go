@@ -1,6 +1,7 @@
 package enrich
 
-// GroupTuning exposes story grouping's weights to the evaluation's parameter sweep.
+// GroupTuning exposes story grouping's weights and switches to the tests (the evaluation's -group-set, and
+// the tests that turn a step off to show they can fail).
 var GroupTuning = map[string]*float64{
 	"name":      &groupNameWeight,
 	"number":    &groupNumberWeight,
@@ -8,4 +9,7 @@ var GroupTuning = map[string]*float64{
 	"lead":      &groupLeadWeight,
 	"centroid":  &groupCentroidThreshold,
 	"coherence": &groupCoherence,
+	"outlier":   &groupOutlier,
+	"loners":    &groupLoners,
+	"far":       &groupFarHours,
 }

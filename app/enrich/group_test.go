@@ -2,6 +2,7 @@ package enrich_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -124,9 +125,15 @@ func TestGroup(t *testing.T) {
 			if len(g.LinkedTo) != len(tt.stories) || len(g.Similarity) != len(tt.stories) {
 				t.Fatalf("LinkedTo has %d entries and Similarity %d, want %d", len(g.LinkedTo), len(g.Similarity), len(tt.stories))
 			}
+			groupOf := map[int]int{}
+			for k, members := range g.Groups {
+				for _, m := range members {
+					groupOf[m] = k
+				}
+			}
 			for i, j := range g.LinkedTo {
-				if j >= i {
-					t.Errorf("story %d is linked to %d, which is not ranked before it", i, j)
+				if j >= 0 && (j == i || groupOf[j] != groupOf[i]) {
+					t.Errorf("story %d is linked to %d, which is not another member of its group", i, j)
 				}
 			}
 			again := enrich.Group(tt.stories, enrich.GroupOptions{})
@@ -238,5 +245,133 @@ func TestGroupBridgingHeadline(t *testing.T) {
 	defer func() { *enrich.GroupTuning["coherence"] = saved }()
 	if g := enrich.Group(stories, enrich.GroupOptions{}); !mixed(g.Groups) {
 		t.Logf("without the coherence check the groups are %v (the bridge did not merge them here)", g.Groups)
+	}
+}
+
+// groupFiller is other news of the day, so that how rare a word is means something.
+var groupFiller = []string{
+	"Oil prices rally as supply worries grow",
+	"Bank of England holds interest rates",
+	"Storm closes schools across the north",
+	"Apple unveils a cheaper laptop",
+	"City council approves new bike lanes",
+	"Football: late goal sends United through",
+	"Museum returns stolen paintings",
+	"Rail strike called off after talks",
+}
+
+func withFiller(now time.Time, titles ...string) []enrich.Story {
+	var out []enrich.Story
+	for _, t := range append(titles, groupFiller...) {
+		out = append(out, enrich.Story{Title: t, At: now})
+	}
+	return out
+}
+
+func groupOfStory(g enrich.Grouping, i int) []int {
+	for _, members := range g.Groups {
+		if slices.Contains(members, i) {
+			return members
+		}
+	}
+	return nil
+}
+
+// A headline that came into a group through one member, and is not like the rest of it, leaves:
+// here the group's first headline, about another film, which the others chained onto through
+// "box office".
+func TestGroupChainedOutlierLeaves(t *testing.T) {
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	stories := withFiller(now,
+		"'Noah' starts off strong at the box office in South Korea",
+		"'Divergent' tops Friday box office with $22.8 million",
+		"'Divergent' scores at box office; 'Muppets Most Wanted' disappoints",
+		"'Divergent' collects $5 million on Thursday night, $22.8 mil on Friday",
+		"'Divergent' earns $22.8 million on Friday, 'Muppets Most Wanted' far behind",
+	)
+	g := enrich.Group(stories, enrich.GroupOptions{})
+	if got := groupOfStory(g, 1); fmt.Sprint(got) != "[1 2 3 4]" {
+		t.Errorf("the Divergent headlines are grouped as %v, want [1 2 3 4]", got)
+	}
+	if got := groupOfStory(g, 0); len(got) != 1 {
+		t.Errorf("the Noah headline is in the group %v, want it alone", got)
+	}
+	if g.LinkedTo[0] != -1 || g.LinkedTo[1] == 0 {
+		t.Errorf("links %v still join the Noah headline", g.LinkedTo[:5])
+	}
+	for _, l := range g.Links {
+		if l[0] == 0 || l[1] == 0 {
+			t.Errorf("the link %v of the story that left is still listed", l)
+		}
+	}
+	// Without the check, the chained headline stays: this test can tell the difference.
+	saved := *enrich.GroupTuning["outlier"]
+	*enrich.GroupTuning["outlier"] = 0
+	defer func() { *enrich.GroupTuning["outlier"] = saved }()
+	if got := groupOfStory(enrich.Group(stories, enrich.GroupOptions{}), 0); len(got) == 1 {
+		t.Fatalf("without the outlier check the Noah headline is alone too: the test checks nothing")
+	}
+}
+
+// A story left alone joins a later headline that chose another match: "High-Speed Trading Gets
+// Scrutiny Again" is too little like the headline before it, and the headline after it, which
+// is like it, found a better match in the first.
+func TestGroupLoneStoryJoinsALaterMatch(t *testing.T) {
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	stories := withFiller(now,
+		"FBI probes high-frequency trading firms for abuse of information",
+		"High-Speed Trading Gets Scrutiny Again, This Time From the Feds",
+		"FBI investigating high-speed trading outfits",
+		"Regulators look at high-frequency trading",
+	)
+	g := enrich.Group(stories, enrich.GroupOptions{})
+	if got := groupOfStory(g, 0); fmt.Sprint(got) != "[0 1 2 3]" {
+		t.Errorf("the trading headlines are grouped as %v, want [0 1 2 3]", got)
+	}
+	if g.LinkedTo[1] != 2 {
+		t.Errorf("the lone headline is linked to %d, want 2", g.LinkedTo[1])
+	}
+	// Without the second look at lone stories it stays alone: this test can tell the difference.
+	saved := *enrich.GroupTuning["loners"]
+	*enrich.GroupTuning["loners"] = 0
+	defer func() { *enrich.GroupTuning["loners"] = saved }()
+	if got := groupOfStory(enrich.Group(stories, enrich.GroupOptions{}), 1); len(got) != 1 {
+		t.Fatalf("without the second look the lone headline is in %v too: the test checks nothing", got)
+	}
+}
+
+// Hours apart, a shared multi-word name alone no longer links two headlines: "High School" is
+// in other news all day. A follow-up that repeats the name and a fact (Frankie Knuckles, 59)
+// is still linked across the day.
+func TestGroupHoursApartANameAloneIsNotEnough(t *testing.T) {
+	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
+	stories := withFiller(now,
+		"Zac Efron would gladly return for a new High School Musical film",
+		"A student at Shelby County High School was arrested after a fight",
+		"Frankie Knuckles, house music pioneer, dies at 59",
+		"Tributes pour in for Frankie Knuckles after his death at 59",
+	)
+	stories[1].At = now.Add(6 * time.Hour)
+	stories[3].At = now.Add(8 * time.Hour)
+	g := enrich.Group(stories, enrich.GroupOptions{})
+	if got := groupOfStory(g, 1); len(got) != 1 {
+		t.Errorf("the Shelby County headline, six hours later, is in the group %v, want it alone", got)
+	}
+	if got := groupOfStory(g, 2); fmt.Sprint(got) != "[2 3]" {
+		t.Errorf("the Frankie Knuckles headlines, eight hours apart, are grouped as %v, want [2 3]", got)
+	}
+	// Within three hours the name alone still links them (within a burst of coverage it is
+	// almost always the same story; here it is not, which is the price); and without the rule
+	// it links them hours apart too: this test can tell the difference.
+	close := slices.Clone(stories)
+	close[1].At = now.Add(2 * time.Hour)
+	if got := groupOfStory(enrich.Group(close, enrich.GroupOptions{}), 1); fmt.Sprint(got) != "[0 1]" {
+		t.Errorf("two hours apart the Shelby County headline is in %v, want [0 1]: within three hours a shared name is enough", got)
+	}
+	saved := *enrich.GroupTuning["far"]
+	*enrich.GroupTuning["far"] = 0
+	defer func() { *enrich.GroupTuning["far"] = saved }()
+	if got := groupOfStory(enrich.Group(stories, enrich.GroupOptions{}), 1); len(got) == 1 {
+		t.Fatalf("without the rule the Shelby County headline is alone too: the test checks nothing")
 	}
 }

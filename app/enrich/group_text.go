@@ -105,7 +105,7 @@ func groupWords(text string) []groupWord {
 	for _, w := range raws {
 		s := w.s
 		// Possessives and French elisions: Men's → men, l'avion → avion.
-		if j := strings.LastIndexAny(s, "'’"); j > 0 {
+		if j := groupLastApostrophe(s); j > 0 {
 			tail := s[j:]
 			if tail == "'s" || tail == "’s" || tail == "'S" || tail == "’S" {
 				s = s[:j]
@@ -114,7 +114,7 @@ func groupWords(text string) []groupWord {
 				s = s[j+size:]
 			}
 		}
-		if strings.ContainsAny(s, ".,'’") {
+		if groupHasPunct(s) {
 			s = groupPunct.Replace(s)
 		}
 		if w.dotAcronym {
@@ -167,6 +167,36 @@ func groupWords(text string) []groupWord {
 		}
 	}
 	return out
+}
+
+// groupLastApostrophe is strings.LastIndexAny(s, "'’") without its cost for a non-ASCII set.
+func groupLastApostrophe(s string) int {
+	for i := len(s) - 1; i >= 0; i-- {
+		switch s[i] {
+		case '\'':
+			return i
+		case 0x99: // the last byte of ’ (E2 80 99)
+			if i >= 2 && s[i-2] == 0xE2 && s[i-1] == 0x80 {
+				return i - 2
+			}
+		}
+	}
+	return -1
+}
+
+// groupHasPunct is strings.ContainsAny(s, ".,'’"), quicker.
+func groupHasPunct(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '.', ',', '\'':
+			return true
+		case 0xE2:
+			if i+2 < len(s) && s[i+1] == 0x80 && s[i+2] == 0x99 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func groupAllUpper(s string) bool {

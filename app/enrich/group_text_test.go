@@ -52,3 +52,14 @@ func TestGroupStem(t *testing.T) {
 		}
 	}
 }
+
+func TestGroupPunctHelpers(t *testing.T) {
+	for _, s := range []string{"", "abc", "men's", "l’avion", "U.S.", "1,000", "’", "a’", "x\xe2\x80", "é’s", "\x99"} {
+		if got, want := groupLastApostrophe(s), strings.LastIndexAny(s, "'’"); got != want {
+			t.Errorf("groupLastApostrophe(%q) = %d, want %d", s, got, want)
+		}
+		if got, want := groupHasPunct(s), strings.ContainsAny(s, ".,'’"); got != want {
+			t.Errorf("groupHasPunct(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
