@@ -188,17 +188,16 @@ func (db *DB) StartBriefing(ctx context.Context, id int64) (*app.Briefing, error
 
 // Candidates returns the DONE, visible items of the briefing's sources that arrived in
 // [from, to) — or were published in it, having arrived before to — best scored first, at most
-// limit. They are read lean, for ranking thousands: no raw or cleaned HTML, and only the
-// opening of the text (CandidateOpening characters); CandidateTexts reads the rest.
+// limit. They are read lean, for ranking tens of thousands: the columns ranking and grouping
+// use (id, source, title, link, times, the stored score and its reason) and only the opening
+// of the text (CandidateOpening characters); CandidateTexts reads more of the text and
+// CandidateDetails the summary, tags and topics of the few that are chosen.
 func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Time, limit int) ([]*app.Item, error) {
-	// itemColumns (scanItem's order) without the HTML and with the text's opening only.
-	cols := fmt.Sprintf(`i.id, i.source_id, i.user_id, i.guid, i.title, i.link, i.author, i.published_at, '',
-	'', substr(i.text_content, 1, %d), i.extra, i.status, i.created_at, case when s.name = '' then s.url else s.name end,
-	i.summary, i.tags, i.topics, i.score, i.score_reasoning, i.enriched_by, i.attempts, i.last_error,
-	i.read_at, i.starred, i.hidden`, app.CandidateOpening)
-	q := `select ` + cols + `, 0 from items i join sources s on s.id = i.source_id
+	q := fmt.Sprintf(`select i.id, i.source_id, i.title, i.link, i.published_at, i.created_at, case when s.name = '' then s.url else s.name end,
+		substr(i.text_content, 1, %d), i.score, i.score_reasoning
+		from items i join sources s on s.id = i.source_id
 		where i.user_id = ? and i.status = 'DONE' and i.hidden = 0
-		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`
+		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`, app.CandidateOpening)
 	args := []any{b.UserID, FormatTime(to), FormatTime(from), FormatTime(from), FormatTime(to)}
 	if len(b.SourceIDs) > 0 {
 		q += ` and i.source_id in (` + strings.TrimSuffix(strings.Repeat("?,", len(b.SourceIDs)), ",") + `)`
@@ -220,14 +219,55 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 	defer rows.Close()
 	var out []*app.Item
 	for rows.Next() {
-		var rank float64
-		it, err := scanItem(rows, &rank)
-		if err != nil {
+		it := &app.Item{UserID: b.UserID, Status: app.ItemDone}
+		var published sql.NullString
+		var created string
+		var score sql.NullInt64
+		if err := rows.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &created, &it.SourceName, &it.Text, &score, &it.ScoreReasoning); err != nil {
 			return nil, fmt.Errorf("sqlite: briefing candidates: %w", err)
+		}
+		it.PublishedAt = parseTimePtr(published)
+		it.CreatedAt = parseTime(created)
+		if score.Valid {
+			v := int(score.Int64)
+			it.Score = &v
 		}
 		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+// CandidateDetails returns the summary, tags and topics of the user's items ids (the chosen
+// stories of a report), by id.
+func (db *DB) CandidateDetails(ctx context.Context, userID int64, ids []int64) (map[int64]*app.Item, error) {
+	out := make(map[int64]*app.Item, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		args := []any{userID}
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		rows, err := db.Read.QueryContext(ctx, `select id, summary, tags, topics from items where user_id = ? and id in (`+
+			strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: candidate details: %w", err)
+		}
+		for rows.Next() {
+			var it app.Item
+			var tags, topics string
+			if err := rows.Scan(&it.ID, &it.Summary, &tags, &topics); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlite: candidate details: %w", err)
+			}
+			it.Tags, it.Topics = decodeList(tags), decodeList(topics)
+			out[it.ID] = &it
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		ids = ids[n:]
+	}
+	return out, nil
 }
 
 // CandidateTexts returns the texts of the user's items ids, cut to maxChars characters.
