@@ -27,9 +27,9 @@ func TestFocusMatcher(t *testing.T) {
 		{"stock markets and the Federal Reserve", "Vegetable soup", "Roast the vegetables and simmer them.", false},
 		{"the Go programming language", "Go 1.26 is released", "", true},
 		{"the Go programming language", "Where to go this weekend", "We go to the seaside.", false}, // the verb is not Go
-		{"the Go programming language", "Golang tips", "", true},                                     // an alias
-		{"India", "Indian elections", "", true},                                                      // a name's form
-		{"C++", "What is new in C++26", "", false},                                                   // C++26 is another word
+		{"the Go programming language", "Golang tips", "", true},                                    // an alias
+		{"India", "Indian elections", "", true},                                                     // a name's form
+		{"C++", "What is new in C++26", "", false},                                                  // C++26 is another word
 		{"C++", "A C++ compiler", "", true},
 		{"machine learning", "Learning to cook", "Machines in the kitchen.", true}, // words of the phrase alone
 		{"Äpfel", "Apfelernte", "Viele Äpfel dieses Jahr.", true},
