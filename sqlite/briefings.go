@@ -13,15 +13,21 @@ import (
 )
 
 const briefingColumns = `id, user_id, name, focus, source_ids, frequency, day_of_week, time_of_day, timezone, item_limit,
-	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at, topic, email_empty, mark_read`
+	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at, topic, email_empty, mark_read,
+	folder_id, coalesce((select f.name from folders f where f.id = briefings.folder_id), '')`
 
 func scanBriefing(row scanner) (*app.Briefing, error) {
 	var b app.Briefing
 	var srcs, recips, created string
 	var last sql.NullString
+	var folder sql.NullInt64
 	if err := row.Scan(&b.ID, &b.UserID, &b.Name, &b.Focus, &srcs, &b.Frequency, &b.DayOfWeek, &b.Time, &b.Timezone, &b.ItemLimit,
-		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created, &b.Topic, &b.EmailWhenEmpty, &b.MarkRead); err != nil {
+		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created, &b.Topic, &b.EmailWhenEmpty, &b.MarkRead,
+		&folder, &b.FolderName); err != nil {
 		return nil, err
+	}
+	if folder.Valid {
+		b.FolderID = &folder.Int64
 	}
 	_ = json.Unmarshal([]byte(srcs), &b.SourceIDs)
 	_ = json.Unmarshal([]byte(recips), &b.Recipients)
@@ -51,15 +57,24 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 				return app.Errorf(app.EINVALID, "Source %d not found.", id)
 			}
 		}
+		b.FolderName = ""
+		if b.FolderID != nil {
+			err := tx.QueryRowContext(ctx, `select name from folders where id = ? and user_id = ?`, *b.FolderID, b.UserID).Scan(&b.FolderName)
+			if errors.Is(err, sql.ErrNoRows) {
+				return app.Errorf(app.EINVALID, "Folder %d not found.", *b.FolderID)
+			} else if err != nil {
+				return fmt.Errorf("sqlite: briefing folder: %w", err)
+			}
+		}
 		args := []any{b.Name, b.Focus, jsonText(b.SourceIDs), b.Frequency, b.DayOfWeek, b.Time, b.Timezone, b.ItemLimit, b.MinScore,
-			b.EmailEnabled, jsonText(b.Recipients), b.Topic, b.EmailWhenEmpty, b.MarkRead}
+			b.EmailEnabled, jsonText(b.Recipients), b.Topic, b.EmailWhenEmpty, b.MarkRead, b.FolderID}
 		if b.ID == 0 {
 			if b.Status == "" {
 				b.Status = app.BriefingActive
 			}
 			b.CreatedAt = db.clock.Now().UTC().Truncate(time.Millisecond)
 			err := tx.QueryRowContext(ctx, `insert into briefings (name, focus, source_ids, frequency, day_of_week, time_of_day, timezone,
-				item_limit, min_score, email_enabled, recipients, topic, email_empty, mark_read, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+				item_limit, min_score, email_enabled, recipients, topic, email_empty, mark_read, folder_id, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
 				append(args, b.UserID, b.Status, FormatTime(b.CreatedAt))...).Scan(&b.ID)
 			if err != nil {
 				return fmt.Errorf("sqlite: insert briefing: %w", err)
@@ -67,7 +82,7 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 			return nil
 		}
 		res, err := tx.ExecContext(ctx, `update briefings set name = ?, focus = ?, source_ids = ?, frequency = ?, day_of_week = ?,
-			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ?, topic = ?, email_empty = ?, mark_read = ? where id = ? and user_id = ?`,
+			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ?, topic = ?, email_empty = ?, mark_read = ?, folder_id = ? where id = ? and user_id = ?`,
 			append(args, b.ID, b.UserID)...)
 		if err != nil {
 			return fmt.Errorf("sqlite: update briefing: %w", err)
@@ -204,6 +219,10 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 		for _, id := range b.SourceIDs {
 			args = append(args, id)
 		}
+	}
+	if b.FolderID != nil {
+		q += ` and s.folder_id = ?`
+		args = append(args, *b.FolderID)
 	}
 	if b.Topic != "" {
 		// The item's own topics, or the source's usual ones when it matched none (issue 12).
