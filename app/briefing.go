@@ -159,15 +159,15 @@ func Location(zone string) *time.Location {
 
 // Briefing is a scheduled report of the best items: daily or weekly, at a local time.
 type Briefing struct {
-	ID             int64      `json:"id"`
-	UserID         int64      `json:"-"`
-	Name           string     `json:"name"`
-	Focus          string     `json:"focus"`
-	SourceIDs      []int64    `json:"sourceIds"`
+	ID        int64   `json:"id"`
+	UserID    int64   `json:"-"`
+	Name      string  `json:"name"`
+	Focus     string  `json:"focus"`
+	SourceIDs []int64 `json:"sourceIds"`
 	// FolderID limits the briefing to the sources of one folder (nil: SourceIDs, or every source).
 	FolderID *int64 `json:"folderId"`
 	// FolderName is the folder's name (read with the briefing; "" when none).
-	FolderName string `json:"folderName,omitempty"`
+	FolderName     string     `json:"folderName,omitempty"`
 	Topic          string     `json:"topic"` // only items with this topic ("" any)
 	Frequency      string     `json:"frequency"`
 	DayOfWeek      int        `json:"dayOfWeek"`
