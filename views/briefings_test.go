@@ -222,3 +222,34 @@ func TestBriefingFolderScope(t *testing.T) {
 		t.Fatalf("API: an unknown folder: %d %s", code, body)
 	}
 }
+
+// TestLatestNonEmptyReport: a run that found nothing does not hide the report before it: Today
+// and the Briefings page offer the latest report with stories, and mark the empty one.
+func TestLatestNonEmptyReport(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.createSource("https://example.com/feed", "Example")
+	b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC"}
+	if err := (&app.Briefings{Store: e.db}).Save(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	full := &app.Report{GeneratedAt: now.Add(-time.Hour), PeriodStart: now.Add(-25 * time.Hour), PeriodEnd: now.Add(-time.Hour), Overview: "One story from one source.",
+		Items: []app.ReportItem{{Rank: 1, Title: "Tram approved", Link: "https://a.example/1", Score: 80}}}
+	empty := &app.Report{GeneratedAt: now, PeriodStart: now.Add(-time.Hour), PeriodEnd: now, Overview: "Nothing new between then and now."}
+	for _, r := range []*app.Report{full, empty} {
+		if err := e.db.FinishBriefing(ctx, b, r, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, body := e.get("/")
+	mustContain(t, res, body, 200, `data-testid="today-report"`, fmt.Sprintf(`href="/reports/%d"`, full.ID), "One story from one source.", `data-testid="newer-empty"`, "1 story")
+	if strings.Contains(body, "Nothing new between") {
+		t.Fatal("Today offers the empty report")
+	}
+	res, body = e.get("/briefings")
+	mustContain(t, res, body, 200, `data-testid="report-empty"`)
+	if !strings.Contains(body, fmt.Sprintf(`href="/reports/%d" data-testid="latest-report"`, full.ID)) {
+		t.Fatalf("the Briefings page's Latest report is not the one with stories (%d):\n%s", full.ID, body)
+	}
+}
