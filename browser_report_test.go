@@ -24,7 +24,7 @@ func TestBrowserReport(t *testing.T) {
 	}))
 	defer srv.Close()
 	dir := t.TempDir()
-	mustRun(t, dir, "source", "add", srv.URL+"/feed", "--type", "rss")
+	mustRun(t, dir, "source", "add", srv.URL+"/feed", "--type", "rss", "--folder", "Kitchen")
 	base, _ := startServer(t, dir)
 	for deadline := time.Now().Add(patience); countItems(t, dir, "DONE") < 34; time.Sleep(300 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -114,5 +114,18 @@ func TestBrowserReport(t *testing.T) {
 	}
 	if wide {
 		t.Fatal("the report page scrolls sideways at 390 px")
+	}
+
+	// The briefing form: picking a folder chooses "The sources of a folder" as the scope.
+	var folderChosen bool
+	if err := chromedp.Run(ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+"briefings"),
+		chromedp.WaitVisible(`[data-testid=scope-folder-pick]`, chromedp.ByQuery),
+		chromedp.Evaluate(`(() => { const s = document.querySelector('[data-testid=scope-folder-pick]'); s.dispatchEvent(new Event('change', {bubbles: true}));
+			return document.querySelector('[data-testid=scope-folder]').checked && !document.querySelector('[data-testid=scope-all]').checked })()`, &folderChosen),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if !folderChosen {
+		t.Fatal("picking a folder did not choose the folder scope")
 	}
 }

@@ -213,7 +213,8 @@ func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string
 		fmt.Fprintf(&w, "<div%s>\n<h2%s>%d. %s</h2>\n", attr(st.Item, "report-item", "report-item"), attr(st.Title, "", ""), it.Rank, title)
 		var meta string
 		if st.Page {
-			meta = fmt.Sprintf(`<span>%s</span> <span class="score %s" title="%s">%d</span>`, e(it.SourceName), ScoreClass(it.Score), e(it.ScoreReasoning), it.Score)
+			meta = fmt.Sprintf(`<span class="score-badge"><span class="score %s"><span class="visually-hidden">Score </span>%d</span></span> <span>%s</span>`,
+				ScoreClass(it.Score), it.Score, e(it.SourceName))
 			if it.ScoreReasoning != "" {
 				meta += " <span>" + e(it.ScoreReasoning) + "</span>"
 			}

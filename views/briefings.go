@@ -212,7 +212,7 @@ func reportRows(reps []*app.Report, loc *time.Location) []ReportRow {
 func briefingScope(b *app.Briefing, sources []app.SourceName) string {
 	switch {
 	case b.FolderID != nil:
-		return "Folder " + b.FolderName
+		return "the sources of folder " + b.FolderName
 	case len(b.SourceIDs) > 0:
 		names := map[int64]string{}
 		for _, src := range sources {
@@ -225,7 +225,7 @@ func briefingScope(b *app.Briefing, sources []app.SourceName) string {
 			}
 		}
 		if len(list) == 0 {
-			return "Chosen sources (all deleted: it finds nothing until you choose others)"
+			return "chosen sources, all deleted since: it finds nothing until you choose others"
 		}
 		shown := list
 		if len(shown) > 3 {
@@ -233,7 +233,7 @@ func briefingScope(b *app.Briefing, sources []app.SourceName) string {
 		}
 		return fmt.Sprintf("%d %s: %s", len(list), app.Plural(len(list), "source", "sources"), strings.Join(shown, ", "))
 	}
-	return "All sources"
+	return "all sources"
 }
 
 func (s *Server) briefingView(r *http.Request, b *app.Briefing, sources []app.SourceName) BriefingView {

@@ -194,7 +194,7 @@ func TestBriefingFolderScope(t *testing.T) {
 	}
 	id := bs[0].ID
 	res, body = e.get("/briefings")
-	mustContain(t, res, body, 200, "Covers: Folder Tech")
+	mustContain(t, res, body, 200, "Covers: the sources of folder Tech")
 	res, body = e.get(fmt.Sprintf("/briefings/%d/edit", id))
 	mustContain(t, res, body, 200, "SQLite grows up", `value="folder" checked`)
 	if i := strings.Index(body, `data-testid="briefing-preview"`); i < 0 || strings.Contains(body[i:], "Tram to the airport") {
