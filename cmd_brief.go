@@ -33,6 +33,8 @@ func briefCmd(cfg *config) *cobra.Command {
 						*app.Briefing
 						NextRunAt    *time.Time `json:"nextRunAt"`
 						LastReportID *int64     `json:"lastReportId"`
+						// LatestReportID is the latest report with stories, the one to read.
+						LatestReportID *int64 `json:"latestReportId"`
 					}
 					out := make([]briefingJSON, 0, len(bs))
 					for _, b := range bs {
@@ -43,8 +45,11 @@ func briefCmd(cfg *config) *cobra.Command {
 							b.Recipients = []string{}
 						}
 						j := briefingJSON{Briefing: b, NextRunAt: b.NextRunAt(time.Now())}
-						if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, b.ID, 1); err == nil && len(reps) > 0 {
+						if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, b.ID, 5); err == nil && len(reps) > 0 {
 							j.LastReportID = &reps[0].ID
+							if l := app.LatestNonEmpty(reps); l.Stories() > 0 {
+								j.LatestReportID = &l.ID
+							}
 						}
 						out = append(out, j)
 					}
@@ -57,10 +62,18 @@ func briefCmd(cfg *config) *cobra.Command {
 					if n := b.NextRunAt(time.Now()); n != nil {
 						next = n.In(app.Location(b.Timezone)).Format("Mon 2 Jan 15:04 MST")
 					}
-					if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, b.ID, 1); err == nil && len(reps) > 0 {
-						n := reps[0].Stories()
-						last = fmt.Sprintf("#%d %s, %d %s", reps[0].ID, reps[0].GeneratedAt.In(app.Location(b.Timezone)).Format("2006-01-02 15:04 MST"),
-							n, app.Plural(n, "story", "stories"))
+					if reps, err := svc.Briefings.Reports(ctx, app.DefaultUserID, b.ID, 5); err == nil && len(reps) > 0 {
+						loc := app.Location(b.Timezone)
+						row := func(r *app.Report) string {
+							if n := r.Stories(); n > 0 {
+								return fmt.Sprintf("#%d %s, %d %s", r.ID, r.GeneratedAt.In(loc).Format("2006-01-02 15:04 MST"), n, app.Plural(n, "story", "stories"))
+							}
+							return fmt.Sprintf("#%d %s, nothing new", r.ID, r.GeneratedAt.In(loc).Format("2006-01-02 15:04 MST"))
+						}
+						last = row(reps[0])
+						if l := app.LatestNonEmpty(reps); l != reps[0] {
+							last += "; latest with stories " + row(l) // an empty run does not hide it
+						}
 					}
 					sched := b.Frequency + " " + b.Time + " " + b.Timezone
 					if b.Frequency == app.Weekly {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
 )
 
 // TestBriefFolderCLI: `brief add --folder` and `brief edit` limit a briefing to a folder's
@@ -64,5 +66,32 @@ func TestBriefFolderCLI(t *testing.T) {
 		if _, errOut, err := run(t, dir, tc.args...); err == nil || !strings.Contains(errOut, tc.want) {
 			t.Errorf("%v: err %v, stderr %q; want %q", tc.args, err, errOut, tc.want)
 		}
+	}
+}
+
+// TestBriefListLatest: `brief list` marks an empty run and names the latest report with
+// stories, which an empty run does not hide (--json: latestReportId).
+func TestBriefListLatest(t *testing.T) {
+	farm := feedtest.NewFarm(1, 3)
+	defer farm.Close()
+	dir := t.TempDir()
+	mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+	mustRun(t, dir, "fetch")
+	mustRun(t, dir, "source", "add", "https://quiet.example/feed", "--type", "rss", "--folder", "Quiet") // never fetched: no items
+	mustRun(t, dir, "brief", "add", "Morning", "--items", "2")
+	mustRun(t, dir, "brief", "run", "1")
+	mustRun(t, dir, "brief", "edit", "1", "--folder", "Quiet")
+	if md := mustRun(t, dir, "brief", "run", "1"); !strings.Contains(md, "Nothing new") {
+		t.Fatalf("the quiet folder's run printed:\n%s", md)
+	}
+	if out := mustRun(t, dir, "brief", "list"); !strings.Contains(out, "#2 ") || !strings.Contains(out, "nothing new; latest with stories #1 ") {
+		t.Fatalf("list:\n%s", out)
+	}
+	var bs []struct {
+		Last   int64 `json:"lastReportId"`
+		Latest int64 `json:"latestReportId"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, dir, "brief", "list", "--json")), &bs); err != nil || len(bs) != 1 || bs[0].Last != 2 || bs[0].Latest != 1 {
+		t.Fatalf("list --json: %v %+v", err, bs)
 	}
 }
