@@ -154,11 +154,10 @@ func TestEmailUnsubscribe(t *testing.T) {
 	if !strings.HasPrefix(link, "http://") || !strings.Contains(link, "/unsubscribe?") {
 		t.Fatalf("List-Unsubscribe %q is not an http link", lu)
 	}
-	// The server listens on a port picked at start (--addr 127.0.0.1:0), which the links cannot know.
-	if lu, err := url.Parse(link); err == nil {
-		bu, _ := url.Parse(base)
-		lu.Host = bu.Host
-		link = lu.String()
+	// The server listens on a port picked at start (--addr 127.0.0.1:0): the email's links carry
+	// the port really bound (no --base-url is set).
+	if !strings.HasPrefix(link, base+"unsubscribe?") || !strings.Contains(raw, base+"reports/") {
+		t.Fatalf("the email's links do not point at the server (%s): List-Unsubscribe %q", base, link)
 	}
 	to := msg.Header.Get("To")
 	if strings.Contains(raw, `\(`) {
@@ -217,5 +216,38 @@ func TestEmailUnsubscribe(t *testing.T) {
 	}
 	if got := recipients(); strings.Contains(got, `"`+addr.Address+`"`) || !strings.Contains(got, other) || !strings.Contains(got, `"emailEnabled":true`) {
 		t.Fatalf("after unsubscribing %s: %s", addr.Address, got)
+	}
+}
+
+// TestEmailBaseURL: with --base-url set, the email's links use it, not the address the server
+// listens on.
+func TestEmailBaseURL(t *testing.T) {
+	box := newMailbox(t)
+	farm := feedtest.NewFarm(1, 3)
+	defer farm.Close()
+	host, port, _ := net.SplitHostPort(box.addr)
+	dir := t.TempDir()
+	mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
+	mustRun(t, dir, "fetch")
+	base, _ := startServer(t, dir, "--smtp-host", host, "--smtp-port", port, "--smtp-tls", "none", "--smtp-from", "deck@example.com",
+		"--base-url", "https://deck.example.org/")
+	res, err := http.Post(base+"api/briefings", "application/json", strings.NewReader(`{"name": "Morning", "time": "07:00", "emailEnabled": true, "recipients": ["ann@example.com"]}`))
+	if err != nil || res.StatusCode != 201 {
+		t.Fatalf("create briefing: %v %v", err, res.Status)
+	}
+	res.Body.Close()
+	if res, err := http.Post(base+"api/briefings/1/run", "application/json", nil); err != nil || res.StatusCode != 202 {
+		t.Fatalf("run: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for len(box.messages()) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("no email")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	raw := box.messages()[0]
+	if !strings.Contains(raw, "https://deck.example.org/reports/1") || strings.Contains(raw, base) {
+		t.Fatalf("the email's links do not use --base-url:\n%s", raw)
 	}
 }

@@ -31,6 +31,23 @@ func listen(addr string, fallback bool) (net.Listener, error) {
 	return nil, fmt.Errorf("listen on %s: %w (choose another with --addr)", addr, err)
 }
 
+// listenURL is the app's address as the listener bound it, for links in emails when no
+// --base-url is set: the real port (of ":0", or the next free one), and the machine's name
+// for an address that listens on every interface (0.0.0.0 is no address to visit).
+func listenURL(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return "http://" + a.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "localhost"
+		if name, err := os.Hostname(); err == nil && name != "" {
+			host = name
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
 // launchBrowser opens url in the user's browser when there is a display to show it on.
 func launchBrowser(log *slog.Logger, url string) {
 	var cmd *exec.Cmd

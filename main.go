@@ -74,6 +74,7 @@ type env struct {
 	svc      *app.Services
 	embedded *enrich.Embedded
 	chooser  *enrich.Chooser
+	mailer   *mail.Mailer // its BaseURL is the listener's address when serve binds one and --base-url is unset
 }
 
 func open(ctx context.Context, cfg *config) (*env, error) {
@@ -151,9 +152,9 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	if cfg.LLMFallback {
 		enriching.Fallback = e.embedded
 	}
-	deliveries := &app.Deliveries{Store: db, Queue: e.emailQ, Log: log,
-		Mailer: &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial, Exposed: cfg.exposed(),
-			Unsubscribes: &app.Unsubscribes{Store: db}}}
+	e.mailer = &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial, Exposed: cfg.exposed(),
+		Unsubscribes: &app.Unsubscribes{Store: db}}
+	deliveries := &app.Deliveries{Store: db, Queue: e.emailQ, Log: log, Mailer: e.mailer}
 	if cfg.exposed() {
 		deliveries.DailyLimit = cfg.MailDailyLimit
 	}
@@ -300,6 +301,9 @@ func serve(cmd *cobra.Command, cfg *config) error {
 	ln, err := listen(cfg.Addr, !cmd.Flags().Changed("addr") && cfg.Sources["addr"] == "")
 	if err != nil {
 		return err
+	}
+	if cfg.BaseURL == "" {
+		e.mailer.BaseURL = listenURL(ln.Addr()) // the port really bound (":0", or the next free one); --base-url wins
 	}
 	handler := views.New(views.Options{
 		Sources: e.svc.Sources, Log: e.log, Version: version,

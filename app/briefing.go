@@ -159,11 +159,15 @@ func Location(zone string) *time.Location {
 
 // Briefing is a scheduled report of the best items: daily or weekly, at a local time.
 type Briefing struct {
-	ID             int64      `json:"id"`
-	UserID         int64      `json:"-"`
-	Name           string     `json:"name"`
-	Focus          string     `json:"focus"`
-	SourceIDs      []int64    `json:"sourceIds"`
+	ID        int64   `json:"id"`
+	UserID    int64   `json:"-"`
+	Name      string  `json:"name"`
+	Focus     string  `json:"focus"`
+	SourceIDs []int64 `json:"sourceIds"`
+	// FolderID limits the briefing to the sources of one folder (nil: SourceIDs, or every source).
+	FolderID *int64 `json:"folderId"`
+	// FolderName is the folder's name (read with the briefing; "" when none).
+	FolderName     string     `json:"folderName,omitempty"`
 	Topic          string     `json:"topic"` // only items with this topic ("" any)
 	Frequency      string     `json:"frequency"`
 	DayOfWeek      int        `json:"dayOfWeek"`
@@ -193,6 +197,12 @@ func (b *Briefing) Validate() error {
 	}
 	if len(b.Name) > 200 || len(b.Focus) > 4000 || len(b.Topic) > 60 {
 		return Errorf(EINVALID, "The name (200) or the focus (4000 characters) is too long.")
+	}
+	if b.FolderID != nil && *b.FolderID <= 0 {
+		b.FolderID = nil
+	}
+	if b.FolderID != nil && len(b.SourceIDs) > 0 {
+		return Errorf(EINVALID, "A briefing covers a folder or chosen sources, not both: choose one.")
 	}
 	if b.ItemLimit == 0 {
 		b.ItemLimit = 10

@@ -119,55 +119,138 @@ type HTMLStyle struct {
 	// BaseURL, when set, is the app's address: each story gets a link to its page in the app,
 	// and the "Also covered by" headlines link to theirs.
 	BaseURL string
+	// Page renders the report for the app's own page: the style sheet's classes (and test ids)
+	// instead of inline styles, links into the app relative ("/items/12"), each title linking
+	// to the story's page in the app with the original beside it ("Original ↗", in a new tab),
+	// and the period left to the page's header.
+	Page bool
+	// After, when set, is HTML (escaped by its maker) that ends each story: the page's
+	// "More like this" / "Less like this" buttons.
+	After func(it ReportItem) string
 }
 
-// ReportHTML writes a report as a self-contained HTML fragment with every piece of text escaped
-// and only http(s) links: the one HTML rendering of a report outside the web page, used by the
-// Atom feed (no style) and the email (with its style).
+// ScoreClass buckets a score for its badge's colour (the number is always shown too).
+func ScoreClass(score int) string {
+	switch {
+	case score >= 70:
+		return "score-high"
+	case score >= 40:
+		return "score-mid"
+	}
+	return "score-low"
+}
+
+// ReportHTML writes a report as an HTML fragment with every piece of text escaped and only
+// http(s) links out: the one HTML rendering of a report, used by the Atom feed (no style), the
+// email (inline styles) and the report's page in the app (st.Page: classes, links into the app,
+// feedback buttons).
 func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string {
 	if loc == nil {
 		loc = time.UTC
 	}
 	e := html.EscapeString
-	attr := func(style string) string {
+	// attr is an element's look: its inline style, or on the page its class and test id.
+	attr := func(style, class, testid string) string {
+		if st.Page {
+			out := ""
+			if class != "" {
+				out += ` class="` + class + `"`
+			}
+			if testid != "" {
+				out += ` data-testid="` + testid + `"`
+			}
+			return out
+		}
 		if style == "" {
 			return ""
 		}
 		return ` style="` + e(style) + `"`
 	}
-	link := func(u, text string) string {
+	// out links to another site (a new tab on the page); text is escaped HTML.
+	out := func(u, text, testid string) string {
 		if u = SafeLink(u); u == "" {
 			return text
 		}
-		return `<a href="` + e(u) + `"` + attr(st.Link) + `>` + text + `</a>`
+		if st.Page {
+			return `<a href="` + e(u) + `" target="_blank" rel="noopener noreferrer"` + attr("", "", testid) + `>` + text + `</a>`
+		}
+		return `<a href="` + e(u) + `"` + attr(st.Link, "", "") + `>` + text + `</a>`
+	}
+	// inApp is the address of an item's page in the app ("" when there is none to link).
+	base := strings.TrimRight(st.BaseURL, "/")
+	inApp := func(id *int64) string {
+		switch {
+		case id == nil:
+			return ""
+		case st.Page:
+			return fmt.Sprintf("/items/%d", *id)
+		case base != "":
+			return fmt.Sprintf("%s/items/%d", base, *id)
+		}
+		return ""
+	}
+	appLink := func(href, text, testid string) string {
+		if st.Page {
+			return `<a href="` + e(href) + `"` + attr("", "", testid) + `>` + text + `</a>`
+		}
+		return out(href, text, "")
 	}
 	var w strings.Builder
-	fmt.Fprintf(&w, "<p%s>%s – %s</p>\n", attr(st.Period), e(r.PeriodStart.In(loc).Format("Mon 2 Jan 15:04")), e(r.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")))
-	fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Overview), e(r.Overview))
+	if !st.Page {
+		fmt.Fprintf(&w, "<p%s>%s – %s</p>\n", attr(st.Period, "", ""), e(r.PeriodStart.In(loc).Format("Mon 2 Jan 15:04")), e(r.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")))
+	}
+	fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Overview, "summary", "overview"), e(r.Overview))
+	if st.Page && len(r.Items) > 0 {
+		w.WriteString("<div class=\"report-items\">\n")
+	}
 	for _, it := range r.Items {
-		fmt.Fprintf(&w, "<div%s>\n<h2%s>%d. %s</h2>\n", attr(st.Item), attr(st.Title), it.Rank, link(it.Link, e(it.Title)))
-		meta := fmt.Sprintf("%s · score %d", e(it.SourceName), it.Score)
-		if it.ScoreReasoning != "" {
-			meta += " · " + e(it.ScoreReasoning)
+		title := e(it.Title)
+		if href := inApp(it.ItemID); st.Page && href != "" {
+			title = appLink(href, title, "report-item-link")
+		} else {
+			title = out(it.Link, title, "")
 		}
-		if base := strings.TrimRight(st.BaseURL, "/"); base != "" && it.ItemID != nil {
-			meta += " · " + link(fmt.Sprintf("%s/items/%d", base, *it.ItemID), "In Morning Deck")
+		fmt.Fprintf(&w, "<div%s>\n<h2%s>%d. %s</h2>\n", attr(st.Item, "report-item", "report-item"), attr(st.Title, "", ""), it.Rank, title)
+		var meta string
+		if st.Page {
+			meta = fmt.Sprintf(`<span class="score-badge"><span class="score %s"><span class="visually-hidden">Score </span>%d</span></span> <span>%s</span>`,
+				ScoreClass(it.Score), it.Score, e(it.SourceName))
+			if it.ScoreReasoning != "" {
+				meta += " <span>" + e(it.ScoreReasoning) + "</span>"
+			}
+			if it.ItemID != nil && SafeLink(it.Link) != "" {
+				meta += " " + out(it.Link, "Original ↗", "report-original")
+			}
+		} else {
+			meta = fmt.Sprintf("%s · score %d", e(it.SourceName), it.Score)
+			if it.ScoreReasoning != "" {
+				meta += " · " + e(it.ScoreReasoning)
+			}
+			if href := inApp(it.ItemID); href != "" {
+				meta += " · " + appLink(href, "In Morning Deck", "")
+			}
 		}
-		fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Meta), meta)
+		fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Meta, "meta", ""), meta)
 		if it.Summary != "" {
-			fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Summary), e(it.Summary))
+			fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Summary, "excerpt", ""), e(it.Summary))
 		}
 		if len(it.AlsoCoveredBy) > 0 {
 			var also []string
 			for _, c := range it.AlsoCoveredBy {
-				u := c.Link
-				if base := strings.TrimRight(st.BaseURL, "/"); base != "" && c.ItemID != nil {
-					u = fmt.Sprintf("%s/items/%d", base, *c.ItemID)
+				if href := inApp(c.ItemID); href != "" {
+					also = append(also, appLink(href, e(c.Title), "also-link")+" ("+e(c.Source)+")")
+				} else {
+					also = append(also, out(c.Link, e(c.Title), "")+" ("+e(c.Source)+")")
 				}
-				also = append(also, link(u, e(c.Title))+" ("+e(c.Source)+")")
 			}
-			fmt.Fprintf(&w, "<p%s>Also covered by %s</p>\n", attr(st.Also), strings.Join(also, "; "))
+			fmt.Fprintf(&w, "<p%s>Also covered by %s</p>\n", attr(st.Also, "also", "also-covered"), strings.Join(also, "; "))
 		}
+		if st.After != nil {
+			w.WriteString(st.After(it))
+		}
+		w.WriteString("</div>\n")
+	}
+	if st.Page && len(r.Items) > 0 {
 		w.WriteString("</div>\n")
 	}
 	return w.String()

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -57,6 +58,10 @@ func TestReportGoldens(t *testing.T) {
 	})
 	t.Run("the HTML fragment of the Atom feed and the email", func(t *testing.T) {
 		golden(t, "report.html.golden", app.ReportHTML(b, r, loc, app.HTMLStyle{}))
+	})
+	t.Run("the same fragment as the report's page renders it", func(t *testing.T) {
+		after := func(it app.ReportItem) string { return fmt.Sprintf("<form data-item=\"%d\"></form>", *it.ItemID) }
+		golden(t, "report.page.golden", app.ReportHTML(b, r, loc, app.HTMLStyle{Page: true, After: after}))
 	})
 	t.Run("the Atom feed", func(t *testing.T) {
 		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", "http://127.0.0.1:7777/briefings/1/feed.xml", loc)

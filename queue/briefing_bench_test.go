@@ -16,8 +16,9 @@ import (
 )
 
 // BenchmarkFocusBriefing20000 builds a focus briefing over a day of 20,000 items in a real
-// database: read the period's items, score every one for the focus, score the best again on
-// their full text, group the stories, write the overview (issue 13's target: < 2 s). Titles
+// database: read the period's items, look the focus up in every one (the first pass), score
+// the best few thousand for the focus, score the best again on their full text, group the
+// stories, write the overview (issue 13's target: < 2 s). Titles
 // are real headlines (../shared/corpus/stories/uci-dev.tsv); each text is about 3,000
 // characters of other headlines.
 func BenchmarkFocusBriefing20000(b *testing.B) {

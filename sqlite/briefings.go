@@ -13,15 +13,21 @@ import (
 )
 
 const briefingColumns = `id, user_id, name, focus, source_ids, frequency, day_of_week, time_of_day, timezone, item_limit,
-	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at, topic, email_empty, mark_read`
+	min_score, email_enabled, recipients, status, last_executed_at, last_error, created_at, topic, email_empty, mark_read,
+	folder_id, coalesce((select f.name from folders f where f.id = briefings.folder_id), '')`
 
 func scanBriefing(row scanner) (*app.Briefing, error) {
 	var b app.Briefing
 	var srcs, recips, created string
 	var last sql.NullString
+	var folder sql.NullInt64
 	if err := row.Scan(&b.ID, &b.UserID, &b.Name, &b.Focus, &srcs, &b.Frequency, &b.DayOfWeek, &b.Time, &b.Timezone, &b.ItemLimit,
-		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created, &b.Topic, &b.EmailWhenEmpty, &b.MarkRead); err != nil {
+		&b.MinScore, &b.EmailEnabled, &recips, &b.Status, &last, &b.LastError, &created, &b.Topic, &b.EmailWhenEmpty, &b.MarkRead,
+		&folder, &b.FolderName); err != nil {
 		return nil, err
+	}
+	if folder.Valid {
+		b.FolderID = &folder.Int64
 	}
 	_ = json.Unmarshal([]byte(srcs), &b.SourceIDs)
 	_ = json.Unmarshal([]byte(recips), &b.Recipients)
@@ -51,15 +57,24 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 				return app.Errorf(app.EINVALID, "Source %d not found.", id)
 			}
 		}
+		b.FolderName = ""
+		if b.FolderID != nil {
+			err := tx.QueryRowContext(ctx, `select name from folders where id = ? and user_id = ?`, *b.FolderID, b.UserID).Scan(&b.FolderName)
+			if errors.Is(err, sql.ErrNoRows) {
+				return app.Errorf(app.EINVALID, "Folder %d not found.", *b.FolderID)
+			} else if err != nil {
+				return fmt.Errorf("sqlite: briefing folder: %w", err)
+			}
+		}
 		args := []any{b.Name, b.Focus, jsonText(b.SourceIDs), b.Frequency, b.DayOfWeek, b.Time, b.Timezone, b.ItemLimit, b.MinScore,
-			b.EmailEnabled, jsonText(b.Recipients), b.Topic, b.EmailWhenEmpty, b.MarkRead}
+			b.EmailEnabled, jsonText(b.Recipients), b.Topic, b.EmailWhenEmpty, b.MarkRead, b.FolderID}
 		if b.ID == 0 {
 			if b.Status == "" {
 				b.Status = app.BriefingActive
 			}
 			b.CreatedAt = db.clock.Now().UTC().Truncate(time.Millisecond)
 			err := tx.QueryRowContext(ctx, `insert into briefings (name, focus, source_ids, frequency, day_of_week, time_of_day, timezone,
-				item_limit, min_score, email_enabled, recipients, topic, email_empty, mark_read, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
+				item_limit, min_score, email_enabled, recipients, topic, email_empty, mark_read, folder_id, user_id, status, created_at) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) returning id`,
 				append(args, b.UserID, b.Status, FormatTime(b.CreatedAt))...).Scan(&b.ID)
 			if err != nil {
 				return fmt.Errorf("sqlite: insert briefing: %w", err)
@@ -67,7 +82,7 @@ func (db *DB) SaveBriefing(ctx context.Context, b *app.Briefing) error {
 			return nil
 		}
 		res, err := tx.ExecContext(ctx, `update briefings set name = ?, focus = ?, source_ids = ?, frequency = ?, day_of_week = ?,
-			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ?, topic = ?, email_empty = ?, mark_read = ? where id = ? and user_id = ?`,
+			time_of_day = ?, timezone = ?, item_limit = ?, min_score = ?, email_enabled = ?, recipients = ?, topic = ?, email_empty = ?, mark_read = ?, folder_id = ? where id = ? and user_id = ?`,
 			append(args, b.ID, b.UserID)...)
 		if err != nil {
 			return fmt.Errorf("sqlite: update briefing: %w", err)
@@ -188,23 +203,26 @@ func (db *DB) StartBriefing(ctx context.Context, id int64) (*app.Briefing, error
 
 // Candidates returns the DONE, visible items of the briefing's sources that arrived in
 // [from, to) — or were published in it, having arrived before to — best scored first, at most
-// limit. They are read lean, for ranking thousands: no raw or cleaned HTML, and only the
-// opening of the text (CandidateOpening characters); CandidateTexts reads the rest.
+// limit. They are read lean, for ranking tens of thousands: the columns ranking and grouping
+// use (id, source, title, link, times, the stored score and its reason) and only the opening
+// of the text (CandidateOpening characters); CandidateTexts reads more of the text and
+// CandidateDetails the summary, tags and topics of the few that are chosen.
 func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Time, limit int) ([]*app.Item, error) {
-	// itemColumns (scanItem's order) without the HTML and with the text's opening only.
-	cols := fmt.Sprintf(`i.id, i.source_id, i.user_id, i.guid, i.title, i.link, i.author, i.published_at, '',
-	'', substr(i.text_content, 1, %d), i.extra, i.status, i.created_at, case when s.name = '' then s.url else s.name end,
-	i.summary, i.tags, i.topics, i.score, i.score_reasoning, i.enriched_by, i.attempts, i.last_error,
-	i.read_at, i.starred, i.hidden`, app.CandidateOpening)
-	q := `select ` + cols + `, 0 from items i join sources s on s.id = i.source_id
+	q := fmt.Sprintf(`select i.id, i.source_id, i.title, i.link, i.published_at, i.created_at, case when s.name = '' then s.url else s.name end,
+		substr(i.text_content, 1, %d), i.score, i.score_reasoning
+		from items i join sources s on s.id = i.source_id
 		where i.user_id = ? and i.status = 'DONE' and i.hidden = 0
-		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`
+		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`, app.CandidateOpening)
 	args := []any{b.UserID, FormatTime(to), FormatTime(from), FormatTime(from), FormatTime(to)}
 	if len(b.SourceIDs) > 0 {
 		q += ` and i.source_id in (` + strings.TrimSuffix(strings.Repeat("?,", len(b.SourceIDs)), ",") + `)`
 		for _, id := range b.SourceIDs {
 			args = append(args, id)
 		}
+	}
+	if b.FolderID != nil {
+		q += ` and s.folder_id = ?`
+		args = append(args, *b.FolderID)
 	}
 	if b.Topic != "" {
 		// The item's own topics, or the source's usual ones when it matched none (issue 12).
@@ -220,14 +238,55 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 	defer rows.Close()
 	var out []*app.Item
 	for rows.Next() {
-		var rank float64
-		it, err := scanItem(rows, &rank)
-		if err != nil {
+		it := &app.Item{UserID: b.UserID, Status: app.ItemDone}
+		var published sql.NullString
+		var created string
+		var score sql.NullInt64
+		if err := rows.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &created, &it.SourceName, &it.Text, &score, &it.ScoreReasoning); err != nil {
 			return nil, fmt.Errorf("sqlite: briefing candidates: %w", err)
+		}
+		it.PublishedAt = parseTimePtr(published)
+		it.CreatedAt = parseTime(created)
+		if score.Valid {
+			v := int(score.Int64)
+			it.Score = &v
 		}
 		out = append(out, it)
 	}
 	return out, rows.Err()
+}
+
+// CandidateDetails returns the summary, tags and topics of the user's items ids (the chosen
+// stories of a report), by id.
+func (db *DB) CandidateDetails(ctx context.Context, userID int64, ids []int64) (map[int64]*app.Item, error) {
+	out := make(map[int64]*app.Item, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		args := []any{userID}
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		rows, err := db.Read.QueryContext(ctx, `select id, summary, tags, topics from items where user_id = ? and id in (`+
+			strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: candidate details: %w", err)
+		}
+		for rows.Next() {
+			var it app.Item
+			var tags, topics string
+			if err := rows.Scan(&it.ID, &it.Summary, &tags, &topics); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("sqlite: candidate details: %w", err)
+			}
+			it.Tags, it.Topics = decodeList(tags), decodeList(topics)
+			out[it.ID] = &it
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		ids = ids[n:]
+	}
+	return out, nil
 }
 
 // CandidateTexts returns the texts of the user's items ids, cut to maxChars characters.

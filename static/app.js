@@ -287,3 +287,16 @@
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
   else setup();
 })();
+
+// The briefing form's scope (issue 16): picking a folder or checking a source chooses that
+// scope, so the choice is not lost to "All sources". Without JavaScript the radio decides.
+(function () {
+  "use strict";
+  document.addEventListener("change", function (e) {
+    var t = e.target, scope = t.closest && t.closest(".briefing-scope");
+    if (!scope) return;
+    var want = t.name === "folderId" ? "folder" : t.name === "sourceIds" && t.checked ? "sources" : "";
+    var radio = want && scope.querySelector('input[name=scope][value="' + want + '"]');
+    if (radio) radio.checked = true;
+  });
+})();

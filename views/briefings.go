@@ -60,6 +60,7 @@ type briefingRequest struct {
 	ItemLimit    int      `json:"itemLimit"`
 	MinScore     int      `json:"minScore"`
 	SourceIDs    []int64  `json:"sourceIds"`
+	FolderID     *int64   `json:"folderId"` // null: no folder (sourceIds, or every source)
 	Topic        string   `json:"topic"`
 	EmailEnabled bool     `json:"emailEnabled"`
 	Recipients   []string `json:"recipients"`
@@ -70,7 +71,7 @@ type briefingRequest struct {
 func (req briefingRequest) apply(b *app.Briefing) {
 	b.Name, b.Focus, b.Frequency, b.DayOfWeek, b.Time, b.Timezone = strings.TrimSpace(req.Name), strings.TrimSpace(req.Focus), req.Frequency, req.DayOfWeek, req.Time, req.Timezone
 	b.ItemLimit, b.MinScore, b.SourceIDs, b.EmailEnabled, b.Recipients, b.Topic = req.ItemLimit, req.MinScore, req.SourceIDs, req.EmailEnabled, req.Recipients, strings.TrimSpace(req.Topic)
-	b.EmailWhenEmpty, b.MarkRead = req.EmailEmpty, req.MarkRead
+	b.EmailWhenEmpty, b.MarkRead, b.FolderID = req.EmailEmpty, req.MarkRead, req.FolderID
 }
 
 func (s *Server) apiCreateBriefing(w http.ResponseWriter, r *http.Request) {
@@ -124,7 +125,7 @@ func (s *Server) apiUpdateBriefing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := briefingRequest{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: b.DayOfWeek, Time: b.Time, Timezone: b.Timezone,
-		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, Topic: b.Topic, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients, EmailEmpty: b.EmailWhenEmpty, MarkRead: b.MarkRead}
+		ItemLimit: b.ItemLimit, MinScore: b.MinScore, SourceIDs: b.SourceIDs, FolderID: b.FolderID, Topic: b.Topic, EmailEnabled: b.EmailEnabled, Recipients: b.Recipients, EmailEmpty: b.EmailWhenEmpty, MarkRead: b.MarkRead}
 	if err := decode(w, r, &req); err != nil { // fields not sent keep their values
 		s.apiError(w, r, err)
 		return
@@ -183,6 +184,7 @@ func (s *Server) runBriefing(r *http.Request, id int64) error {
 type BriefingView struct {
 	*app.Briefing
 	Schedule string // "Daily at 07:00 · Europe/Brussels"
+	Scope    string // "All sources", "Folder Tech", "3 sources: A, B, C"
 	Next     string // "tomorrow 07:00 Europe/Brussels, in 9 h"
 	Last     TimeView
 	HasLast  bool
@@ -206,8 +208,36 @@ func reportRows(reps []*app.Report, loc *time.Location) []ReportRow {
 	return out
 }
 
-func (s *Server) briefingView(r *http.Request, b *app.Briefing) BriefingView {
-	v := BriefingView{Briefing: b}
+// briefingScope says what a briefing covers, in words.
+func briefingScope(b *app.Briefing, sources []app.SourceName) string {
+	switch {
+	case b.FolderID != nil:
+		return "the sources of folder " + b.FolderName
+	case len(b.SourceIDs) > 0:
+		names := map[int64]string{}
+		for _, src := range sources {
+			names[src.ID] = src.Name
+		}
+		var list []string
+		for _, id := range b.SourceIDs {
+			if n, ok := names[id]; ok {
+				list = append(list, n)
+			}
+		}
+		if len(list) == 0 {
+			return "chosen sources, all deleted since: it finds nothing until you choose others"
+		}
+		shown := list
+		if len(shown) > 3 {
+			shown = append(append([]string{}, shown[:3]...), fmt.Sprintf("%d more", len(list)-3))
+		}
+		return fmt.Sprintf("%d %s: %s", len(list), app.Plural(len(list), "source", "sources"), strings.Join(shown, ", "))
+	}
+	return "all sources"
+}
+
+func (s *Server) briefingView(r *http.Request, b *app.Briefing, sources []app.SourceName) BriefingView {
+	v := BriefingView{Briefing: b, Scope: briefingScope(b, sources)}
 	day := ""
 	if b.Frequency == app.Weekly {
 		day = " on " + time.Weekday(b.DayOfWeek).String() + "s"
@@ -261,6 +291,9 @@ type BriefingsPageView struct {
 type BriefingForm struct {
 	Name, Focus, Frequency, DayOfWeek, Time, Timezone, ItemLimit, MinScore, Recipients, Topic, Error string
 	SourceIDs                                                                                        []int64
+	Scope                                                                                            string // "all", "folder" or "sources"
+	FolderID                                                                                         int64
+	Folders                                                                                          []*app.Folder // the user's folders, for the scope picker
 	EmailWhenEmpty                                                                                   bool
 	MarkRead                                                                                         bool     // opening a report marks its stories read
 	TopicChoices                                                                                     []string // the user's topics, for the picker
@@ -277,8 +310,16 @@ func (f BriefingForm) HasSource(id int64) bool {
 }
 
 func briefingFormOf(b *app.Briefing) BriefingForm {
-	return BriefingForm{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: strconv.Itoa(b.DayOfWeek), Time: b.Time, Timezone: b.Timezone,
-		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs, Topic: b.Topic, EmailWhenEmpty: b.EmailWhenEmpty, MarkRead: b.MarkRead}
+	f := BriefingForm{Name: b.Name, Focus: b.Focus, Frequency: b.Frequency, DayOfWeek: strconv.Itoa(b.DayOfWeek), Time: b.Time, Timezone: b.Timezone,
+		ItemLimit: strconv.Itoa(b.ItemLimit), MinScore: strconv.Itoa(b.MinScore), Recipients: strings.Join(b.Recipients, ", "), SourceIDs: b.SourceIDs, Topic: b.Topic, EmailWhenEmpty: b.EmailWhenEmpty, MarkRead: b.MarkRead,
+		Scope: "all"}
+	switch {
+	case b.FolderID != nil:
+		f.Scope, f.FolderID = "folder", *b.FolderID
+	case len(b.SourceIDs) > 0:
+		f.Scope = "sources"
+	}
+	return f
 }
 
 func (s *Server) briefingsPage(w http.ResponseWriter, r *http.Request) {
@@ -297,6 +338,7 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 	}
 	v := BriefingsPageView{Form: form}
 	v.Form.TopicChoices = s.topicNames(r)
+	v.Form.Folders = s.folders(r)
 	if v.Sources, err = s.sourceNames(r); err != nil {
 		s.serverError(w, r, err)
 		return
@@ -313,7 +355,7 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 		}
 	}
 	for _, b := range bs {
-		v.Briefings = append(v.Briefings, s.briefingView(r, b))
+		v.Briefings = append(v.Briefings, s.briefingView(r, b, v.Sources))
 	}
 	s.renderStatus(w, r, status, briefingsPage(s.page(w, r, "briefings", "Briefings"), v))
 }
@@ -353,13 +395,40 @@ func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingFo
 	b.EmailEnabled = len(b.Recipients) > 0
 	b.EmailWhenEmpty = f.EmailWhenEmpty
 	b.MarkRead = f.MarkRead
+	b.FolderID = nil
+	var err error
+	// The scope: every source, one folder's sources, or chosen sources. Without a scope (a
+	// client that predates it), checked sources mean chosen sources.
+	f.Scope = r.PostFormValue("scope")
+	folder, _ := strconv.ParseInt(r.PostFormValue("folderId"), 10, 64)
+	var picked []int64
 	for _, v := range r.PostForm["sourceIds"] {
 		if id, err := strconv.ParseInt(v, 10, 64); err == nil {
-			b.SourceIDs = append(b.SourceIDs, id)
+			picked = append(picked, id)
 		}
 	}
-	f.SourceIDs = b.SourceIDs
-	var err error
+	if f.Scope == "" {
+		f.Scope = "all"
+		if len(picked) > 0 {
+			f.Scope = "sources"
+		}
+	}
+	f.FolderID, f.SourceIDs = folder, picked
+	switch f.Scope {
+	case "folder":
+		if folder <= 0 {
+			err = app.Errorf(app.EINVALID, "Choose the folder this briefing covers.")
+		}
+		b.FolderID = &folder
+	case "sources":
+		if len(picked) == 0 {
+			err = app.Errorf(app.EINVALID, "Check the sources this briefing covers, or choose All sources.")
+		}
+		b.SourceIDs = picked
+	case "all":
+	default:
+		err = app.Errorf(app.EINVALID, "Choose what this briefing covers: all sources, a folder or chosen sources.")
+	}
 	atoi := func(v string, dst *int, what string) {
 		if err != nil || strings.TrimSpace(v) == "" {
 			return
@@ -400,6 +469,7 @@ func (s *Server) renderBriefingEdit(w http.ResponseWriter, r *http.Request, stat
 		v.Form = *form
 	}
 	v.Form.TopicChoices = s.topicNames(r)
+	v.Form.Folders = s.folders(r)
 	if v.Sources, err = s.sourceNames(r); err != nil {
 		s.serverError(w, r, err)
 		return

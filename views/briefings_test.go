@@ -160,3 +160,96 @@ func TestBriefingEdit(t *testing.T) {
 		mustContain(t, res, body, 422, "needs a name")
 	})
 }
+
+// TestBriefingFolderScope: a briefing can cover one folder's sources, through the form's scope
+// picker and the JSON API; the briefing's card says what it covers, and the edit page's preview
+// picks only that folder's items.
+func TestBriefingFolderScope(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	src, _ := seedItems(t, e) // "SQLite grows up", scored 88
+	other := e.createSource("https://other.example/feed", "Other Feed")
+	e.fetch(other.ID, app.Item{GUID: "o", Title: "Tram to the airport approved", Link: "https://other.example/o", Text: "The council approved it."})
+	if _, err := e.db.Write.Exec(`update items set status = 'DONE', score = 95, summary = 'Tram.' where guid = 'o'`); err != nil {
+		t.Fatal(err)
+	}
+	folder, err := e.db.EnsureFolder(ctx, 1, "Tech")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.Write.Exec(`update sources set folder_id = ? where id = ?`, folder.ID, src.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	res, body := e.get("/briefings")
+	mustContain(t, res, body, 200, `data-testid="briefing-scope"`, `value="folder"`, "Tech (1 source)", "Covers")
+	res, body = e.form("/briefings", url.Values{"name": {"Tech"}, "time": {"07:00"}, "scope": {"folder"}, "folderId": {fmt.Sprint(folder.ID)},
+		"sourceIds": {fmt.Sprint(other.ID)}}) // a source checked before choosing the folder does not count
+	if res.StatusCode != 303 {
+		t.Fatalf("create with a folder: %d %s", res.StatusCode, body)
+	}
+	bs, _ := e.db.Briefings(ctx, 1)
+	if len(bs) != 1 || bs[0].FolderID == nil || *bs[0].FolderID != folder.ID || len(bs[0].SourceIDs) != 0 {
+		t.Fatalf("briefings %+v", bs)
+	}
+	id := bs[0].ID
+	res, body = e.get("/briefings")
+	mustContain(t, res, body, 200, "Covers: the sources of folder Tech")
+	res, body = e.get(fmt.Sprintf("/briefings/%d/edit", id))
+	mustContain(t, res, body, 200, "SQLite grows up", `value="folder" checked`)
+	if i := strings.Index(body, `data-testid="briefing-preview"`); i < 0 || strings.Contains(body[i:], "Tram to the airport") {
+		t.Fatal("the folder briefing's preview picked an item of a source outside the folder")
+	}
+
+	res, body = e.form("/briefings", url.Values{"name": {"No folder"}, "time": {"07:00"}, "scope": {"folder"}})
+	mustContain(t, res, body, 422, "Choose the folder this briefing covers.", "No folder")
+	res, body = e.form("/briefings", url.Values{"name": {"No sources"}, "time": {"07:00"}, "scope": {"sources"}})
+	mustContain(t, res, body, 422, "Check the sources this briefing covers")
+
+	code, body := e.json("PATCH", fmt.Sprintf("/api/briefings/%d", id), `{"folderId": null, "sourceIds": [`+fmt.Sprint(other.ID)+`]}`)
+	if code != 200 || !strings.Contains(body, `"folderId":null`) {
+		t.Fatalf("API: from the folder to a source: %d %s", code, body)
+	}
+	code, body = e.json("PATCH", fmt.Sprintf("/api/briefings/%d", id), fmt.Sprintf(`{"folderId": %d}`, folder.ID))
+	if code != 400 || !strings.Contains(body, "a folder or chosen sources, not both") {
+		t.Fatalf("API: a folder beside chosen sources: %d %s", code, body)
+	}
+	code, body = e.json("PATCH", fmt.Sprintf("/api/briefings/%d", id), fmt.Sprintf(`{"folderId": %d, "sourceIds": []}`, folder.ID))
+	if code != 200 || !strings.Contains(body, fmt.Sprintf(`"folderId":%d`, folder.ID)) || !strings.Contains(body, `"folderName":"Tech"`) {
+		t.Fatalf("API: back to the folder: %d %s", code, body)
+	}
+	if code, body := e.json("POST", "/api/briefings", `{"name": "x", "folderId": 999}`); code != 400 || !strings.Contains(body, "Folder 999 not found.") {
+		t.Fatalf("API: an unknown folder: %d %s", code, body)
+	}
+}
+
+// TestLatestNonEmptyReport: a run that found nothing does not hide the report before it: Today
+// and the Briefings page offer the latest report with stories, and mark the empty one.
+func TestLatestNonEmptyReport(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.createSource("https://example.com/feed", "Example")
+	b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC"}
+	if err := (&app.Briefings{Store: e.db}).Save(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	full := &app.Report{GeneratedAt: now.Add(-time.Hour), PeriodStart: now.Add(-25 * time.Hour), PeriodEnd: now.Add(-time.Hour), Overview: "One story from one source.",
+		Items: []app.ReportItem{{Rank: 1, Title: "Tram approved", Link: "https://a.example/1", Score: 80}}}
+	empty := &app.Report{GeneratedAt: now, PeriodStart: now.Add(-time.Hour), PeriodEnd: now, Overview: "Nothing new between then and now."}
+	for _, r := range []*app.Report{full, empty} {
+		if err := e.db.FinishBriefing(ctx, b, r, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, body := e.get("/")
+	mustContain(t, res, body, 200, `data-testid="today-report"`, fmt.Sprintf(`href="/reports/%d"`, full.ID), "One story from one source.", `data-testid="newer-empty"`, "1 story")
+	if strings.Contains(body, "Nothing new between") {
+		t.Fatal("Today offers the empty report")
+	}
+	res, body = e.get("/briefings")
+	mustContain(t, res, body, 200, `data-testid="report-empty"`)
+	if !strings.Contains(body, fmt.Sprintf(`href="/reports/%d" data-testid="latest-report"`, full.ID)) {
+		t.Fatalf("the Briefings page's Latest report is not the one with stories (%d):\n%s", full.ID, body)
+	}
+}

@@ -245,8 +245,11 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Briefings != nil {
 		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
 			for _, b := range bs {
-				if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 1); err == nil && len(reps) > 0 {
-					v.Reports = append(v.Reports, TodayReport{ID: reps[0].ID, Name: b.Name, Overview: reps[0].Overview, When: s.timeView(&reps[0].GeneratedAt)})
+				// The latest report with stories is the one offered: an empty run does not hide it.
+				if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 5); err == nil && len(reps) > 0 {
+					rep := app.LatestNonEmpty(reps)
+					v.Reports = append(v.Reports, TodayReport{ID: rep.ID, Name: b.Name, Overview: rep.Overview, When: s.timeView(&rep.GeneratedAt),
+						Stories: rep.Stories(), NewerEmpty: rep != reps[0]})
 				}
 			}
 		}

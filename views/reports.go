@@ -1,9 +1,11 @@
 package views
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -68,6 +70,9 @@ type ReportView struct {
 	FeedURL    string // the briefing's Atom feed, with its token when sign-in is required
 	Period     string
 	Deliveries []*app.Delivery
+	// Body is the report's stories, rendered by app.ReportHTML (the one rendering of a report,
+	// shared with the email and the Atom feed) with this page's classes and feedback buttons.
+	Body string
 }
 
 func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
@@ -87,17 +92,23 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Deliveries != nil {
 		v.Deliveries, _ = s.opts.Deliveries.List(r.Context(), rep.ID)
 	}
+	v.Body = app.ReportHTML(b, rep, loc, app.HTMLStyle{Page: true, After: s.reportFeedback(r.Context(), rep.ID)})
 	s.render(w, r, reportPage(s.page(w, r, "briefings", b.Name), v))
 }
 
-func scoreClass(score int) string {
-	switch {
-	case score >= 70:
-		return "score-high"
-	case score >= 40:
-		return "score-mid"
+// reportFeedback ends each story of a report's page with the items' "More like this" and
+// "Less like this" buttons (feedbackButtons, as on items), which come back to the report.
+func (s *Server) reportFeedback(ctx context.Context, reportID int64) func(app.ReportItem) string {
+	return func(it app.ReportItem) string {
+		if it.ItemID == nil || s.opts.Feedback == nil {
+			return ""
+		}
+		var b strings.Builder
+		if err := feedbackButtons(ItemView{ID: *it.ItemID}, "/reports/"+strconv.FormatInt(reportID, 10)).Render(ctx, &b); err != nil {
+			return ""
+		}
+		return `<div class="item-actions">` + b.String() + `</div>`
 	}
-	return "score-low"
 }
 
 // baseURL is the app's address as the request reached it, for links in feeds.
