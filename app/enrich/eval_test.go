@@ -288,8 +288,10 @@ func TestRankingEval(t *testing.T) {
 		sumAfter += after
 		t.Logf("%-58s %8.2f %8.2f %.90s", name, before, after, withModel[0].why)
 		if show := os.Getenv("EVAL_SHOW"); show != "" && strings.Contains(name, show) {
-			for i, x := range withModel[:15] {
-				t.Logf("   %3d %3d rel %d %-50.50q %s", i+1, x.score, x.rel, x.item.title, x.why)
+			for i, x := range withModel {
+				if i < 15 || x.rel > 0 {
+					t.Logf("   %3d %3d rel %d %-50.50q %s", i+1, x.score, x.rel, x.item.title, x.why)
+				}
 			}
 		}
 	}
