@@ -602,7 +602,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 	var liked, disliked []string
 	if in.Taste != nil {
 		keys, _ := e.features(in, p, topics)
-		taste, liked, disliked = in.Taste.Adjust(withoutInterestWords(keys, specs, p.doc.lang))
+		taste, liked, disliked = in.Taste.Adjust(keys)
 		taste = max(-25, min(25, taste))
 	}
 
@@ -616,9 +616,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = max(1, min(32, 10+recency+affinity+quality)+taste)
 		parts = append(parts, "No match with your interests")
 	default:
-		// What the reader taught moves a partial match most and a full match little: 20 actions
-		// are weak evidence next to an item that is plainly about an interest.
-		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste*(1-0.8*min(1, rel))
+		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste/2
 		var shown []string
 		seen := map[string]bool{}
 		phraseHit := map[*iterm]bool{}
@@ -659,34 +657,6 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		parts = append(parts, "from a source you read often")
 	}
 	return int(math.Round(max(0, min(100, score)))), strings.Join(parts, " · ")
-}
-
-// withoutInterestWords drops the features that are words of the user's interests: the interest
-// score already weighs them, and what the reader acts on was chosen by them (the items they
-// dismiss mention their interests too), so the model would learn against the interests' own words.
-func withoutInterestWords(keys []string, specs []interestSpec, lang int) []string {
-	if len(specs) == 0 {
-		return keys
-	}
-	own := map[string]bool{}
-	for i := range specs {
-		for j := range specs[i].terms {
-			for _, w := range specs[i].terms[j].words {
-				own["w:"+w.keys[lang]] = true
-				own["w:"+w.lower] = true
-				for _, a := range w.aliases {
-					own["w:"+stemLang(lang, strings.ToLower(a))] = true
-				}
-			}
-		}
-	}
-	out := make([]string, 0, len(keys))
-	for _, k := range keys {
-		if !own[k] {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // partOfHit reports whether a part term belongs to a phrase that matched.

@@ -207,12 +207,11 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 var _ app.Taste = (*Model)(nil)
 
 // kindWeight is how much a kind of feature counts: a source or a topic is shared by many items,
-// liked or not, so it weighs less than a word (a source half: what the reader keeps dismissing
-// from one source is a good guess for its next items).
+// liked or not, so it weighs less than a word.
 func kindWeight(key string) float64 {
 	switch {
 	case strings.HasPrefix(key, "source:"):
-		return 0.5
+		return 0.3
 	case strings.HasPrefix(key, "topic:"):
 		return 0.5
 	}
