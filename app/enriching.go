@@ -174,6 +174,13 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 		log.Warn("enrichment failed", "enricher", enricher.Name(), "error", err, "final", a.Last)
 		return Outcome{By: enricher.Name(), Result: "error"}, err
 	}
+	// An LLM's score is its own: the reading model applies to it as to the embedded score, and
+	// the LLM's score and reason are kept for re-scoring after later feedback.
+	var base *Enrichment
+	if res.EnrichedBy != EnricherEmbedded && e.Offline != nil && e.Scoring != nil {
+		base = &Enrichment{Score: res.Score, Reasoning: res.Reasoning}
+		res.Score, res.Reasoning = e.Offline.Personalize(enrichIn, res.Score, res.Reasoning, res.Topics)
+	}
 	// Tags and topics are known now: filters on them apply after enrichment (a filter on topics
 	// also sees the source's usual topics of an item that matches none).
 	it.Tags, it.Topics, it.UsualTopics = res.Tags, res.Topics, res.UsualTopics
@@ -183,6 +190,11 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 	}
 	if err := e.Store.FinishProcessing(ctx, it, ProcessResult{Enrichment: res, Text: extracted, Effect: effect}, a.complete()); err != nil {
 		return Outcome{}, err
+	}
+	if base != nil {
+		if err := e.Scoring.SaveBaseScore(ctx, it.ID, base.Score, base.Reasoning); err != nil {
+			log.Warn("the LLM's own score was not kept; feedback will not re-score this item", "error", err)
+		}
 	}
 	log.Info("enriched", "enricher", res.EnrichedBy, "score", res.Score, "tags", res.Tags, "duration", time.Since(start))
 	return Outcome{By: res.EnrichedBy, Result: "ok"}, nil
@@ -228,6 +240,9 @@ func (e *Enriching) Try(ctx context.Context, userID, id int64) (*Item, *Enrichme
 	res, err := enricher.Enrich(ctx, in)
 	if err != nil {
 		return it, nil, fmt.Errorf("%s: %w", enricher.Name(), err)
+	}
+	if res.EnrichedBy != EnricherEmbedded && e.Offline != nil && e.Scoring != nil {
+		res.Score, res.Reasoning = e.Offline.Personalize(in, res.Score, res.Reasoning, res.Topics) // as processing stores it
 	}
 	return it, res, nil
 }

@@ -463,3 +463,70 @@ func TestRescoreJobAppliesTheCurrentModel(t *testing.T) {
 		t.Errorf("reason after re-scoring: %q", r)
 	}
 }
+
+// An item an LLM enriched keeps the LLM's score as its base, and the reading model applies to
+// it at enrichment and again after every change of the model (issue 12), from that base.
+func TestFeedbackRescoresItemsAnLLMEnriched(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"choices":[{"message":{"role":"assistant","content":"{\"summary\":\"About sourdough.\",\"tags\":[\"sourdough\"],\"topics\":[],\"score\":60,\"reasoning\":\"About baking bread.\"}"}}],"usage":{"prompt_tokens":10,"completion_tokens":5}}`))
+	}))
+	defer srv.Close()
+	l.en.Enrichers = &enrich.Chooser{Default: app.EnricherLLM, Embedded: l.emb, Settings: l.db, LLM: enrich.LLMOptions{BaseURL: srv.URL, Model: "m"}}
+	l.setInterests(t, "baking bread", nil) // the user's enricher is the LLM
+	src := l.source(t, "https://bake.example/feed")
+	l.importItems(t, src, nil)
+	l.importItems(t, src, bakingItems()) // new items: processed by the LLM
+	for _, it := range bakingItems() {
+		if _, err := l.en.Process(ctx, app.Attempt{Last: true}, l.item(t, it.Link).ID, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	similar := l.item(t, "https://bake.example/1")
+	if similar.EnrichedBy == app.EnricherEmbedded || similar.Score == nil || *similar.Score != 60 {
+		t.Fatalf("before any feedback the LLM's score is stored: %q %v", similar.EnrichedBy, similar.Score)
+	}
+	rescore := func() *app.Item {
+		t.Helper()
+		_, version, err := l.fb.TasteFor(ctx, app.DefaultUserID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := l.en.Rescore(ctx, app.DefaultUserID, version); err != nil {
+			t.Fatal(err)
+		}
+		return l.item(t, similar.Link)
+	}
+	if err := l.fb.Record(ctx, app.DefaultUserID, l.item(t, "https://bake.example/0").ID, app.SignalMore); err != nil {
+		t.Fatal(err)
+	}
+	up := rescore()
+	if *up.Score <= 60 || !strings.HasPrefix(up.ScoreReasoning, "About baking bread") || !strings.Contains(up.ScoreReasoning, "you liked similar items") {
+		t.Errorf("after 'more like this' on a similar item: %d %q", *up.Score, up.ScoreReasoning)
+	}
+	again := rescore() // the same model again: from the LLM's score, not compounding
+	if *again.Score != *up.Score || again.ScoreReasoning != up.ScoreReasoning {
+		t.Errorf("a second re-score moved it: %d %q, then %d %q", *up.Score, up.ScoreReasoning, *again.Score, again.ScoreReasoning)
+	}
+	if err := l.fb.Reset(ctx, app.DefaultUserID); err != nil {
+		t.Fatal(err)
+	}
+	if reset := rescore(); *reset.Score != 60 || reset.ScoreReasoning != "About baking bread." {
+		t.Errorf("after reset: %d %q, want the LLM's 60 %q", *reset.Score, reset.ScoreReasoning, "About baking bread.")
+	}
+	// A new item the LLM enriches after feedback gets the model's adjustment at once.
+	if err := l.fb.Record(ctx, app.DefaultUserID, l.item(t, "https://bake.example/0").ID, app.SignalMore); err != nil {
+		t.Fatal(err)
+	}
+	late := app.Item{GUID: "bake-late", Link: "https://bake.example/late", Title: "A sourdough levain for rye loaves",
+		Text: "A sourdough levain needs flour, water and patience; the crumb of the loaf shows the hydration of the levain."}
+	l.importItems(t, src, []app.Item{late})
+	if _, err := l.en.Process(ctx, app.Attempt{Last: true}, l.item(t, late.Link).ID, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if got := l.item(t, late.Link); got.Score == nil || *got.Score <= 60 || !strings.Contains(got.ScoreReasoning, "you liked similar items") {
+		t.Errorf("a new LLM item after feedback: %v %q", got.Score, got.ScoreReasoning)
+	}
+}

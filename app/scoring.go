@@ -15,6 +15,16 @@ import (
 type OfflineEnricher interface {
 	Enricher
 	Score(in EnrichInput) (int, string)
+	// Personalize applies the reading model (in.Taste) to the score and reason another
+	// enricher (an LLM) gave the item.
+	Personalize(in EnrichInput, score int, reasoning string, topics []string) (int, string)
+}
+
+// BaseScored is an item an LLM enriched, with the score and reason it gave (before the model).
+type BaseScored struct {
+	Item      *Item
+	Score     int
+	Reasoning string
 }
 
 // Tastes gives a user's reading model (the Feedback service).
@@ -29,6 +39,7 @@ type ScoreUpdate struct {
 	Score      int
 	Reasoning  string
 	Effect     FilterEffect
+	FromBase   bool // a re-score of an item an LLM enriched, from its own score
 }
 
 // ScoringStore is what background scoring needs from the database.
@@ -40,6 +51,11 @@ type ScoringStore interface {
 	// RescoreItems are up to limit of the user's unread, visible items scored by the embedded
 	// enricher, with an id below beforeID, newest (highest id) first.
 	RescoreItems(ctx context.Context, userID, beforeID int64, limit int) ([]*Item, error)
+	// RescoreLLMItems are likewise the unread, visible items an LLM enriched whose own score is
+	// kept, with it.
+	RescoreLLMItems(ctx context.Context, userID, beforeID int64, limit int) ([]BaseScored, error)
+	// SaveBaseScore keeps the score and reason an LLM gave an item, before the reading model.
+	SaveBaseScore(ctx context.Context, itemID int64, score int, reasoning string) error
 	SourceAffinities(ctx context.Context, userID int64) (map[int64]float64, error)
 	// SaveScores stores the updates in one transaction; an import update only applies to an
 	// item still not enriched.
@@ -190,7 +206,8 @@ func usualTopics(ups []ScoreUpdate) []string {
 
 // Rescore scores the user's unread items again with the embedded scorer and the reading model
 // of this version (after feedback), so "less like this" moves similar items down. A job for an
-// older version than the last re-scored does nothing. Items an LLM enriched keep their score.
+// older version than the last re-scored does nothing. Items an LLM enriched keep the LLM's own
+// score, and the model's adjustment is applied to it again.
 func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, error) {
 	if e.Offline == nil || e.Scoring == nil {
 		return 0, nil
@@ -221,6 +238,11 @@ func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, er
 			items, err = e.Scoring.RescoreItems(ctx, userID, before, min(scoreBatch, rescoreMax-total))
 		}
 		if err != nil || len(items) == 0 {
+			if err == nil {
+				var n int
+				n, err = e.rescoreLLMItems(ctx, userID, settings, filters, affinity, taste, now, rescoreMax-total)
+				total += n
+			}
 			e.log().Info("unread items re-scored", "user", userID, "items", total, "duration", time.Since(start))
 			return total, err
 		}
@@ -240,4 +262,35 @@ func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, er
 		}
 		total += len(ups)
 	}
+}
+
+// rescoreLLMItems applies the reading model again to up to limit of the user's unread items an
+// LLM enriched, from the LLM's own score and reason.
+func (e *Enriching) rescoreLLMItems(ctx context.Context, userID int64, settings *Settings, filters []*Filter,
+	affinity map[int64]float64, taste Taste, now time.Time, limit int) (int, error) {
+	total := 0
+	before := int64(math.MaxInt64)
+	for total < limit {
+		items, err := e.Scoring.RescoreLLMItems(ctx, userID, before, min(scoreBatch, limit-total))
+		if err != nil || len(items) == 0 {
+			return total, err
+		}
+		ups := make([]ScoreUpdate, 0, len(items))
+		for _, b := range items {
+			if err := ctx.Err(); err != nil {
+				return total, err
+			}
+			it := b.Item
+			before = it.ID
+			score, why := e.Offline.Personalize(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
+				SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: now, Interests: settings.Interests,
+				Topics: settings.Topics, SourceAffinity: affinity[it.SourceID], Taste: taste}, b.Score, b.Reasoning, it.Topics)
+			ups = append(ups, ScoreUpdate{ItemID: it.ID, Score: score, Reasoning: why, Effect: ApplyFilters(filters, it), FromBase: true})
+		}
+		if err := e.Scoring.SaveScores(ctx, ups); err != nil {
+			return total, err
+		}
+		total += len(ups)
+	}
+	return total, nil
 }

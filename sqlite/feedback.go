@@ -205,6 +205,48 @@ func (db *DB) RescoreItems(ctx context.Context, userID, beforeID int64, limit in
 	return out, nil
 }
 
+// RescoreLLMItems are the user's unread, visible items an LLM enriched whose own score is kept
+// (base_score), newest first, with that score and reason.
+func (db *DB) RescoreLLMItems(ctx context.Context, userID, beforeID int64, limit int) ([]app.BaseScored, error) {
+	rows, err := db.Read.QueryContext(ctx, `select `+scoreColumns+`, i.base_score, i.base_reasoning from items i
+		join sources s on s.id = i.source_id
+		where i.user_id = ? and i.id < ? and i.read_at is null and i.hidden = 0 and i.status = 'DONE' and i.enriched_by != ?
+		and i.enriched_by != '' and i.base_score is not null
+		order by i.id desc limit ?`, userID, beforeID, app.EnricherEmbedded, limit)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: LLM items to re-score: %w", err)
+	}
+	defer rows.Close()
+	var out []app.BaseScored
+	for rows.Next() {
+		it := &app.Item{}
+		var b app.BaseScored
+		var published sql.NullString
+		var tags, topics, usual string
+		if err := rows.Scan(&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text,
+			&it.SourceName, &tags, &topics, &usual, &b.Score, &b.Reasoning); err != nil {
+			return nil, fmt.Errorf("sqlite: LLM items to re-score: %w", err)
+		}
+		it.PublishedAt = parseTimePtr(published)
+		it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)
+		b.Item = it
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("sqlite: LLM items to re-score: %w", err)
+	}
+	return out, nil
+}
+
+// SaveBaseScore keeps the score and reason an LLM gave an item, before the reading model.
+func (db *DB) SaveBaseScore(ctx context.Context, itemID int64, score int, reasoning string) error {
+	if _, err := db.Write.ExecContext(ctx, `update items set base_score = ?, base_reasoning = ? where id = ? and enriched_by != ?`,
+		max(0, min(100, score)), reasoning, itemID, app.EnricherEmbedded); err != nil {
+		return fmt.Errorf("sqlite: save the enricher's own score: %w", describe(err))
+	}
+	return nil
+}
+
 // SourceAffinities is, per source of the user, the share of its latest items read or starred.
 func (db *DB) SourceAffinities(ctx context.Context, userID int64) (map[int64]float64, error) {
 	rows, err := db.Read.QueryContext(ctx, `select source_id, min(1.0, (sum(read_at is not null) + sum(starred)) * 1.0 / count(*))
@@ -255,7 +297,8 @@ func (db *DB) SourceContext(ctx context.Context, sourceID, exceptItemID int64) (
 
 // SaveScores stores background scores in one transaction. An update with an enrichment (the
 // back catalogue) applies only to an item still not enriched; a re-score only to one the
-// embedded enricher scored (an LLM may have enriched it since).
+// embedded enricher scored (an LLM may have enriched it since), or, FromBase, to one an LLM
+// enriched whose own score is kept.
 func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 	now := db.now()
 	return db.tx(ctx, func(tx *sql.Tx) error {
@@ -276,6 +319,9 @@ func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 					where id = ? and status = 'DONE' and enriched_by = ''`,
 					e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
 					readAt, u.Effect.Star, u.Effect.Hide, u.ItemID)
+			} else if u.FromBase {
+				_, err = tx.ExecContext(ctx, `update items set score = ?, score_reasoning = ? where id = ? and enriched_by != ?
+					and base_score is not null`, score, reasoning, u.ItemID, app.EnricherEmbedded)
 			} else {
 				_, err = tx.ExecContext(ctx, `update items set score = ?, score_reasoning = ? where id = ? and enriched_by = ?`,
 					score, reasoning, u.ItemID, app.EnricherEmbedded)

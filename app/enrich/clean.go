@@ -81,11 +81,10 @@ func asciiLower(s string) string {
 	return string(b)
 }
 
-// removeNear takes out the matches of re that are near an occurrence of one of triggers (from
-// before bytes before it to after bytes after it): the expression runs on small windows, not on
-// the whole text.
-func removeNear(t, lower string, triggers []string, re *regexp.Regexp, before, after int) string {
-	var cuts [][2]int
+// nearTriggers calls fn for every occurrence of a trigger in lower (the ASCII-lower-cased t) at
+// byte i, with the window of t around it, from before bytes before to after bytes after the
+// trigger's end, widened to whole characters.
+func nearTriggers(t, lower string, triggers []string, before, after int, fn func(i, lo, hi int)) {
 	for _, trig := range triggers {
 		for from := 0; ; {
 			i := strings.Index(lower[from:], trig)
@@ -101,13 +100,23 @@ func removeNear(t, lower string, triggers []string, re *regexp.Regexp, before, a
 			for hi < len(t) && !utf8.RuneStart(t[hi]) {
 				hi++
 			}
-			for _, m := range re.FindAllStringIndex(t[lo:hi], -1) {
-				if lo+m[0] <= i && i < lo+m[1] {
-					cuts = append(cuts, [2]int{lo + m[0], lo + m[1]})
-				}
-			}
+			fn(i, lo, hi)
 		}
 	}
+}
+
+// removeNear takes out the matches of re that are near an occurrence of one of triggers (from
+// before bytes before it to after bytes after it): the expression runs on small windows, not on
+// the whole text.
+func removeNear(t, lower string, triggers []string, re *regexp.Regexp, before, after int) string {
+	var cuts [][2]int
+	nearTriggers(t, lower, triggers, before, after, func(i, lo, hi int) {
+		for _, m := range re.FindAllStringIndex(t[lo:hi], -1) {
+			if lo+m[0] <= i && i < lo+m[1] {
+				cuts = append(cuts, [2]int{lo + m[0], lo + m[1]})
+			}
+		}
+	})
 	if len(cuts) == 0 {
 		return t
 	}
@@ -175,26 +184,11 @@ func cleanText(text string) string {
 	// Furniture sentences: find where the expression matches near a trigger, then drop the
 	// sentences holding those places.
 	var marks []int
-	for _, trig := range trigFurniture {
-		for from := 0; ; {
-			i := strings.Index(lower[from:], trig)
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + len(trig)
-			lo, hi := max(0, i-40), min(len(t), i+len(trig)+80)
-			for lo > 0 && !utf8.RuneStart(t[lo]) {
-				lo--
-			}
-			for hi < len(t) && !utf8.RuneStart(t[hi]) {
-				hi++
-			}
-			if reFurniture.MatchString(strings.ToLower(t[lo:hi])) {
-				marks = append(marks, i)
-			}
+	nearTriggers(t, lower, trigFurniture, 40, 80, func(i, lo, hi int) {
+		if reFurniture.MatchString(strings.ToLower(t[lo:hi])) {
+			marks = append(marks, i)
 		}
-	}
+	})
 	if len(marks) == 0 {
 		return t
 	}

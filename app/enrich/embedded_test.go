@@ -346,3 +346,24 @@ func cpuSeconds() float64 {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
+
+// BenchmarkEmbeddedScoreOpening scores items on their title and the opening of their text (a
+// focus briefing's first pass, issue 13): the cost of preparing an item for the ranker.
+func BenchmarkEmbeddedScoreOpening(b *testing.B) {
+	arts := corpus(b)
+	e := seeded(b, arts)
+	b.ResetTimer()
+	cpuStart := cpuSeconds()
+	n := 0
+	for range b.N {
+		for _, a := range arts {
+			text := a.text
+			if len(text) > 1000 {
+				text = text[:1000]
+			}
+			e.Score(app.EnrichInput{Title: a.title, Text: text, Interests: "the Go programming language\nopen source"})
+			n++
+		}
+	}
+	b.ReportMetric(1e6*(cpuSeconds()-cpuStart)/float64(n), "cpu-µs/item") // the machine may be shared
+}

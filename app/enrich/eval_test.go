@@ -288,21 +288,27 @@ func TestRankingEval(t *testing.T) {
 		sumAfter += after
 		t.Logf("%-58s %8.2f %8.2f %.90s", name, before, after, withModel[0].why)
 		if show := os.Getenv("EVAL_SHOW"); show != "" && strings.Contains(name, show) {
-			for i, x := range withModel[:15] {
-				t.Logf("   %3d %3d rel %d %-50.50q %s", i+1, x.score, x.rel, x.item.title, x.why)
+			for i, x := range withModel {
+				if i < 15 || x.rel > 0 {
+					t.Logf("   %3d %3d rel %d %-50.50q %s", i+1, x.score, x.rel, x.item.title, x.why)
+				}
 			}
 		}
 	}
 	meanBefore, meanAfter := sumBefore/float64(max(counted, 1)), sumAfter/float64(max(counted, 1))
 	t.Logf("mean NDCG@10 on the rest: %.3f without the model, %.3f with it (%d interests)", meanBefore, meanAfter, counted)
-	if counted == 0 || meanAfter < meanBefore+0.01 {
-		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest: %.3f -> %.3f", meanBefore, meanAfter)
+	// Floor of the NDCG@10 on the rest with the model (0.850 when last raised, session 3).
+	const floorAfter = 0.84
+	if counted == 0 || meanAfter < meanBefore+0.01 || meanAfter < floorAfter {
+		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest enough: %.3f -> %.3f (floor %.2f)", meanBefore, meanAfter, floorAfter)
 	}
 	// Floors: the figures when they were last raised (before this work: P@10 0.49, NDCG@10 0.59,
 	// 27 % true reasons). Raise them when the ranking improves; never lower them.
 	// Measured with the feed parser of issue 15 (origLink links, Media RSS text): P@10 0.710, NDCG@10
-	// 0.849, true reasons 0.89; the floors sit just under.
-	const floorP, floorN, floorShare = 0.71, 0.845, 0.88
+	// 0.849, true reasons 0.89. Session 3 (corrected labels, two interests added, names of several
+	// words as phrases, the first 5,000 characters read): P@10 0.783, NDCG@10 0.881, true reasons
+	// 0.918; the floors sit just under.
+	const floorP, floorN, floorShare = 0.78, 0.88, 0.91
 	if sumP/k < floorP || sumN/k < floorN || share < floorShare {
 		t.Fatalf("the ranking got worse: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f)",
 			sumP/k, floorP, sumN/k, floorN, share, floorShare)

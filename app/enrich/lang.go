@@ -48,6 +48,18 @@ var langStops = func() [numLangs]map[string]bool {
 	return out
 }()
 
+// stopLangs maps a stop word (folded) to the languages whose stop list has it, one bit per
+// language: one look-up per word when telling a text's language.
+var stopLangs = func() map[string]uint16 {
+	out := map[string]uint16{}
+	for l := langEN; l < numLangs; l++ {
+		for w := range langStops[l] {
+			out[w] |= 1 << l
+		}
+	}
+	return out
+}()
+
 // detectLang tells the language of text by which language's stop words it uses most, looking
 // at the first 400 words. It returns langOther when no language has at least 3 hits and 5 % of
 // the words.
@@ -60,9 +72,9 @@ func detectLang(text string) int {
 		if len(w) > 12 {
 			return
 		}
-		w = fold(w)
-		for l := langEN; l < numLangs; l++ {
-			if langStops[l][w] {
+		bits := stopLangs[fold(w)]
+		for l := langEN; bits != 0 && l < numLangs; l++ {
+			if bits&(1<<l) != 0 {
 				hits[l]++
 			}
 		}

@@ -176,6 +176,21 @@ func parseInterest(line string) interestSpec {
 			newSeg()
 		}
 		ws := interestWords(strings.Join(words, " "), true)
+		if len(ws) >= 2 && len(ws) <= 4 && allNames(ws) {
+			// A name of several capitalised words ("Amazon Web Services", "Red Hat") is a phrase;
+			// its rare words still count alone, its common ones ("Web") hardly.
+			display := make([]string, len(ws))
+			for i, w := range ws {
+				display[i] = w.surface
+			}
+			add(iterm{display: strings.Join(display, " "), words: ws, phrase: true, weight: 1.2, guessed: true, anchor: true})
+			for _, w := range ws {
+				t := wordTerm(w)
+				t.part, t.weight, t.anchor = true, 0.5, false
+				add(t)
+			}
+			continue
+		}
 		if len(ws) == 2 && ws[0].surface == ws[0].lower && ws[1].surface == ws[1].lower && !ws[0].exact && !ws[1].exact {
 			add(iterm{display: ws[0].surface + " " + ws[1].surface, words: ws, phrase: true, weight: 1.2, guessed: true})
 			for _, w := range ws {
@@ -190,6 +205,16 @@ func parseInterest(line string) interestSpec {
 		}
 	}
 	return spec
+}
+
+// allNames reports whether every word is a capitalised name (not an acronym or a short word).
+func allNames(ws []iword) bool {
+	for _, w := range ws {
+		if !w.name || w.exact {
+			return false
+		}
+	}
+	return true
 }
 
 // wordTerm is a term of one word. Names and acronyms weigh double: they are what an interest
@@ -476,7 +501,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 	// ("ruby rails"), not a phrase ("open source").
 	var split map[int]bool
 	for i := range spec.terms {
-		if t := &spec.terms[i]; t.guessed && !e.stats.collocation(t.words[0].keys[d.lang], t.words[1].keys[d.lang]) {
+		if t := &spec.terms[i]; t.guessed && !e.collocated(t, d.lang) {
 			if split == nil {
 				split = map[int]bool{}
 			}
@@ -510,8 +535,8 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		}
 		got[t.seg] += w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
 		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
-		if t.anchor || t.phrase {
-			hit[t.seg] = true
+		if t.anchor || t.phrase || split[t.seg] && t.part && t.words[0].name {
+			hit[t.seg] = true // a name's words are names again when the collection shows no phrase
 		}
 	}
 	if len(matches) == 0 {
@@ -536,6 +561,17 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		}
 	}
 	return math.Min(1, best+rest/3), matches, anchorHit
+}
+
+// collocated reports whether the collection shows the words of a guessed phrase as a phrase:
+// every two neighbours are a collocation.
+func (e *Embedded) collocated(t *iterm, lang int) bool {
+	for i := 0; i+1 < len(t.words); i++ {
+		if !e.stats.collocation(t.words[i].keys[lang], t.words[i+1].keys[lang]) {
+			return false
+		}
+	}
+	return true
 }
 
 // termIDF is the inverse document frequency of a term: of its case-kept form for exact words,

@@ -70,10 +70,16 @@ type token struct {
 // two-letter words, hashes and URL pieces are stop tokens, so phrases never span them.
 func tokenize(text string) []token { return tokenizeLang(text, detectLang(text)) }
 
+// seenWord is what tokenizeLang knows of a word it has read before in the same text.
+type seenWord struct {
+	key  string
+	stop bool
+}
+
 // tokenizeLang is tokenize for a text whose language is known.
 func tokenizeLang(text string, lang int) []token {
 	out := make([]token, 0, len(text)/6)
-	keys := make(map[string]string, len(text)/20) // words repeat: a plain map before the shared cache
+	seen := make(map[string]seenWord, len(text)/20) // words repeat: a plain map before the shared cache
 	start := -1
 	flush := func(end int) {
 		if start < 0 {
@@ -92,6 +98,10 @@ func tokenizeLang(text string, lang int) []token {
 			lower = lower[i+size:]
 			surface = surface[min(len(surface), i+size):]
 		}
+		if w, ok := seen[lower]; ok { // words repeat: their key and stop flag are known
+			out = append(out, token{display: lower, key: w.key, surface: surface, stop: w.stop})
+			return
+		}
 		digits, letters, hex := 0, 0, true
 		for _, r := range lower {
 			if unicode.IsDigit(r) {
@@ -105,16 +115,15 @@ func tokenizeLang(text string, lang int) []token {
 				hex = false
 			}
 		}
-		key, ok := keys[lower]
-		if !ok {
-			key = stemLang(lang, lower)
-			keys[lower] = key
-		}
+		key := stemLang(lang, lower)
 		t := token{display: lower, key: key, surface: surface}
-		folded := fold(lower)
-		t.stop = letters < 3 || digits > 0 && letters <= 2*digits || stopWords[folded] || stopWords[t.key] ||
-			strings.HasPrefix(folded, "http") || strings.Contains(folded, "'") ||
+		t.stop = letters < 3 || digits > 0 && letters <= 2*digits || stopWords[key] ||
 			hex && digits > 0 && len(lower) >= 7 // a commit hash or a checksum
+		if !t.stop {
+			folded := fold(lower)
+			t.stop = stopWords[folded] || strings.HasPrefix(folded, "http") || strings.Contains(folded, "'")
+		}
+		seen[lower] = seenWord{key, t.stop}
 		out = append(out, t)
 	}
 	for i, r := range text {
@@ -204,8 +213,9 @@ func textRank(sents []string, lang int) []float64 {
 	keys := make([][]string, n)
 	sdf := map[string]int{}
 	_ = lang // centrality needs shared words, not stems: no stemming here, for speed
+	seen := map[string]bool{}
 	for i, s := range sents {
-		seen := map[string]bool{}
+		clear(seen)
 		for _, w := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 			if len(w) < 4 {
 				continue
