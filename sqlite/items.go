@@ -533,20 +533,6 @@ func (db *DB) UpdateItem(ctx context.Context, userID, id int64, u app.ItemUpdate
 	return db.Item(ctx, userID, id)
 }
 
-// MarkAllRead marks the user's unread items (of one source when sourceID is not 0) read.
-func (db *DB) MarkAllRead(ctx context.Context, userID, sourceID int64) (int, error) {
-	var n int64
-	err := db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `update items set read_at = ? where user_id = ? and (? = 0 or source_id = ?) and read_at is null`, db.now(), userID, sourceID, sourceID)
-		if err != nil {
-			return fmt.Errorf("sqlite: mark all read: %w", err)
-		}
-		n, _ = res.RowsAffected()
-		return nil
-	})
-	return int(n), err
-}
-
 // CountItems returns how many items the user has (of one source when sourceID is not 0).
 func (db *DB) CountItems(ctx context.Context, userID, sourceID int64) (int, error) {
 	var n int
