@@ -77,14 +77,14 @@ func TestBrowserFiltersApplyOnPhone(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.EmulateViewport(390, 844, func(p *emulation.SetDeviceMetricsOverrideParams, _ *emulation.SetTouchEmulationEnabledParams) {
 		p.Mobile = true
 	}), chromedp.Navigate(base+"items?show=all"), chromedp.WaitVisible("#filter-min", chromedp.ByQuery),
-		chromedp.Evaluate(`String(document.querySelector('[data-autosubmit-button]').hidden)`, &before),
+		chromedp.Evaluate(`getComputedStyle(document.querySelector('[data-autosubmit-button]')).display === 'none' ? 'hidden' : 'shown'`, &before),
 		chromedp.SendKeys("#filter-min", "40", chromedp.ByQuery),
 		chromedp.Evaluate(`(() => { const b = document.querySelector('[data-autosubmit-button]'), r = b.getBoundingClientRect();
-			return b.hidden ? 'hidden' : (r.width > 0 && r.left >= 0 && r.right <= document.documentElement.clientWidth ? 'shown' : 'off screen ' + JSON.stringify(r)); })()`, &after),
+			return getComputedStyle(b).display === 'none' ? 'hidden' : (r.width > 0 && r.left >= 0 && r.right <= document.documentElement.clientWidth ? 'shown' : 'off screen ' + JSON.stringify(r)); })()`, &after),
 	); err != nil {
 		t.Fatal(err)
 	}
-	if before != "true" || after != "shown" {
+	if before != "hidden" || after != "shown" {
 		t.Fatalf("Apply: hidden %s before typing, %s after; want hidden, then shown", before, after)
 	}
 	var url string
