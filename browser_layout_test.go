@@ -35,7 +35,7 @@ func TestBrowserLayout(t *testing.T) {
 	base, _ := startServer(t, dir)
 	ctx := browser(t)
 
-	pages := []string{"", "items", "items/1", "sources", "sources/1", "briefings", "briefings/1/edit", "reports/1", "settings", "queues"}
+	pages := []string{"", "items", "items?q=Unbreakable&show=all", "items/1", "sources", "sources/1", "briefings", "briefings/1/edit", "reports/1", "settings", "queues", "account", "nowhere"}
 	for _, vp := range []struct {
 		name          string
 		width, height int64
