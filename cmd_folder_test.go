@@ -15,6 +15,15 @@ func TestFolderCLI(t *testing.T) {
 	if out := mustRun(t, dir, "folder", "list"); !strings.Contains(out, "Tech") || !strings.Contains(out, "2") {
 		t.Fatalf("list said %q", out)
 	}
+	// Items of a folder are marked read by its name (no items yet: the marking says 0).
+	if out := mustRun(t, dir, "items", "read", "--folder", "tech"); !strings.Contains(out, "Marked 0 items of the folder Tech as read.") {
+		t.Fatalf("items read --folder said %q", out)
+	}
+	for _, args := range [][]string{{"items", "read"}, {"items", "read", "--all", "--folder", "Tech"}} {
+		if _, errOut, err := run(t, dir, args...); err == nil || !strings.Contains(errOut, "say which items") {
+			t.Errorf("%v: err %v, stderr %q; want it to ask which items", args, err, errOut)
+		}
+	}
 	if out := mustRun(t, dir, "folder", "rename", "TECH", "Science"); !strings.Contains(out, "Renamed folder Tech to Science") {
 		t.Fatalf("rename said %q", out)
 	}

@@ -94,7 +94,7 @@ func itemsCmd(cfg *config) *cobra.Command {
 			})
 		},
 	}
-	c.AddCommand(list, show)
+	c.AddCommand(list, show, itemsReadCmd(cfg))
 	c.AddCommand(itemFeedbackCmd(cfg, app.SignalMore), itemFeedbackCmd(cfg, app.SignalLess))
 	return c
 }
@@ -164,4 +164,54 @@ func printItem(w io.Writer, it *app.Item, loc *time.Location) {
 	if it.Text != "" {
 		fmt.Fprintf(w, "\n%s\n", app.Shorten(it.Text, 2000))
 	}
+}
+
+// itemsReadCmd is "items read": mark every unread item read, or a source's or a folder's.
+func itemsReadCmd(cfg *config) *cobra.Command {
+	var source int64
+	var folder string
+	var all bool
+	c := &cobra.Command{
+		Use:   "read",
+		Short: "Mark unread items as read: a source's (--source), a folder's (--folder) or every one (--all)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			chosen := 0
+			for _, b := range []bool{source != 0, folder != "", all} {
+				if b {
+					chosen++
+				}
+			}
+			if chosen != 1 {
+				return errors.New("say which items: --source ID, --folder NAME or --all (one of them)")
+			}
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				scope, what := app.ReadScope{}, "every source"
+				switch {
+				case source != 0:
+					src, err := svc.Sources.Get(ctx, app.DefaultUserID, source)
+					if err != nil {
+						return err
+					}
+					scope.SourceID, what = src.ID, app.FirstNonEmpty(src.Name, src.URL)
+				case folder != "":
+					f, err := svc.Sources.Folder(ctx, app.DefaultUserID, folder)
+					if err != nil {
+						return err
+					}
+					scope.FolderID, what = f.ID, "the folder "+f.Name
+				}
+				n, err := svc.Reading.MarkAllRead(ctx, app.DefaultUserID, scope)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Marked %d %s of %s as read.\n", n, app.Plural(n, "item", "items"), what)
+				return nil
+			})
+		},
+	}
+	c.Flags().Int64Var(&source, "source", 0, "the source's ID")
+	c.Flags().StringVar(&folder, "folder", "", "the folder's name or ID")
+	c.Flags().BoolVar(&all, "all", false, "every unread item")
+	return c
 }

@@ -178,6 +178,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	e.svc.Reading.Feedback = e.svc.Feedback
 	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.svc.Feedback, e.embedded, db, e.processQ
 	e.svc.Sources.FirstImport = e.processQ.EnqueueImportTx
+	e.svc.Reader = &app.Reader{Store: db, Sources: e.svc.Sources}
 	queue.HandleFetch(e.fetchQ, e.svc.Sources)
 	queue.HandleProcess(e.processQ, e.svc.Enriching)
 	queue.HandleScoring(e.processQ, e.svc.Enriching)
@@ -325,7 +326,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		Unsubscribes: &app.Unsubscribes{Store: e.db},
 		Queues:       e.admin,
 		Accounts:     e.svc.Accounts,
-		ReaderAPI:    e.db,
+		Reader:       e.svc.Reader,
 		RequireLogin: requireLogin,
 		DataCare:     views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.db.Path},
 		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),

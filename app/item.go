@@ -93,7 +93,8 @@ type ItemStore interface {
 	Items(ctx context.Context, f ItemFilter) ([]*Item, error)
 	Item(ctx context.Context, userID, id int64) (*Item, error)
 	UpdateItem(ctx context.Context, userID, id int64, u ItemUpdate) (*Item, error)
-	MarkAllRead(ctx context.Context, userID, sourceID int64) (int, error)
+	// MarkRead marks the user's unread, not hidden items in scope read and says how many.
+	MarkRead(ctx context.Context, userID int64, scope ReadScope) (int, error)
 	Counts(ctx context.Context, userID int64) (ItemCounts, error)
 	// RetryItem puts an ERROR (or DONE) item back to PENDING and calls enqueue in the same transaction.
 	RetryItem(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx, it PendingItem) error) error

@@ -157,7 +157,7 @@ func (s *Sources) ImportOPML(ctx context.Context, userID int64, r io.Reader, pro
 		if e.Interval >= MinRefreshInterval && e.Interval <= MaxRefreshInterval {
 			interval = &e.Interval
 		}
-		_, err := s.Add(ctx, AddSource{UserID: userID, URL: e.URL, Name: e.Name, Type: e.Type, RefreshIntervalMinutes: interval, Folder: e.Folder})
+		_, err := s.Add(ctx, AddSource{UserID: userID, URL: e.URL, Name: e.Name, Type: e.Type, RefreshIntervalMinutes: interval, Folder: e.Folder, Imported: true})
 		var ae *Error
 		switch {
 		case err == nil:

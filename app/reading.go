@@ -54,9 +54,10 @@ func (r *Reading) Update(ctx context.Context, userID, id int64, u ItemUpdate) (*
 	return it, nil
 }
 
-// MarkAllRead marks the user's unread items read, of one source or (0) all; it returns how many.
-func (r *Reading) MarkAllRead(ctx context.Context, userID, sourceID int64) (int, error) {
-	return r.Store.MarkAllRead(ctx, userID, sourceID)
+// MarkAllRead marks the user's unread items read: every one, or those of one source or one
+// folder (scope); it returns how many.
+func (r *Reading) MarkAllRead(ctx context.Context, userID int64, scope ReadScope) (int, error) {
+	return r.Store.MarkRead(ctx, userID, scope)
 }
 
 // Counts are the user's unread, starred and other counts.

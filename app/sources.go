@@ -98,6 +98,9 @@ type AddSource struct {
 	// OfferChoice makes Add return a *FeedChoice when a page advertises several feeds,
 	// instead of following the first.
 	OfferChoice bool
+	// Imported: from an OPML file, added as written without reading it first (a subreddit
+	// is not checked; hundreds of entries must not wait for hundreds of requests).
+	Imported bool
 }
 
 // FeedChoice is returned by Add when the user should pick one of several feeds.
@@ -165,6 +168,11 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 		if src.Name == "" && in.Type == "" {
 			src.Name = u[strings.Index(u, "/r/")+1:]
 		}
+		if !in.Imported {
+			if err := s.checkSubreddit(ctx, in.UserID, u); err != nil {
+				return nil, err
+			}
+		}
 	} else if in.Type != "" {
 		u, err := NormalizeURL(raw)
 		if err != nil {
@@ -218,6 +226,36 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 	}
 	s.log().Info("source added", "source", src.ID, "url", src.URL, "type", src.Type)
 	return src, nil
+}
+
+// checkSubreddit reads a subreddit once, through the fetcher (and its guard against private
+// addresses), before it is added: one that does not exist, is private, quarantined or banned,
+// or lists no post at all (reddit lists nothing for a name that is no subreddit) is refused
+// with reddit's answer, rather than added and failing at every fetch. A failure that says
+// nothing about the subreddit (this machine offline, reddit asking to slow down, a host we are
+// holding off) lets it be added: its first fetch, queued at once, retries and shows the error
+// on the source. (Miniflux refuses anything it cannot fetch at that moment; here a source can
+// be added offline, as an OPML import can, so only reddit's own "no" refuses one.)
+func (s *Sources) checkSubreddit(ctx context.Context, userID int64, u string) error {
+	if s.Fetcher == nil {
+		return nil
+	}
+	name := u[strings.Index(u, "/r/")+1:]
+	res, err := s.Fetcher.FetchSource(ctx, &Source{UserID: userID, Type: SourceReddit, URL: u})
+	var fe *FetchError
+	switch {
+	case errors.As(err, &fe) && (fe.Network || fe.HostPaused || fe.RetryAfter > 0):
+		s.log().Info("subreddit not checked: reddit could not be reached", "url", u, "err", fe.Message)
+		return nil
+	case errors.As(err, &fe):
+		return Errorf(EINVALID, "%s cannot be read: %s It may not exist, or be private, quarantined or banned; check its name on reddit.",
+			name, strings.TrimSpace(fe.Message))
+	case err != nil:
+		return err
+	case res != nil && !res.NotModified && len(res.Items) == 0:
+		return Errorf(EINVALID, "%s has no posts to read: check its name (reddit lists nothing for a subreddit that does not exist).", name)
+	}
+	return nil
 }
 
 // Refresh enqueues the given sources (all the user's when ids is empty) at once, ignoring their

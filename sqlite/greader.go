@@ -11,22 +11,23 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// The queries of the Google Reader API (views/greader.go) that the item and source stores do
-// not have: pages of item ids by crawl-time window with a keyset continuation, items by a list
-// of ids, reading state of many items at once, and unread counts per source. Each is scoped to
-// one user. Hidden items (put aside by the user's filters) are never part of a stream.
+// The queries of the Google Reader API (app.Reader, app.ReaderStore) that the item and source
+// stores do not have: pages of item ids by crawl-time window with a keyset continuation, items
+// by a list of ids, reading state of many items at once, unread counts per source, and marking
+// a scope read (which the Items page and the CLI use too). Each is scoped to one user. Hidden
+// items (put aside by the user's filters) are never part of a stream.
 
-// GReaderRefs returns a page of the user's items, only the fields a list of references needs
-// (ID, SourceID, CreatedAt, PublishedAt, ReadAt, Starred, Score), newest first (or oldest first)
-// by the app's sort time (published, else fetched), then id. sourceID 0 is every source, folderID
-// 0 every folder;
-// readState 0 is any, 1 unread only, 2 read only; starState 0 any, 1 starred only, 2 not
-// starred; minScore 0 is any score. oldest and newest (zero for none) bound the time the item
-// was fetched (the crawl time, so that a client asking for "everything since my last sync"
-// also gets items published long ago but fetched since). afterSort/afterID continue after
-// the last item of the previous page ("" for the first page).
-func (db *DB) GReaderRefs(ctx context.Context, userID, sourceID, folderID int64, readState, starState, minScore int,
-	oldest, newest time.Time, oldestFirst bool, afterSort string, afterID int64, limit int) ([]*app.Item, []string, error) {
+var _ app.ReaderStore = (*DB)(nil)
+
+// ReaderRefs returns a page of the user's items in the stream st, only the fields a list of
+// references needs (ID, SourceID, CreatedAt, PublishedAt, ReadAt, Starred, Score), newest first
+// (or oldest first) by the app's sort time (published, else fetched), then id. st.Oldest and
+// st.Newest bound the time the item was fetched (the crawl time, so that a client asking for
+// "everything since my last sync" also gets items published long ago but fetched since).
+// st.AfterSort/AfterID continue after the last item of the previous page ("" for the first).
+func (db *DB) ReaderRefs(ctx context.Context, userID int64, st *app.Stream, limit int) ([]*app.Item, []string, error) {
+	sourceID, folderID, readState, starState, minScore := st.SourceID, st.FolderID, st.ReadState, st.StarState, st.MinScore
+	oldest, newest, oldestFirst, afterSort, afterID := st.Oldest, st.Newest, st.OldestFirst, st.AfterSort, st.AfterID
 	var q strings.Builder
 	args := []any{userID}
 	q.WriteString(`select id, source_id, created_at, published_at, read_at, starred, score, coalesce(published_at, created_at) as sort_at
@@ -109,9 +110,9 @@ func (db *DB) GReaderRefs(ctx context.Context, userID, sourceID, folderID int64,
 	return out, sorts, nil
 }
 
-// GReaderItems returns the user's items among ids, whole, in the order of ids; ids of other
+// ReaderItems returns the user's items among ids, whole, in the order of ids; ids of other
 // users' items or of no item are left out.
-func (db *DB) GReaderItems(ctx context.Context, userID int64, ids []int64) ([]*app.Item, error) {
+func (db *DB) ReaderItems(ctx context.Context, userID int64, ids []int64) ([]*app.Item, error) {
 	byID := make(map[int64]*app.Item, len(ids))
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
@@ -148,10 +149,10 @@ func (db *DB) GReaderItems(ctx context.Context, userID int64, ids []int64) ([]*a
 	return out, nil
 }
 
-// GReaderSetState marks the user's items among ids read or unread and starred or not (nil
+// SetItemsState marks the user's items among ids read or unread and starred or not (nil
 // leaves a state as it is), in one transaction. It returns how many of ids are the user's
 // items; the others are left alone.
-func (db *DB) GReaderSetState(ctx context.Context, userID int64, ids []int64, read, starred *bool) (int, error) {
+func (db *DB) SetItemsState(ctx context.Context, userID int64, ids []int64, read, starred *bool) (int, error) {
 	if len(ids) == 0 || read == nil && starred == nil {
 		return 0, nil
 	}
@@ -193,30 +194,30 @@ func (db *DB) GReaderSetState(ctx context.Context, userID int64, ids []int64, re
 	return found, err
 }
 
-// GReaderMarkAllRead marks the user's unread items read: of one source (sourceID not 0), with
-// at least minScore (not 0), starred only, and fetched no later than before (zero for any).
-// It returns how many it marked.
-func (db *DB) GReaderMarkAllRead(ctx context.Context, userID, sourceID, folderID int64, minScore int, starredOnly bool, before time.Time) (int, error) {
+// MarkRead marks the user's unread, not hidden items read: of one source (SourceID not 0), of
+// one folder's sources (FolderID not 0), with at least MinScore (not 0), starred only, and
+// fetched no later than Before (zero for any). It returns how many it marked.
+func (db *DB) MarkRead(ctx context.Context, userID int64, scope app.ReadScope) (int, error) {
 	q := `update items set read_at = ? where user_id = ? and read_at is null and hidden = 0`
 	args := []any{db.now(), userID}
-	if sourceID != 0 {
+	if scope.SourceID != 0 {
 		q += ` and source_id = ?`
-		args = append(args, sourceID)
+		args = append(args, scope.SourceID)
 	}
-	if folderID != 0 {
-		q += ` and source_id in (select id from sources where folder_id = ?)`
-		args = append(args, folderID)
+	if scope.FolderID != 0 {
+		q += ` and source_id in (select id from sources where user_id = ? and folder_id = ?)`
+		args = append(args, userID, scope.FolderID)
 	}
-	if minScore > 0 {
+	if scope.MinScore > 0 {
 		q += ` and score >= ?`
-		args = append(args, minScore)
+		args = append(args, scope.MinScore)
 	}
-	if starredOnly {
+	if scope.StarredOnly {
 		q += ` and starred = 1`
 	}
-	if !before.IsZero() {
+	if !scope.Before.IsZero() {
 		q += ` and created_at <= ?`
-		args = append(args, FormatTime(before))
+		args = append(args, FormatTime(scope.Before))
 	}
 	var n int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
@@ -230,11 +231,11 @@ func (db *DB) GReaderMarkAllRead(ctx context.Context, userID, sourceID, folderID
 	return int(n), err
 }
 
-// GReaderUnreadCounts returns the user's unread items per source with the newest one's sort
+// ReaderUnreadCounts returns the user's unread items per source with the newest one's sort
 // time, and how many unread items score at least topScore, in one pass over the unread items.
 // (It reads each unread row: about 3 ms per 1,000 unread items; a covering index would make it
 // cheaper, with the unread counts of issue 16.)
-func (db *DB) GReaderUnreadCounts(ctx context.Context, userID int64, topScore int) (map[int64]int, map[int64]time.Time, int, error) {
+func (db *DB) ReaderUnreadCounts(ctx context.Context, userID int64, topScore int) (map[int64]int, map[int64]time.Time, int, error) {
 	counts, newest := map[int64]int{}, map[int64]time.Time{}
 	rows, err := db.Read.QueryContext(ctx, `select source_id, count(*), max(coalesce(published_at, created_at)), sum(score >= ?)
 		from items indexed by items_unread_idx where user_id = ? and read_at is null and hidden = 0 group by source_id`, topScore, userID)
@@ -260,8 +261,8 @@ func (db *DB) GReaderUnreadCounts(ctx context.Context, userID int64, topScore in
 	return counts, newest, top, nil
 }
 
-// GReaderSourceID returns the id of the user's source with this address, or an ENOTFOUND error.
-func (db *DB) GReaderSourceID(ctx context.Context, userID int64, url string) (int64, error) {
+// SourceIDByURL returns the id of the user's source with this address, or an ENOTFOUND error.
+func (db *DB) SourceIDByURL(ctx context.Context, userID int64, url string) (int64, error) {
 	var id int64
 	err := db.Read.QueryRowContext(ctx, `select id from sources where user_id = ? and url = ?`, userID, url).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {

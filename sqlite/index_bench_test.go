@@ -99,11 +99,11 @@ func BenchmarkItemIndexes(b *testing.B) {
 			return err
 		}},
 		{"greader-refs", func() error {
-			_, _, err := db.GReaderRefs(ctx, 1, 0, 0, 1, 0, 0, time.Time{}, time.Time{}, false, "", 0, 1000)
+			_, _, err := db.ReaderRefs(ctx, 1, &app.Stream{ReadState: 1}, 1000)
 			return err
 		}},
 		{"greader-refs-score", func() error {
-			_, _, err := db.GReaderRefs(ctx, 1, 0, 0, 0, 0, 80, time.Time{}, time.Time{}, false, "", 0, 1000)
+			_, _, err := db.ReaderRefs(ctx, 1, &app.Stream{MinScore: 80}, 1000)
 			return err
 		}},
 	}

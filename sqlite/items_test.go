@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -133,4 +134,67 @@ func titles(items []*app.Item) []string {
 		out = append(out, it.Title)
 	}
 	return out
+}
+
+// TestSearchWholeWordsPaging: whole-word matches are ranked on their own and the prefix matches
+// follow them; page by page (a page the whole words fill, one where they end, one past them)
+// the list is the same as in one page, whole words first, each item once, and sorting by date
+// lists every match.
+func TestSearchWholeWordsPaging(t *testing.T) {
+	db := sqlitetest.New(t)
+	ctx := context.Background()
+	src := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "http://x/feed", RefreshIntervalMinutes: 15}
+	if err := db.CreateSource(ctx, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	var items []app.Item
+	for i := range 7 {
+		// Interleaved, so that neither kind is all newer than the other.
+		items = append(items,
+			app.Item{GUID: fmt.Sprint("whole", i), Title: fmt.Sprintf("Rust release %d", i), Text: "Notes on rust."},
+			app.Item{GUID: fmt.Sprint("prefix", i), Title: fmt.Sprintf("Rusty gates %d", i), Text: "Rustic rusty rusting gates, rusty."})
+	}
+	if _, err := db.FinishFetch(ctx, src, &app.FetchResult{Items: items}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.IndexItems(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	page := func(f app.ItemFilter) []string {
+		t.Helper()
+		f.UserID, f.Q = 1, "rust"
+		got, err := db.Items(ctx, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, it := range got {
+			out = append(out, it.GUID)
+		}
+		return out
+	}
+	all := page(app.ItemFilter{Limit: 50})
+	if len(all) != 14 {
+		t.Fatalf("one page: %v, want all 14 matches", all)
+	}
+	for i, g := range all {
+		if whole := strings.HasPrefix(g, "whole"); whole != (i < 7) {
+			t.Fatalf("one page: %v, want the 7 whole-word matches first", all)
+		}
+	}
+	for _, size := range []int{3, 5, 7, 8} {
+		var paged []string
+		for off := 0; off < 20; off += size {
+			paged = append(paged, page(app.ItemFilter{Limit: size, Offset: off})...)
+		}
+		if strings.Join(paged, " ") != strings.Join(all, " ") {
+			t.Errorf("pages of %d: %v, want %v", size, paged, all)
+		}
+	}
+	if got := page(app.ItemFilter{Limit: 50, Sort: "date"}); len(got) != 14 {
+		t.Errorf("by date: %v, want all 14 matches", got)
+	}
+	if got := page(app.ItemFilter{Limit: 3, Offset: 12, Sort: "date"}); len(got) != 2 {
+		t.Errorf("by date, last page: %v, want 2", got)
+	}
 }

@@ -218,6 +218,15 @@
       if (b) b.hidden = true;
       sel.addEventListener("change", function () { sel.form.submit(); });
     });
+    // A field that does not submit itself (a number: a phone's number pad has no Go key) brings
+    // the Apply button back as soon as it is changed.
+    document.querySelectorAll("[data-autosubmit-button]").forEach(function (b) {
+      if (!b.form) return;
+      b.form.addEventListener("input", function (e) {
+        var t = e.target;
+        if (t && t.tagName === "INPUT" && t.type !== "search" && t.type !== "hidden") b.hidden = false;
+      });
+    });
     // Polling never swaps a region under an open dialog or a field being edited.
     document.addEventListener("htmx:beforeRequest", function (e) {
       var el = e.detail && e.detail.elt;

@@ -45,7 +45,8 @@ func newAuthEnv(t *testing.T) *authEnv {
 		t.Fatal(err)
 	}
 	admin := &queue.Admin{List: []*queue.Queue{fq.Queue, pq.Queue}, Store: db}
-	h := views.New(views.Options{Sources: &app.Sources{Store: db, Queue: fq}, ReaderAPI: db, Version: "v-test",
+	srcs := &app.Sources{Store: db, Queue: fq}
+	h := views.New(views.Options{Sources: srcs, Reader: &app.Reader{Store: db, Sources: srcs}, Version: "v-test",
 		Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}, Briefings: &app.Briefings{Store: db},
 		Queues: admin, Accounts: accounts, RequireLogin: true})
 	srv := httptest.NewServer(h)

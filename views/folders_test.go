@@ -163,13 +163,23 @@ func TestFolderPages(t *testing.T) {
 	}
 	res, page = e.get(fmt.Sprintf("/items?folder=%d", fs[0].ID))
 	mustContain(t, res, page, 200, "Alpha one", "Alpha two", "From the folder &lt;Tech&gt;")
-	if strings.Contains(page, "Beta three") || strings.Contains(page, `data-testid="mark-all-read"`) {
-		t.Error("the folder's river shows another folder's item or a mark-all button for everything")
+	mustContain(t, res, page, 200, `data-testid="mark-all-read"`, "Mark folder as read", `name="folder" value="`+fmt.Sprint(fs[0].ID)+`"`,
+		"Mark every unread item in the folder &lt;Tech&gt; as read?")
+	if strings.Contains(page, "Beta three") {
+		t.Error("the folder's river shows another folder's item")
 	}
 	res, page = e.get(fmt.Sprintf("/?folder=%d", fs[0].ID))
 	mustContain(t, res, page, 200, "Alpha one", `data-testid="today-folder"`)
 	if strings.Contains(page, "Beta three") {
 		t.Error("Today of a folder shows another folder's item")
+	}
+	// Mark folder as read: the folder's items only.
+	if res, _ := e.form("/items/read", url.Values{"source": {"0"}, "folder": {fmt.Sprint(fs[0].ID)}}); res.StatusCode != 303 {
+		t.Fatalf("mark folder read: %d", res.StatusCode)
+	}
+	_, body = e.json(http.MethodGet, "/api/items?unread=true", "")
+	if got := decodeJSON[[]struct{ Title string }](t, body); len(got) != 1 || got[0].Title != "Beta three" {
+		t.Errorf("after marking the folder read, unread %+v, want Beta three only", got)
 	}
 	res, page = e.get(fmt.Sprintf("/sources/%d", a.ID))
 	mustContain(t, res, page, 200, `data-testid="edit-folder"`, `value="&lt;Tech&gt;"`)
@@ -182,5 +192,62 @@ func TestFolderPages(t *testing.T) {
 	_, body = e.json(http.MethodGet, fmt.Sprintf("/api/sources/%d", a.ID), "")
 	if decodeJSON[sourceFolderJSON](t, body).Folder != "" {
 		t.Error("still in a folder")
+	}
+}
+
+// TestMarkReadAPI: POST /api/items/read marks a folder's, a source's or every unread item read
+// and says how many; a bad or unknown id is a clear error that marks nothing.
+func TestMarkReadAPI(t *testing.T) {
+	e := newEnv(t)
+	a := e.createSource("https://a.example/feed", "Alpha")
+	b := e.createSource("https://b.example/feed", "Beta")
+	c := e.createSource("https://c.example/feed", "Gamma")
+	e.fetch(a.ID, app.Item{GUID: "1", Title: "Alpha one"}, app.Item{GUID: "2", Title: "Alpha two"})
+	e.fetch(b.ID, app.Item{GUID: "3", Title: "Beta three"})
+	e.fetch(c.ID, app.Item{GUID: "4", Title: "Gamma four"}, app.Item{GUID: "5", Title: "Gamma five"})
+	if code, body := e.json(http.MethodPatch, fmt.Sprintf("/api/sources/%d", a.ID), `{"folder":"Tech"}`); code != 200 {
+		t.Fatalf("move: %d %s", code, body)
+	}
+	_, body := e.json(http.MethodGet, "/api/folders", "")
+	fs := decodeJSON[[]folderJSON](t, body)
+	if len(fs) != 1 {
+		t.Fatalf("folders %+v", fs)
+	}
+	for _, bad := range []struct {
+		query string
+		code  int
+		says  string
+	}{
+		{"?folderId=abc", 400, "folderId must be an id"},
+		{"?sourceId=-3", 400, "sourceId must be an id"},
+		{fmt.Sprintf("?folderId=%d", fs[0].ID+100), 404, "No folder"},
+		{fmt.Sprintf("?sourceId=%d", c.ID+100), 404, "not found"},
+	} {
+		if code, body := e.json(http.MethodPost, "/api/items/read"+bad.query, ""); code != bad.code || !strings.Contains(body, bad.says) {
+			t.Errorf("%s: %d %s, want %d saying %q", bad.query, code, body, bad.code, bad.says)
+		}
+	}
+	unread := func() int {
+		_, body := e.json(http.MethodGet, "/api/items?unread=true", "")
+		return len(decodeJSON[[]struct{ ID int64 }](t, body))
+	}
+	if n := unread(); n != 5 {
+		t.Fatalf("a refused request marked items read: %d unread, want 5", n)
+	}
+	for _, step := range []struct {
+		query        string
+		marked, left int
+	}{
+		{fmt.Sprintf("?folderId=%d", fs[0].ID), 2, 3},
+		{fmt.Sprintf("?sourceId=%d", c.ID), 2, 1},
+		{"", 1, 0},
+	} {
+		code, body := e.json(http.MethodPost, "/api/items/read"+step.query, "")
+		if code != 200 || !strings.Contains(body, fmt.Sprintf(`"marked":%d`, step.marked)) {
+			t.Errorf("%q: %d %s, want %d marked", step.query, code, body, step.marked)
+		}
+		if n := unread(); n != step.left {
+			t.Errorf("%q: %d unread left, want %d", step.query, n, step.left)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package views
 
 import (
 	"encoding/xml"
+	"github.com/morningdeck/morningdeck/app"
 	"net/http"
 	"net/url"
 	"strings"
@@ -66,26 +67,26 @@ type atomSource struct {
 func (s *Server) greaderAtom(w http.ResponseWriter, req *greaderRequest, rest string) error {
 	stream, err := url.PathUnescape(strings.TrimPrefix(rest, "/"))
 	if err != nil {
-		return badRequest("The stream in the address is not valid percent-encoding.")
+		return app.Errorf(app.EINVALID, "The stream in the address is not valid percent-encoding.")
 	}
 	q, items, c, err := s.greaderStream(req, stream)
 	if err != nil {
 		return err
 	}
-	title := streamTitle(q.id)
-	if q.sourceID != 0 {
-		if src, err := s.opts.Sources.Get(req.r.Context(), req.user.ID, q.sourceID); err == nil {
+	title := app.StreamTitle(q.ID)
+	if q.SourceID != 0 {
+		if src, err := s.opts.Sources.Get(req.r.Context(), req.user.ID, q.SourceID); err == nil {
 			title = sourceTitle(src)
 		}
 	}
-	feed := atomFeed{ID: "tag:google.com,2005:reader/" + q.id, Title: title, Updated: time.Now().UTC().Format(time.RFC3339)}
+	feed := atomFeed{ID: "tag:google.com,2005:reader/" + q.ID, Title: title, Updated: time.Now().UTC().Format(time.RFC3339)}
 	if c != "" {
 		v := url.Values{}
 		for k, vs := range req.params {
 			v[k] = vs
 		}
 		v.Set("c", c)
-		feed.Links = append(feed.Links, atomLink{Rel: "next", Href: req.base + "/reader/atom/" + url.PathEscape(q.id) + "?" + v.Encode()})
+		feed.Links = append(feed.Links, atomLink{Rel: "next", Href: req.base + "/reader/atom/" + url.PathEscape(q.ID) + "?" + v.Encode()})
 	}
 	for _, it := range items {
 		e := atomEntry{ID: it.ID, Title: atomText{Type: "html", Body: it.Title},
@@ -101,13 +102,13 @@ func (s *Server) greaderAtom(w http.ResponseWriter, req *greaderRequest, rest st
 		read := false
 		for _, cat := range it.Categories {
 			label := cat[strings.LastIndexByte(cat, '/')+1:]
-			if cat == stateRead {
+			if cat == app.StateRead {
 				read = true
 			}
 			e.Categories = append(e.Categories, atomCategory{Term: cat, Scheme: greaderScheme, Label: label})
 		}
 		if !read {
-			e.Categories = append(e.Categories, atomCategory{Term: "user/-/state/com.google/fresh", Scheme: greaderScheme, Label: "fresh"})
+			e.Categories = append(e.Categories, atomCategory{Term: app.StateFresh, Scheme: greaderScheme, Label: "fresh"})
 		}
 		feed.Entries = append(feed.Entries, e)
 	}
@@ -120,19 +121,4 @@ func (s *Server) greaderAtom(w http.ResponseWriter, req *greaderRequest, rest st
 	_, _ = w.Write([]byte(xml.Header))
 	_, _ = w.Write(out)
 	return nil
-}
-
-func streamTitle(id string) string {
-	switch normalizeTag(id) {
-	case stateStarred:
-		return "Starred"
-	case stateRead:
-		return "Read"
-	case stateReadingList:
-		return "Reading list"
-	}
-	if l, ok := strings.CutPrefix(normalizeTag(id), "user/-/label/"); ok {
-		return l
-	}
-	return id
 }

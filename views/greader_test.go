@@ -742,7 +742,7 @@ func BenchmarkGReader(b *testing.B) {
 	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
 	sources := &app.Sources{Store: db, Queue: fq}
-	srv := httptest.NewServer(views.New(views.Options{Sources: sources, ReaderAPI: db, Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}}))
+	srv := httptest.NewServer(views.New(views.Options{Sources: sources, Reader: &app.Reader{Store: db, Sources: sources}, Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}}))
 	b.Cleanup(srv.Close)
 	ctx := context.Background()
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

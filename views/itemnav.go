@@ -59,9 +59,9 @@ func placeInList(items []ItemView, q url.Values, list string, offset int, now ti
 // listFilter is the filter of the list an item page's URL names (as the Items page and Today
 // make it), and the address of that list.
 func listFilter(r *http.Request, q url.Values) (app.ItemFilter, string, bool) {
-	f := app.ItemFilter{UserID: userID(r)}
-	folder, _ := strconv.ParseInt(q.Get("folder"), 10, 64)
 	if q.Get("list") == "today" {
+		f := app.ItemFilter{UserID: userID(r)}
+		folder, _ := strconv.ParseInt(q.Get("folder"), 10, 64)
 		f.Unread, f.Sort, f.FolderID = true, "score", max(folder, 0)
 		back := "/"
 		if f.FolderID > 0 {
@@ -69,38 +69,9 @@ func listFilter(r *http.Request, q url.Values) (app.ItemFilter, string, bool) {
 		}
 		return f, back, true
 	}
-	api := url.Values{}
-	for _, k := range []string{"q", "topic", "tag", "minScore", "sort"} {
-		if v := q.Get(k); v != "" {
-			api.Set(k, v)
-		}
-	}
-	if v := q.Get("source"); v != "" {
-		api.Set("sourceId", v)
-	}
-	if v := q.Get("folder"); v != "" {
-		api.Set("folderId", v)
-	}
-	f, err := itemFilter(r, api)
+	f, _, err := itemsPageFilter(r, q)
 	if err != nil {
 		return f, "", false
-	}
-	show := q.Get("show")
-	if show == "" {
-		show = "unread"
-		if f.Q != "" || f.Tag != "" || f.Topic != "" {
-			show = "all"
-		}
-	}
-	switch show {
-	case "unread":
-		f.Unread = true
-	case "starred":
-		f.Starred = true
-	case "flagged":
-		f.Hidden = true
-	case "errors":
-		f.Status = app.ItemError
 	}
 	back := url.Values{}
 	for _, k := range listKeys {

@@ -76,6 +76,44 @@ func itemFilter(r *http.Request, q url.Values) (app.ItemFilter, error) {
 	return f, nil
 }
 
+// itemsPageFilter reads the Items page's parameters (listKeys and offset): source and folder
+// are ids, show is a view (unread, all, starred, errors, flagged; by default unread, or all
+// for a search, a tag or a topic) and the rest are as the API has them. The page and an item
+// page's next and previous (itemnav.go) share it. A parameter that is not valid gives the
+// defaults with the error.
+func itemsPageFilter(r *http.Request, q url.Values) (f app.ItemFilter, show string, err error) {
+	api := url.Values{}
+	for page, param := range map[string]string{"q": "q", "topic": "topic", "tag": "tag", "minScore": "minScore", "sort": "sort",
+		"offset": "offset", "source": "sourceId", "folder": "folderId"} {
+		if v := q.Get(page); v != "" {
+			api.Set(param, v)
+		}
+	}
+	if f, err = itemFilter(r, api); err != nil {
+		f = app.ItemFilter{UserID: userID(r), Limit: defaultItemLimit}
+	}
+	show = q.Get("show")
+	if show == "" {
+		show = "unread"
+		if f.Q != "" || f.Tag != "" || f.Topic != "" {
+			show = "all"
+		}
+	}
+	switch show {
+	case "unread":
+		f.Unread = true
+	case "starred":
+		f.Starred = true
+	case "flagged":
+		f.Hidden = true
+	case "errors":
+		f.Status = app.ItemError
+	default:
+		show = "all"
+	}
+	return f, show, err
+}
+
 func (s *Server) reading(w http.ResponseWriter, r *http.Request) bool {
 	if s.opts.Reading == nil {
 		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Reading is not enabled on this server."))
@@ -103,6 +141,46 @@ func (s *Server) apiListItems(w http.ResponseWriter, r *http.Request) {
 		out = append(out, NewItemJSON(it, f.Q != ""))
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// apiMarkRead is POST /api/items/read: the user's unread items read, every one or those of
+// sourceId or folderId (in the query or a form); it answers {"marked": N}.
+func (s *Server) apiMarkRead(w http.ResponseWriter, r *http.Request) {
+	if !s.reading(w, r) {
+		return
+	}
+	var scope app.ReadScope
+	for _, p := range []struct {
+		name string
+		dst  *int64
+	}{{"sourceId", &scope.SourceID}, {"folderId", &scope.FolderID}} {
+		if v := r.FormValue(p.name); v != "" {
+			id, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || id < 1 {
+				s.apiError(w, r, app.Errorf(app.EINVALID, "%s must be an id (a whole number, at least 1).", p.name))
+				return
+			}
+			*p.dst = id
+		}
+	}
+	if scope.FolderID != 0 {
+		if _, err := s.opts.Sources.Folder(r.Context(), userID(r), strconv.FormatInt(scope.FolderID, 10)); err != nil {
+			s.apiError(w, r, err)
+			return
+		}
+	}
+	if scope.SourceID != 0 {
+		if _, err := s.opts.Sources.Get(r.Context(), userID(r), scope.SourceID); err != nil {
+			s.apiError(w, r, err)
+			return
+		}
+	}
+	n, err := s.opts.Reading.MarkAllRead(r.Context(), userID(r), scope)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"marked": n})
 }
 
 func (s *Server) apiItemID(w http.ResponseWriter, r *http.Request) (int64, bool) {
@@ -292,6 +370,22 @@ func (v ItemsPageView) pagerLabel(prev bool) string {
 	return "Next"
 }
 
+// markAllQuestion asks before "Mark all as read", naming what it marks: the source's, the
+// folder's or every unread item, whatever else the list is filtered by.
+func (v ItemsPageView) markAllQuestion() string {
+	switch {
+	case v.Filter.SourceID != 0 && v.SourceName != "":
+		return fmt.Sprintf("Mark every unread item of %s as read?", v.SourceName)
+	case v.Filter.SourceID != 0:
+		return "Mark every unread item of this source as read?"
+	case v.Filter.FolderID > 0 && v.FolderName != "":
+		return fmt.Sprintf("Mark every unread item in the folder %s as read?", v.FolderName)
+	case v.Filter.FolderID > 0:
+		return "Mark every unread item in this folder as read?"
+	}
+	return "Mark every unread item, of every source, as read?"
+}
+
 // keyFor is the keyboard shortcut that presses a toggle (see static/app.js).
 func keyFor(action string) string {
 	return map[string]string{"star": "s", "read": "m"}[action]
@@ -304,38 +398,9 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	q := r.URL.Query()
-	// The page's own parameters: source (an id) and show; the rest as the API has them.
-	if v := q.Get("source"); v != "" {
-		q.Set("sourceId", v)
-	}
-	if v := q.Get("folder"); v != "" {
-		q.Set("folderId", v)
-	}
-	f, err := itemFilter(r, q)
-	if err != nil {
-		f = app.ItemFilter{UserID: userID(r)} // a hand-edited URL: show the defaults
-	}
-	f.Limit = itemsPerPage + 1 // one more tells whether there is a next page
-	v := ItemsPageView{Sources: srcs, AllSources: len(srcs), Filter: f, Show: q.Get("show"), Searching: f.Q != ""}
-	if v.Show == "" {
-		v.Show = "unread"
-		if v.Searching || f.Tag != "" || f.Topic != "" {
-			v.Show = "all"
-		}
-	}
-	switch v.Show {
-	case "unread":
-		f.Unread = true
-	case "starred":
-		f.Starred = true
-	case "flagged":
-		f.Hidden = true
-	case "errors":
-		f.Status = app.ItemError
-	default:
-		v.Show = "all"
-	}
+	f, show, _ := itemsPageFilter(r, r.URL.Query()) // a hand-edited URL shows the defaults
+	f.Limit = itemsPerPage + 1                      // one more tells whether there is a next page
+	v := ItemsPageView{Sources: srcs, AllSources: len(srcs), Filter: f, Show: show, Searching: f.Q != ""}
 	for _, src := range srcs {
 		if src.ID == f.SourceID {
 			v.SourceName = src.Name
@@ -376,7 +441,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	}
 	link := func(offset int) string {
 		vals := url.Values{}
-		for _, k := range []string{"q", "show", "source", "folder", "topic", "tag", "minScore", "sort"} {
+		for _, k := range listKeys {
 			vals.Set(k, r.URL.Query().Get(k))
 		}
 		return pageLink("/items", vals, offset)
@@ -490,8 +555,13 @@ func (s *Server) markAllRead(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	src, _ := strconv.ParseInt(r.PostFormValue("source"), 10, 64)
-	n, err := s.opts.Reading.MarkAllRead(r.Context(), userID(r), src)
+	var scope app.ReadScope
+	scope.SourceID, _ = strconv.ParseInt(r.PostFormValue("source"), 10, 64)
+	scope.FolderID, _ = strconv.ParseInt(r.PostFormValue("folder"), 10, 64)
+	if scope.SourceID < 0 || scope.FolderID < 0 {
+		scope = app.ReadScope{SourceID: -1} // a hand-made form: mark nothing rather than everything
+	}
+	n, err := s.opts.Reading.MarkAllRead(r.Context(), userID(r), scope)
 	if err != nil {
 		s.serverError(w, r, err)
 		return

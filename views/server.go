@@ -38,8 +38,8 @@ type Options struct {
 	Feedback *app.Feedback
 	// Settings are each user's settings (the settings page and API, interests for briefings).
 	Settings *app.UserSettings
-	// ReaderAPI is the store of the Google Reader API (greader.go); nil turns the API off.
-	ReaderAPI greaderStore
+	// Reader serves the Google Reader API (greader.go); nil turns the API off.
+	Reader *app.Reader
 	// Enricher describes the configured enrichers for the settings page (never an API key).
 	Enricher EnricherInfo
 	// Briefings keeps, runs and previews briefings and their reports; nil shows the page as coming soon.
@@ -203,6 +203,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("PATCH /api/folders/{id}", s.apiRenameFolder)
 	mux.HandleFunc("DELETE /api/folders/{id}", s.apiDeleteFolder)
 	mux.HandleFunc("GET /api/items", s.apiListItems)
+	mux.HandleFunc("POST /api/items/read", s.apiMarkRead)
 	mux.HandleFunc("GET /api/items/{id}", s.apiGetItem)
 	mux.HandleFunc("PATCH /api/items/{id}", s.apiPatchItem)
 	mux.HandleFunc("POST /api/items/{id}/retry", s.apiRetryItem)

@@ -47,9 +47,9 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 	}
 	briefings := &app.Briefings{Store: db, Queue: bq, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}}
 	h := views.New(views.Options{
-		Sources:   sources,
-		ReaderAPI: db,
-		Version:   "v-test",
+		Sources: sources,
+		Reader:  &app.Reader{Store: db, Sources: sources},
+		Version: "v-test",
 		ImportOPML: func(ctx context.Context, userID int64, r io.Reader) (int, int, []string, error) {
 			res, err := sources.ImportOPML(ctx, userID, r, nil)
 			if res == nil {
