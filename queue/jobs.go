@@ -329,6 +329,9 @@ func (q *Queue) pausedNow(ctx context.Context) bool {
 	}
 	p, err := q.Paused(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return paused // shutting down: nothing went wrong, and nothing is received any more
+		}
 		q.log.Warn("read the pause state", "error", err)
 		return paused
 	}
