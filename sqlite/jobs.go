@@ -42,8 +42,9 @@ var (
 )
 
 // JobTx runs fn in a write transaction: a queue's receive (with its claims), a retry, a dead
-// letter.
-func (db *DB) JobTx(ctx context.Context, fn func(tx *sql.Tx) error) error { return db.tx(ctx, fn) }
+// letter. It shares the group commit of the jobs' results (see group.go): a receive that waits
+// for the writer while results do commits with them, instead of in a commit of its own.
+func (db *DB) JobTx(ctx context.Context, fn func(tx *sql.Tx) error) error { return db.groupTx(ctx, fn) }
 
 // SendJob adds a message to a queue in tx, visible after delay.
 func (db *DB) SendJob(ctx context.Context, tx *sql.Tx, queue string, body []byte, delay time.Duration, priority int) error {
