@@ -131,11 +131,11 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	fetcher := feeds.Adapter{Fetcher: feeds.New(fo)}
-	q := queue.Options{DB: db.Write, Read: db.Read, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}
+	q := queue.Options{Store: db, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}
 	e := &env{cfg: cfg, log: log, db: db,
-		fetchQ: queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.FetchQueueCapacity,
+		fetchQ: queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: cfg.FetchQueueCapacity,
 			Workers: cfg.FetchWorkers, Timeout: cfg.FetchJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}),
-		processQ: queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read, Capacity: cfg.ProcessQueueCapacity,
+		processQ: queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db, Capacity: cfg.ProcessQueueCapacity,
 			Workers: cfg.ProcessWorkers, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}),
 		briefingQ: queue.NewBriefingQueue(q),
 		embedded:  enrich.NewEmbedded(enrich.EmbeddedOptions{}),

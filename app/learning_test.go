@@ -33,7 +33,7 @@ type learning struct {
 func newLearning(t testing.TB) *learning {
 	db := sqlitetest.New(t)
 	emb := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
 	fb := &app.Feedback{Store: db, Trainer: enrich.Trainer{E: emb}, Queue: pq}
 	en := &app.Enriching{Store: db, Queue: pq, Enrichers: &enrich.Chooser{Default: app.EnricherEmbedded, Embedded: emb, Settings: db},
 		Observer: emb.Stats(), Tastes: fb, Offline: emb, Scoring: db, Imports: pq}

@@ -21,25 +21,18 @@ func (q *Queue) Throughput(ctx context.Context, n int) ([]int, error) {
 	}
 	now := q.clock.Now().UTC().Truncate(time.Minute)
 	from := now.Add(-time.Duration(n-1) * time.Minute)
-	rows, err := q.opts.Read.QueryContext(ctx, `select minute, ok from queue_done where queue = ? and minute >= ?`,
-		q.opts.Name, from.Format(minuteFormat))
+	done, err := q.store.JobsDone(ctx, q.opts.Name, from)
 	if err != nil {
 		return nil, fmt.Errorf("queue %s: throughput: %w", q.opts.Name, err)
 	}
-	defer rows.Close()
 	out := make([]int, n)
-	for rows.Next() {
-		var minute string
-		var ok int
-		if err := rows.Scan(&minute, &ok); err != nil {
-			return nil, fmt.Errorf("queue %s: throughput: %w", q.opts.Name, err)
-		}
+	for minute, ok := range done {
 		t, err := time.Parse(minuteFormat, minute)
 		if i := int(t.Sub(from) / time.Minute); err == nil && i >= 0 && i < n {
 			out[i] += ok
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // StuckStore finds entities left in a transitional state (sqlite.DB).
@@ -239,8 +232,8 @@ func (a *Admin) FailedCount(ctx context.Context) (int, error) {
 	if len(a.List) == 0 {
 		return 0, nil
 	}
-	var n int
-	if err := a.List[0].opts.Read.QueryRowContext(ctx, `select count(*) from queue_dead`).Scan(&n); err != nil {
+	n, err := a.List[0].store.DeadJobCount(ctx)
+	if err != nil {
 		return 0, fmt.Errorf("queue: count failed jobs: %w", err)
 	}
 	return n, nil

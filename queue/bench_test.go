@@ -32,7 +32,7 @@ func BenchmarkIngest(b *testing.B) {
 	for range b.N {
 		db := sqlitetest.New(b)
 		ctx := context.Background()
-		q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 2000, Workers: 4, PollInterval: 10 * time.Millisecond})
+		q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 2000, Workers: 4, PollInterval: 10 * time.Millisecond})
 		sources := &app.Sources{Store: db, Queue: q, Fetches: db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{PerHost: 4})}}
 		queue.HandleFetch(q, sources)
 		// Sources are created as the OPML import or the API would, but without their own
@@ -174,7 +174,7 @@ func BenchmarkNotModifiedCycle(b *testing.B) {
 	defer farm.Close()
 	db := sqlitetest.New(b)
 	ctx := context.Background()
-	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 2000, Workers: 4, PollInterval: 10 * time.Millisecond})
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 2000, Workers: 4, PollInterval: 10 * time.Millisecond})
 	sources := &app.Sources{Store: db, Queue: q, Fetches: db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{PerHost: 4})}}
 	queue.HandleFetch(q, sources)
 	for i := range feedCount {

@@ -40,7 +40,7 @@ func newBriefingRigWith(t *testing.T, now time.Time, hook func(db *sqlite.DB) fu
 	t.Helper()
 	clock := sqlitetest.NewClock(now)
 	db := sqlitetest.NewWithClock(t, clock)
-	q := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 10 * time.Millisecond})
+	q := queue.NewBriefingQueue(queue.Options{Store: db, PollInterval: 20 * time.Millisecond, BaseBackoff: 10 * time.Millisecond})
 	w := &app.Briefings{Store: db, Queue: q, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}, Clock: clock}
 	if overview != nil {
 		w.Writer = overviewFunc(overview)

@@ -22,7 +22,7 @@ func TestEmailDailyLimit(t *testing.T) {
 	srv := newSMTPServer(t)
 	var eq *queue.EmailQueue
 	r := newBriefingRigHook(t, time.Now(), func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error {
-		eq = queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 20 * time.Millisecond})
+		eq = queue.NewEmailQueue(queue.Options{Store: db, PollInterval: 20 * time.Millisecond, BaseBackoff: 20 * time.Millisecond})
 		return (&app.Deliveries{Store: db, Queue: eq}).QueueTx
 	})
 	host, port, _ := net.SplitHostPort(srv.addr)

@@ -84,7 +84,7 @@ func emailRig(t *testing.T, srv *smtpServer) *briefingRig {
 	t.Helper()
 	var eq *queue.EmailQueue
 	r := newBriefingRigHook(t, time.Now(), func(db *sqlite.DB) func(context.Context, *sql.Tx, *app.Briefing, *app.Report) error {
-		eq = queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 20 * time.Millisecond, BaseBackoff: 20 * time.Millisecond})
+		eq = queue.NewEmailQueue(queue.Options{Store: db, PollInterval: 20 * time.Millisecond, BaseBackoff: 20 * time.Millisecond})
 		return (&app.Deliveries{Store: db, Queue: eq}).QueueTx
 	})
 	host, port, _ := net.SplitHostPort(srv.addr)
@@ -182,7 +182,7 @@ func TestEmailDelivery(t *testing.T) {
 			t.Fatalf("delivery %+v", d)
 		}
 		srv.fail.Store(0)
-		eq := queue.NewEmailQueue(queue.Options{DB: r.db.Write, Read: r.db.Read})
+		eq := queue.NewEmailQueue(queue.Options{Store: r.db})
 		if err := r.db.ResendDelivery(ctx, 1, d.ID, func(ctx context.Context, tx *sql.Tx) error { return eq.EnqueueTx(ctx, tx, d.ID) }); err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,7 @@ import (
 
 // FetchQueueOptions for NewFetchQueue.
 type FetchQueueOptions struct {
-	DB       *sql.DB       // write pool
-	Read     *sql.DB       // read pool (optional)
+	Store    Store         // the queue's tables (sqlite.DB)
 	Name     string        // default "fetch"
 	Capacity int           // default 1000
 	Workers  int           // default 4
@@ -38,7 +37,7 @@ func NewFetchQueue(o FetchQueueOptions) *FetchQueue {
 		o.Name = "fetch"
 	}
 	return &FetchQueue{
-		Queue: New(Options{DB: o.DB, Read: o.Read, Name: o.Name, Workers: o.Workers, Timeout: o.Timeout,
+		Queue: New(Options{Store: o.Store, Name: o.Name, Workers: o.Workers, Timeout: o.Timeout,
 			ShutdownGrace: o.ShutdownGrace, PollInterval: o.PollInterval,
 			MaxAttempts: 3, BaseBackoff: 5 * time.Second, Log: o.Log, Clock: o.Clock}),
 		capacity: orDefault(o.Capacity, 1000),

@@ -31,7 +31,7 @@ type pipeline struct {
 func newPipeline(t *testing.T, clock app.Clock, capacity int) *pipeline {
 	t.Helper()
 	db := sqlitetest.NewWithClock(t, clock)
-	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: capacity, PollInterval: 20 * time.Millisecond})
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: capacity, PollInterval: 20 * time.Millisecond})
 	f := feeds.New(feeds.Options{Timeout: 5 * time.Second})
 	sources := &app.Sources{Store: db, Queue: q, Detector: feeds.Detector{Fetcher: f}, Fetches: db, Fetcher: feeds.Adapter{Fetcher: f}, Clock: clock}
 	queue.HandleFetch(q, sources)

@@ -1,5 +1,6 @@
-// Package queue runs Morning Deck's background work: durable goqite queues in the
-// app's SQLite file, worker pools, retry with backoff, and a dead letter table.
+// Package queue runs Morning Deck's background work: durable queues in the app's SQLite file
+// (goqite's table and semantics), worker pools, retry with backoff, and a dead letter table.
+// It is the mechanism only: the tables are read and written by its Store (sqlite.DB).
 package queue
 
 import (
@@ -11,27 +12,23 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"runtime/debug"
-	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"maragu.dev/goqite"
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/metrics"
 )
 
-// timeFormat is how times are stored, the same as goqite's timeout column.
+// minuteFormat keys the finished-job counters (the store's format); doneKeep is how long they are kept.
 const (
-	timeFormat   = "2006-01-02T15:04:05.000Z"
 	minuteFormat = "2006-01-02T15:04"
 	doneKeep     = 7 * 24 * time.Hour
 )
 
 // delivery is a received message with what the receiving transaction learned about it.
 type delivery struct {
-	m        *goqite.Message
+	m        app.JobMessage
 	env      envelope
 	decodeOK bool
 	received int
@@ -69,7 +66,7 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 	if j.q == nil {
 		return errors.New("queue: job has no queue")
 	}
-	if err := j.q.deleteTx(ctx, tx, goqite.ID(j.ID)); err != nil {
+	if err := j.q.deleteTx(ctx, tx, j.ID); err != nil {
 		return err
 	}
 	j.q.countOK()
@@ -116,8 +113,7 @@ func Later(err error, delay time.Duration) error {
 
 // Options for New. Zero values get the defaults written next to each field.
 type Options struct {
-	DB            *sql.DB       // the write pool; goqite and all our writes go through it
-	Read          *sql.DB       // read pool for Stats, Dead and delivery counts; defaults to DB
+	Store         Store         // the queue's tables (sqlite.DB): messages, dead letters, counters, pause
 	Name          string        // goqite queue name, e.g. "fetch"
 	Workers       int           // default 4
 	MaxAttempts   int           // default 3
@@ -129,7 +125,7 @@ type Options struct {
 	DeadRetention time.Duration // default 30 days
 	MaxDeliveries int           // default 10: a message handed out this often without finishing is dead-lettered
 	Log           *slog.Logger  // nil discards
-	Clock         app.Clock     // for backoff, counters and cleanup; goqite itself uses the system clock
+	Clock         app.Clock     // for backoff, counters and cleanup; message visibility uses the system clock, as goqite does
 }
 
 // SendOptions for Send and SendTx.
@@ -146,13 +142,7 @@ type Stats struct {
 }
 
 // DeadJob is a job that failed its last attempt or could not be run at all.
-type DeadJob struct {
-	ID, Queue, Kind string
-	Attempts        int
-	Error           string
-	FailedAt        time.Time
-	Body            []byte
-}
+type DeadJob = app.DeadJob
 
 // envelope is the goqite message body.
 type envelope struct {
@@ -166,7 +156,7 @@ type envelope struct {
 // Queue is a durable job queue with a worker pool.
 type Queue struct {
 	opts     Options
-	gq       *goqite.Queue
+	store    Store
 	log      *slog.Logger
 	clock    app.Clock
 	handlers map[string]Handler
@@ -178,9 +168,7 @@ type Queue struct {
 	paused   bool      // as last read or set
 	pausedAt time.Time // when
 	running  atomic.Bool
-	stmtMu   sync.Mutex
-	stmts    map[string]*sql.Stmt // prepared on the write pool, by query
-	active   sync.Map             // job id → activeJob: the jobs this process is running
+	active   sync.Map // job id → activeJob: the jobs this process is running
 }
 
 // activeJob is a job being run, for Pinned.
@@ -210,11 +198,8 @@ const goqiteMaxReceive = 1_000_000
 
 // New returns a queue. It panics without DB or Name, which is a programming error.
 func New(opts Options) *Queue {
-	if opts.DB == nil || opts.Name == "" {
-		panic("queue: New needs DB and Name")
-	}
-	if opts.Read == nil {
-		opts.Read = opts.DB
+	if opts.Store == nil || opts.Name == "" {
+		panic("queue: New needs Store and Name")
 	}
 	opts.Workers = orDefault(opts.Workers, 4)
 	opts.MaxAttempts = orDefault(opts.MaxAttempts, 3)
@@ -230,8 +215,7 @@ func New(opts Options) *Queue {
 	}
 	return &Queue{
 		opts:     opts,
-		gq:       goqite.New(goqite.NewOpts{DB: opts.DB, Name: opts.Name, MaxReceive: goqiteMaxReceive, Timeout: opts.Timeout}),
-		stmts:    map[string]*sql.Stmt{},
+		store:    opts.Store,
 		log:      opts.Log.With("component", "queue", "queue", opts.Name),
 		clock:    app.ClockOrSystem(opts.Clock),
 		handlers: map[string]Handler{},
@@ -293,8 +277,7 @@ func (q *Queue) Resume(ctx context.Context) error {
 }
 
 func (q *Queue) setPaused(ctx context.Context, paused bool) error {
-	if _, err := q.opts.DB.ExecContext(ctx, `insert into queue_state (queue, paused) values (?, ?)
-		on conflict (queue) do update set paused = excluded.paused`, q.opts.Name, paused); err != nil {
+	if err := q.store.SetQueuePaused(ctx, q.opts.Name, paused); err != nil {
 		return fmt.Errorf("queue %s: pause: %w", q.opts.Name, err)
 	}
 	q.pausedMu.Lock()
@@ -305,11 +288,7 @@ func (q *Queue) setPaused(ctx context.Context, paused bool) error {
 
 // Paused reports whether the queue is paused, as the database says.
 func (q *Queue) Paused(ctx context.Context) (bool, error) {
-	var paused bool
-	err := q.opts.Read.QueryRowContext(ctx, `select paused from queue_state where queue = ?`, q.opts.Name).Scan(&paused)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = nil
-	}
+	paused, err := q.store.QueuePaused(ctx, q.opts.Name)
 	if err != nil {
 		return false, fmt.Errorf("queue %s: paused: %w", q.opts.Name, err)
 	}
@@ -329,6 +308,9 @@ func (q *Queue) pausedNow(ctx context.Context) bool {
 	}
 	p, err := q.Paused(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return paused // shutting down: nothing went wrong, and nothing is received any more
+		}
 		q.log.Warn("read the pause state", "error", err)
 		return paused
 	}
@@ -367,7 +349,7 @@ func (q *Queue) sendTx(ctx context.Context, tx *sql.Tx, env envelope, delay time
 	if err != nil {
 		return fmt.Errorf("queue %s: encode %s: %w", q.opts.Name, env.Kind, err)
 	}
-	if err := q.gq.SendTx(ctx, tx, goqite.Message{Body: body, Delay: max(delay, 0), Priority: env.Priority}); err != nil {
+	if err := q.store.SendJob(ctx, tx, q.opts.Name, body, max(delay, 0), env.Priority); err != nil {
 		return fmt.Errorf("queue %s: send %s: %w", q.opts.Name, env.Kind, err)
 	}
 	return nil
@@ -385,9 +367,6 @@ func (q *Queue) Run(ctx context.Context) error {
 		return fmt.Errorf("queue %s: already running", q.opts.Name)
 	}
 	defer q.running.Store(false)
-	if err := q.prepare(ctx); err != nil {
-		q.log.Warn("hot statements stay unprepared", "error", err)
-	}
 
 	// Jobs get a context of their own, cancelled only when the grace period is over.
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
@@ -523,78 +502,9 @@ func (q *Queue) sleep(ctx context.Context, d time.Duration) bool {
 // RegisterClaim sets the ClaimFunc of a kind (before Run).
 func (q *Queue) RegisterClaim(kind string, c ClaimFunc) { q.claims[kind] = c }
 
-// receiveSQL is goqite's ReceiveTx for up to n messages at once, prepared once per queue
-// (goqite builds and parses its query on every call), and it returns each message's delivery
-// count, which goqite does not. It keeps goqite's semantics: the highest priority first, then
-// the oldest; visible from the timeout on; received counted; the same time format.
-const receiveSQL = `update goqite set timeout = ?, received = received + 1
-	where id in (
-		select id from goqite
-		where queue = ? and ? >= timeout and received < ?
-		order by priority desc, created
-		limit ?)
-	returning id, body, received, priority, created`
-
-// deleteSQL is goqite's DeleteTx, prepared.
-const deleteSQL = `delete from goqite where queue = ? and id = ?`
-
-// prepare prepares the queue's hot statements on the write pool (outside any transaction: the
-// pool has one connection). Run calls it; until then the statements run unprepared.
-func (q *Queue) prepare(ctx context.Context) error {
-	for _, query := range []string{receiveSQL, deleteSQL} {
-		q.stmtMu.Lock()
-		_, ok := q.stmts[query]
-		q.stmtMu.Unlock()
-		if ok {
-			continue
-		}
-		st, err := q.opts.DB.PrepareContext(ctx, query)
-		if err != nil {
-			return fmt.Errorf("queue %s: prepare: %w", q.opts.Name, err)
-		}
-		q.stmtMu.Lock()
-		q.stmts[query] = st
-		q.stmtMu.Unlock()
-	}
-	return nil
-}
-
-// stmt returns one of the queue's statements bound to tx: prepared once Run has prepared them.
-func (q *Queue) stmt(ctx context.Context, tx *sql.Tx, query string) *txStmt {
-	q.stmtMu.Lock()
-	st := q.stmts[query]
-	q.stmtMu.Unlock()
-	if st == nil {
-		return &txStmt{tx: tx, query: query}
-	}
-	return &txStmt{st: tx.StmtContext(ctx, st)}
-}
-
-// txStmt is a prepared statement or, before Run, the query text, within a transaction.
-type txStmt struct {
-	st    *sql.Stmt
-	tx    *sql.Tx
-	query string
-}
-
-func (s *txStmt) ExecContext(ctx context.Context, args ...any) (sql.Result, error) {
-	if s.st != nil {
-		return s.st.ExecContext(ctx, args...)
-	}
-	return s.tx.ExecContext(ctx, s.query, args...)
-}
-
-func (s *txStmt) QueryContext(ctx context.Context, args ...any) (*sql.Rows, error) {
-	if s.st != nil {
-		return s.st.QueryContext(ctx, args...)
-	}
-	return s.tx.QueryContext(ctx, s.query, args...)
-}
-
-// deleteTx deletes a message in tx (goqite's DeleteTx with a prepared statement).
-func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, id goqite.ID) error {
-	_, err := q.stmt(ctx, tx, deleteSQL).ExecContext(ctx, q.opts.Name, string(id))
-	return err
+// deleteTx deletes a message in tx.
+func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, id string) error {
+	return q.store.DeleteJob(ctx, tx, q.opts.Name, id)
 }
 
 // receiveMany receives up to n messages, with their delivery counts, and runs their kinds'
@@ -602,48 +512,14 @@ func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, id goqite.ID) error {
 func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 	var ds []delivery
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		ds = ds[:0]
-		now := time.Now().UTC()
-		rows, err := q.stmt(ctx, tx, receiveSQL).QueryContext(ctx, now.Add(q.opts.Timeout).Format(timeFormat), q.opts.Name, now.Format(timeFormat), goqiteMaxReceive, max(n, 1))
+		msgs, err := q.store.ReceiveJobs(ctx, tx, q.opts.Name, q.opts.Timeout, goqiteMaxReceive, n)
 		if err != nil {
 			return err
 		}
-		type row struct {
-			priority int
-			created  string
+		ds = make([]delivery, len(msgs))
+		for i, m := range msgs {
+			ds[i] = delivery{m: m, received: m.Received}
 		}
-		var order []row
-		for rows.Next() {
-			var d delivery
-			var r row
-			d.m = &goqite.Message{}
-			if err := rows.Scan(&d.m.ID, &d.m.Body, &d.received, &r.priority, &r.created); err != nil {
-				_ = rows.Close()
-				return err
-			}
-			ds = append(ds, d)
-			order = append(order, r)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return err
-		}
-		// RETURNING gives no order: hand the jobs out as goqite would have, priority then age.
-		idx := make([]int, len(ds))
-		for i := range idx {
-			idx[i] = i
-		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			ra, rb := order[idx[a]], order[idx[b]]
-			if ra.priority != rb.priority {
-				return ra.priority > rb.priority
-			}
-			return ra.created < rb.created
-		})
-		sorted := make([]delivery, len(ds))
-		for i, j := range idx {
-			sorted[i] = ds[j]
-		}
-		ds = sorted
 		for i := range ds {
 			d := &ds[i]
 			if json.Unmarshal(d.m.Body, &d.env) != nil || d.env.Kind == "" {
@@ -671,7 +547,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 	// Bookkeeping writes must happen even when shutdown has cancelled the job.
 	wctx := context.WithoutCancel(ctx)
 	m, env, received := d.m, d.env, d.received
-	id := string(m.ID)
+	id := m.ID
 	log := q.log.With("job_id", id)
 	if !d.decodeOK {
 		var probe envelope
@@ -722,7 +598,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		log.Debug("job done", "duration", took)
 	case ctx.Err() != nil:
 		// Shutdown cut it short: leave the message, visible again at once, for the next run.
-		if err := q.gq.Extend(wctx, m.ID, 0); err != nil {
+		if err := q.store.ExtendJob(wctx, q.opts.Name, m.ID, 0); err != nil {
 			log.Warn("release interrupted job", "error", err)
 		}
 		metrics.Finished(q.opts.Name, env.Kind, "interrupted", took)
@@ -770,7 +646,7 @@ func call(ctx context.Context, log *slog.Logger, h Handler, job Job) (err error)
 }
 
 // heartbeat extends the message's visibility every Timeout/3 until the returned stop is called.
-func (q *Queue) heartbeat(log *slog.Logger, id goqite.ID) (stop func()) {
+func (q *Queue) heartbeat(log *slog.Logger, id string) (stop func()) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -781,7 +657,7 @@ func (q *Queue) heartbeat(log *slog.Logger, id goqite.ID) (stop func()) {
 			case <-quit:
 				return
 			case <-t.C:
-				if err := q.gq.Extend(context.Background(), id, q.opts.Timeout); err != nil {
+				if err := q.store.ExtendJob(context.Background(), q.opts.Name, id, q.opts.Timeout); err != nil {
 					log.Warn("extend visibility", "error", err)
 				}
 			}
@@ -801,17 +677,11 @@ func (q *Queue) backoff(attempt int) time.Duration {
 }
 
 // deadLetter moves a message to queue_dead and counts a failure, in one transaction.
-func (q *Queue) deadLetter(log *slog.Logger, m *goqite.Message, kind string, attempts int, cause error) {
+func (q *Queue) deadLetter(log *slog.Logger, m app.JobMessage, kind string, attempts int, cause error) {
 	ctx := context.Background()
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `
-			insert into queue_dead (id, queue, kind, body, attempts, error, failed_at) values (?, ?, ?, ?, ?, ?, ?)
-			on conflict (id) do update set kind = excluded.kind, body = excluded.body, attempts = excluded.attempts,
-				error = excluded.error, failed_at = excluded.failed_at`,
-			string(m.ID), q.opts.Name, kind, m.Body, attempts, cause.Error(), q.clock.Now().UTC().Format(timeFormat)); err != nil {
-			return err
-		}
-		if err := q.deleteTx(ctx, tx, m.ID); err != nil {
+		d := DeadJob{ID: m.ID, Queue: q.opts.Name, Kind: kind, Attempts: attempts, Error: cause.Error(), FailedAt: q.clock.Now(), Body: m.Body}
+		if err := q.store.DeadLetterJob(ctx, tx, d); err != nil {
 			return err
 		}
 		return q.countTx(ctx, tx, 0, 1)
@@ -841,16 +711,7 @@ func (q *Queue) flushDone(ctx context.Context) error {
 	if len(counts) == 0 {
 		return nil
 	}
-	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		for minute, n := range counts {
-			if _, err := tx.ExecContext(ctx, `
-				insert into queue_done (queue, minute, ok, failed) values (?, ?, ?, 0)
-				on conflict (queue, minute) do update set ok = ok + excluded.ok`, q.opts.Name, minute, n); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	err := q.store.AddJobsDone(ctx, q.opts.Name, counts)
 	if err != nil {
 		q.doneMu.Lock()
 		for m, n := range counts {
@@ -863,29 +724,17 @@ func (q *Queue) flushDone(ctx context.Context) error {
 
 // countTx adds to this minute's finished counters.
 func (q *Queue) countTx(ctx context.Context, tx *sql.Tx, ok, failed int) error {
-	_, err := tx.ExecContext(ctx, `
-		insert into queue_done (queue, minute, ok, failed) values (?, ?, ?, ?)
-		on conflict (queue, minute) do update set ok = ok + excluded.ok, failed = failed + excluded.failed`,
-		q.opts.Name, q.clock.Now().UTC().Format(minuteFormat), ok, failed)
-	return err
+	return q.store.CountJobs(ctx, tx, q.opts.Name, q.clock.Now(), ok, failed)
 }
 
 func (q *Queue) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := q.opts.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	if err := fn(tx); err != nil {
-		_ = tx.Rollback()
-		return err
-	}
-	return tx.Commit()
+	return q.store.JobTx(ctx, fn)
 }
 
 // Size is the number of messages in the queue: ready, delayed and in flight.
 func (q *Queue) Size(ctx context.Context) (int, error) {
-	var n int
-	if err := q.opts.Read.QueryRowContext(ctx, `select count(*) from goqite where queue = ?`, q.opts.Name).Scan(&n); err != nil {
+	n, err := q.store.QueueSize(ctx, q.opts.Name)
+	if err != nil {
 		return 0, fmt.Errorf("queue %s: size: %w", q.opts.Name, err)
 	}
 	return n, nil
@@ -898,55 +747,23 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 	if err := q.flushDone(ctx); err != nil {
 		return s, fmt.Errorf("queue %s: stats: %w", q.opts.Name, err)
 	}
-	now := time.Now().UTC()
-	nowText := now.Format(timeFormat)
-	var oldest sql.NullString
-	err := q.opts.Read.QueryRowContext(ctx, `
-		select
-			coalesce(sum(timeout <= ?1), 0),
-			coalesce(sum(timeout > ?1 and received = 0), 0),
-			coalesce(sum(timeout > ?1 and received > 0), 0),
-			min(case when timeout <= ?1 then timeout end),
-			(select count(*) from queue_dead where queue = ?2),
-			(select coalesce(sum(ok), 0) from queue_done where queue = ?2 and minute >= ?3),
-			(select coalesce(sum(failed), 0) from queue_done where queue = ?2 and minute >= ?3)
-		from goqite where queue = ?2`,
-		nowText, q.opts.Name, q.clock.Now().Add(-time.Hour).UTC().Format(minuteFormat),
-	).Scan(&s.Ready, &s.Delayed, &s.InFlight, &oldest, &s.Dead, &s.DoneLastHour, &s.FailedLastHour)
+	now := time.Now()
+	c, err := q.store.JobCounts(ctx, q.opts.Name, now, q.clock.Now().Add(-time.Hour))
 	if err != nil {
 		return Stats{}, fmt.Errorf("queue %s: stats: %w", q.opts.Name, err)
 	}
-	if oldest.Valid {
-		if t, err := time.Parse(timeFormat, oldest.String); err == nil {
-			s.OldestReady = max(now.Sub(t), 0)
-		}
+	s = Stats{Ready: c.Ready, Delayed: c.Delayed, InFlight: c.InFlight, Dead: c.Dead,
+		DoneLastHour: c.DoneLastHour, FailedLastHour: c.FailedLastHour}
+	if !c.OldestReady.IsZero() {
+		s.OldestReady = max(now.Sub(c.OldestReady), 0)
 	}
 	return s, nil
 }
 
 // Dead lists dead jobs, newest first; limit <= 0 lists all.
 func (q *Queue) Dead(ctx context.Context, limit int) ([]DeadJob, error) {
-	if limit <= 0 {
-		limit = -1
-	}
-	rows, err := q.opts.Read.QueryContext(ctx, `
-		select id, queue, kind, attempts, error, failed_at, body from queue_dead
-		where queue = ? order by failed_at desc, id desc limit ?`, q.opts.Name, limit)
+	jobs, err := q.store.DeadJobs(ctx, q.opts.Name, limit)
 	if err != nil {
-		return nil, fmt.Errorf("queue %s: list dead: %w", q.opts.Name, err)
-	}
-	defer func() { _ = rows.Close() }()
-	var jobs []DeadJob
-	for rows.Next() {
-		var j DeadJob
-		var failedAt string
-		if err := rows.Scan(&j.ID, &j.Queue, &j.Kind, &j.Attempts, &j.Error, &failedAt, &j.Body); err != nil {
-			return nil, fmt.Errorf("queue %s: list dead: %w", q.opts.Name, err)
-		}
-		j.FailedAt, _ = time.Parse(timeFormat, failedAt)
-		jobs = append(jobs, j)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("queue %s: list dead: %w", q.opts.Name, err)
 	}
 	return jobs, nil
@@ -955,11 +772,11 @@ func (q *Queue) Dead(ctx context.Context, limit int) ([]DeadJob, error) {
 // Retry moves a dead job back to the queue at attempt 1. An unknown id gives an error wrapping sql.ErrNoRows.
 func (q *Queue) Retry(ctx context.Context, id string) error {
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		var body []byte
-		if err := tx.QueryRowContext(ctx, `select body from queue_dead where queue = ? and id = ?`, q.opts.Name, id).Scan(&body); err != nil {
+		dead, err := q.store.DeadJobsTx(ctx, tx, q.opts.Name, id)
+		if err != nil {
 			return err
 		}
-		return q.requeueTx(ctx, tx, id, body)
+		return q.requeueTx(ctx, tx, dead[0].ID, dead[0].Body)
 	})
 	if err != nil {
 		return fmt.Errorf("queue %s: retry %s: %w", q.opts.Name, id, err)
@@ -972,28 +789,12 @@ func (q *Queue) Retry(ctx context.Context, id string) error {
 func (q *Queue) RetryAll(ctx context.Context) (int, error) {
 	var n int
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `select id, body from queue_dead where queue = ? order by failed_at`, q.opts.Name)
+		all, err := q.store.DeadJobsTx(ctx, tx, q.opts.Name, "")
 		if err != nil {
 			return err
 		}
-		type dead struct {
-			id   string
-			body []byte
-		}
-		var all []dead
-		for rows.Next() {
-			var d dead
-			if err := rows.Scan(&d.id, &d.body); err != nil {
-				_ = rows.Close()
-				return err
-			}
-			all = append(all, d)
-		}
-		if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-			return err
-		}
 		for _, d := range all {
-			if err := q.requeueTx(ctx, tx, d.id, d.body); err != nil {
+			if err := q.requeueTx(ctx, tx, d.ID, d.Body); err != nil {
 				return err
 			}
 		}
@@ -1011,31 +812,24 @@ func (q *Queue) RetryAll(ctx context.Context) (int, error) {
 // A body that cannot be decoded is sent unchanged (and will come back dead).
 func (q *Queue) requeueTx(ctx context.Context, tx *sql.Tx, id string, body []byte) error {
 	var env envelope
-	msg := goqite.Message{Body: body}
+	priority := 0
 	if json.Unmarshal(body, &env) == nil && env.Kind != "" {
 		env.Attempt = 1
 		b, err := json.Marshal(env)
 		if err != nil {
 			return err
 		}
-		msg = goqite.Message{Body: b, Priority: env.Priority}
+		body, priority = b, env.Priority
 	}
-	if err := q.gq.SendTx(ctx, tx, msg); err != nil {
+	if err := q.store.SendJob(ctx, tx, q.opts.Name, body, 0, priority); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `delete from queue_dead where queue = ? and id = ?`, q.opts.Name, id)
-	return err
+	return q.store.DeleteDeadJob(ctx, tx, q.opts.Name, id)
 }
 
 // Discard deletes a dead job. An unknown id gives an error wrapping sql.ErrNoRows.
 func (q *Queue) Discard(ctx context.Context, id string) error {
-	res, err := q.opts.DB.ExecContext(ctx, `delete from queue_dead where queue = ? and id = ?`, q.opts.Name, id)
-	if err == nil {
-		if n, _ := res.RowsAffected(); n == 0 {
-			err = sql.ErrNoRows
-		}
-	}
-	if err != nil {
+	if err := q.store.DeleteDeadJob(ctx, nil, q.opts.Name, id); err != nil {
 		return fmt.Errorf("queue %s: discard %s: %w", q.opts.Name, id, err)
 	}
 	return nil
@@ -1043,17 +837,8 @@ func (q *Queue) Discard(ctx context.Context, id string) error {
 
 // Cleanup deletes dead jobs older than DeadRetention and counters older than seven days.
 func (q *Queue) Cleanup(ctx context.Context) error {
-	now := q.clock.Now().UTC()
-	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `delete from queue_dead where queue = ? and failed_at < ?`,
-			q.opts.Name, now.Add(-q.opts.DeadRetention).Format(timeFormat)); err != nil {
-			return err
-		}
-		_, err := tx.ExecContext(ctx, `delete from queue_done where queue = ? and minute < ?`,
-			q.opts.Name, now.Add(-doneKeep).Format(minuteFormat))
-		return err
-	})
-	if err != nil {
+	now := q.clock.Now()
+	if err := q.store.CleanupJobs(ctx, q.opts.Name, now.Add(-q.opts.DeadRetention), now.Add(-doneKeep)); err != nil {
 		return fmt.Errorf("queue %s: cleanup: %w", q.opts.Name, err)
 	}
 	return nil

@@ -24,11 +24,10 @@ const name = "test"
 // newQueue returns a queue on db with fast test settings; opts overrides them where set.
 func newQueue(t *testing.T, db *sqlite.DB, opts queue.Options) *queue.Queue {
 	t.Helper()
-	opts.DB = db.Write
+	opts.Store = db
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	opts.Read = db.Read
 	if opts.Name == "" {
 		opts.Name = name
 	}

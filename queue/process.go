@@ -21,7 +21,7 @@ var _ app.ProcessQueue = (*ProcessQueue)(nil)
 
 // ProcessQueueOptions for NewProcessQueue.
 type ProcessQueueOptions struct {
-	DB, Read      *sql.DB
+	Store         Store
 	Capacity      int // default 5000
 	Workers       int // default 4
 	MaxAttempts   int // default 3
@@ -36,7 +36,7 @@ type ProcessQueueOptions struct {
 // NewProcessQueue returns the process queue.
 func NewProcessQueue(o ProcessQueueOptions) *ProcessQueue {
 	return &ProcessQueue{
-		Queue: New(Options{DB: o.DB, Read: o.Read, Name: "process", Workers: o.Workers, MaxAttempts: orDefault(o.MaxAttempts, 3),
+		Queue: New(Options{Store: o.Store, Name: "process", Workers: o.Workers, MaxAttempts: orDefault(o.MaxAttempts, 3),
 			Timeout: o.Timeout, BaseBackoff: o.BaseBackoff, ShutdownGrace: o.ShutdownGrace, PollInterval: o.PollInterval, Log: o.Log, Clock: o.Clock}),
 		capacity: orDefault(o.Capacity, 5000),
 		clock:    app.ClockOrSystem(o.Clock),

@@ -65,7 +65,7 @@ type processPipeline struct {
 func newProcessPipeline(t *testing.T, clock app.Clock, llmURL string) *processPipeline {
 	t.Helper()
 	p := newPipeline(t, clock, 1000)
-	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: p.db.Write, Read: p.db.Read, PollInterval: 20 * time.Millisecond,
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: p.db, PollInterval: 20 * time.Millisecond,
 		BaseBackoff: 20 * time.Millisecond, Clock: clock})
 	embedded := enrich.NewEmbedded(enrich.EmbeddedOptions{})
 	var chosen app.Enricher = embedded
@@ -362,8 +362,8 @@ func BenchmarkNewItemLatency(b *testing.B) {
 	defer farm.Close()
 	db := sqlitetest.New(b)
 	ctx := context.Background()
-	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read})
-	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
 	embedded := enrich.NewEmbedded(enrich.EmbeddedOptions{})
 	pw := &app.Enriching{Store: db, Queue: pq, Enrichers: chooseAlways{embedded}}
 	queue.HandleProcess(pq, pw)

@@ -42,7 +42,9 @@ func decodeList(s string) []string {
 	return l
 }
 
-const itemColumns = `i.id, i.source_id, i.user_id, i.guid, i.title, i.link, i.author, i.published_at, i.raw_content,
+// itemColumns: raw_content is no longer read (nor stored: see insertItemsTx); rows stored
+// before keep it until they are pruned.
+const itemColumns = `i.id, i.source_id, i.user_id, i.guid, i.title, i.link, i.author, i.published_at, '',
 	i.clean_content, i.text_content, i.extra, i.status, i.created_at, case when s.name = '' then s.url else s.name end,
 	i.summary, i.tags, i.topics, i.score, i.score_reasoning, i.enriched_by, i.attempts, i.last_error,
 	i.read_at, i.starred, i.hidden`
@@ -536,7 +538,16 @@ func (db *DB) UpdateItem(ctx context.Context, userID, id int64, u app.ItemUpdate
 // CountItems returns how many items the user has (of one source when sourceID is not 0).
 func (db *DB) CountItems(ctx context.Context, userID, sourceID int64) (int, error) {
 	var n int
-	err := db.Read.QueryRowContext(ctx, `select count(*) from items where user_id = ? and (? = 0 or source_id = ?)`, userID, sourceID, sourceID).Scan(&n)
+	var err error
+	if sourceID == 0 {
+		err = db.Read.QueryRowContext(ctx, `select count(*) from items where user_id = ?`, userID).Scan(&n)
+	} else {
+		// Two statements, not "(? = 0 or source_id = ?)": that form cannot use the source's
+		// index and counted every item of the user. The owner is checked once, on the source,
+		// so that the count reads the index only.
+		err = db.Read.QueryRowContext(ctx, `select count(*) from items
+			where source_id = ?1 and (select user_id from sources where id = ?1) = ?2`, sourceID, userID).Scan(&n)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("sqlite: count items: %w", err)
 	}
@@ -592,6 +603,10 @@ var qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link,
 
 // insertItemsTx stores a fetch's items of src with the given status, within tx, and returns
 // the ids of those that were new (a re-fetch never duplicates an item: same source, same GUID).
+// The content is stored once in the form the app reads, sanitized (clean_content), plus its
+// plain text (text_content), which search indexes and the enrichers read; the raw HTML as the
+// feed sent it is not stored (raw_content stays empty): nothing reads it, and it made every
+// item's row, its WAL frames and every later rewrite of the row (scoring) larger (issue 14).
 func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, items []app.Item, status app.ItemStatus, now time.Time) ([]int64, error) {
 	stmt := db.stmt(ctx, tx, qInsertItem)
 	created := FormatTime(now)
@@ -600,7 +615,7 @@ func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, it
 		it := &items[i]
 		var id int64
 		err := stmt.QueryRowContext(ctx, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
-			it.RawContent, it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created).Scan(&id)
+			"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // already stored
 		} else if err != nil {

@@ -307,7 +307,7 @@ func (db *DB) QueueSources(ctx context.Context, userID int64, ids []int64, enque
 		}
 		now := db.now()
 		for _, id := range ids {
-			ok, err := markQueued(ctx, tx, id, userID, now)
+			ok, err := db.markQueued(ctx, tx, id, userID, now)
 			if err != nil {
 				return err
 			}
@@ -324,10 +324,12 @@ func (db *DB) QueueSources(ctx context.Context, userID int64, ids []int64, enque
 	return queued, err
 }
 
+var qMarkQueued = hot(`update sources set fetch_status = 'QUEUED', queued_at = ?
+	where id = ? and (? = 0 or user_id = ?) and fetch_status = 'IDLE' and status != 'PAUSED'`)
+
 // markQueued moves an IDLE, non-paused source to QUEUED. userID 0 matches any user.
-func markQueued(ctx context.Context, tx *sql.Tx, id, userID int64, now string) (bool, error) {
-	res, err := tx.ExecContext(ctx, `update sources set fetch_status = 'QUEUED', queued_at = ?
-		where id = ? and (? = 0 or user_id = ?) and fetch_status = 'IDLE' and status != 'PAUSED'`, now, id, userID, userID)
+func (db *DB) markQueued(ctx context.Context, tx *sql.Tx, id, userID int64, now string) (bool, error) {
+	res, err := db.stmt(ctx, tx, qMarkQueued).ExecContext(ctx, now, id, userID, userID)
 	if err != nil {
 		return false, fmt.Errorf("sqlite: mark source queued: %w", err)
 	}
@@ -354,7 +356,7 @@ func (db *DB) QueueDue(ctx context.Context, ids []int64, enqueue func(ctx contex
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		now := db.now()
 		for _, id := range ids {
-			ok, err := markQueued(ctx, tx, id, 0, now)
+			ok, err := db.markQueued(ctx, tx, id, 0, now)
 			if err != nil {
 				return err
 			}

@@ -32,8 +32,8 @@ type authEnv struct {
 func newAuthEnv(t *testing.T) *authEnv {
 	t.Helper()
 	db := sqlitetest.New(t)
-	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read})
-	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
 	accounts := &app.Accounts{Store: db, Cost: bcrypt.MinCost}
 	ctx := context.Background()
 	ann, err := accounts.AddUser(ctx, "ann", "correct horse battery", false) // the first: admin, owns user 1

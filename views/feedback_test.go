@@ -17,9 +17,9 @@ import (
 // newFeedbackEnv is newEnv whose server learns from the reader (Feedback, issue 12).
 func newFeedbackEnv(t *testing.T) (*env, *app.Feedback) {
 	e := newEnv(t)
-	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: e.db.Write, Read: e.db.Read})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: e.db})
 	fb := &app.Feedback{Store: e.db, Trainer: enrich.Trainer{E: enrich.NewEmbedded(enrich.EmbeddedOptions{})}, Queue: pq}
-	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: e.db.Write, Read: e.db.Read, Capacity: 1000})
+	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: e.db, Capacity: 1000})
 	srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: e.db, Queue: fq}, Reading: &app.Reading{Store: e.db, Queue: pq, Feedback: fb},
 		Settings: &app.UserSettings{Store: e.db}, Feedback: fb, Enricher: views.EnricherInfo{Default: "embedded"}}))
 	t.Cleanup(srv.Close)

@@ -20,7 +20,7 @@ import (
 func BenchmarkFolderPages(b *testing.B) {
 	db := sqlitetest.New(b)
 	seedFolders(b, db, 10_000, 50, 100_000)
-	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 1000})
 	srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db, Queue: q}, Reading: &app.Reading{Store: db}}))
 	defer srv.Close()
 	var folderID int64

@@ -46,7 +46,7 @@ func corpusFeeds(t *testing.T) string {
 func ingest(t *testing.T, db *sqlite.DB, feedSrv *httptest.Server, userID int64, name string) *app.Source {
 	t.Helper()
 	ctx := context.Background()
-	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read})
+	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db})
 	src, err := (&app.Sources{Store: db, Queue: fq}).Add(ctx, app.AddSource{UserID: userID, URL: feedSrv.URL + "/" + name, Type: app.SourceRSS})
 	if err != nil {
 		t.Fatal(err)
@@ -739,8 +739,8 @@ func TestGReaderContinuationThroughTies(t *testing.T) {
 // 20 feeds (half of them read): the unread ids, the unread counts, and a page of 100 whole items.
 func BenchmarkGReader(b *testing.B) {
 	db := sqlitetest.New(b)
-	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
-	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 1000})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
 	sources := &app.Sources{Store: db, Queue: fq}
 	srv := httptest.NewServer(views.New(views.Options{Sources: sources, Reader: &app.Reader{Store: db, Sources: sources}, Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}}))
 	b.Cleanup(srv.Close)

@@ -19,7 +19,7 @@ import (
 // shows the banner; the disk filling up does the same.
 func TestHealthTellsTheTruth(t *testing.T) {
 	db := sqlitetest.New(t)
-	pin := queue.New(queue.Options{DB: db.Write, Read: db.Read, Name: "fetch", Timeout: 200 * time.Millisecond, PollInterval: 10 * time.Millisecond})
+	pin := queue.New(queue.Options{Store: db, Name: "fetch", Timeout: 200 * time.Millisecond, PollInterval: 10 * time.Millisecond})
 	release := make(chan struct{})
 	started := make(chan struct{})
 	pin.Register("fetch", func(ctx context.Context, job queue.Job) error {

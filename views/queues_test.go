@@ -32,10 +32,10 @@ type queuesEnv struct {
 func newQueuesEnv(t *testing.T, fetchCapacity int) *queuesEnv {
 	t.Helper()
 	db := sqlitetest.New(t)
-	fq := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: fetchCapacity})
-	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
-	bq := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read})
-	eq := queue.NewEmailQueue(queue.Options{DB: db.Write, Read: db.Read, PollInterval: 10 * time.Millisecond, MaxAttempts: 1})
+	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: fetchCapacity})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
+	bq := queue.NewBriefingQueue(queue.Options{Store: db})
+	eq := queue.NewEmailQueue(queue.Options{Store: db, PollInterval: 10 * time.Millisecond, MaxAttempts: 1})
 	admin := &queue.Admin{List: []*queue.Queue{fq.Queue, pq.Queue, bq.Queue, eq.Queue},
 		Capacities: map[string]int{"fetch": fetchCapacity, "process": 5000}, Store: db}
 	metrics.WatchQueues(admin.Sizes)

@@ -446,7 +446,7 @@ func TestReadingFrame(t *testing.T) {
 
 	t.Run("without the reading service the pages explain themselves and nothing panics", func(t *testing.T) {
 		db := sqlitetest.New(t)
-		q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 10})
+		q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 10})
 		srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db, Queue: q}}))
 		defer srv.Close()
 		e := &env{t: t, db: db, srv: srv, c: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
@@ -489,7 +489,7 @@ func TestSettingsEnricher(t *testing.T) {
 		}
 
 		db := sqlitetest.New(t)
-		pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
+		pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
 		fail := true
 		srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: db},
 			Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db},

@@ -37,9 +37,9 @@ func newEnvWithDetector(t *testing.T) *env { return newEnvOpts(t, true) }
 func newEnvOpts(t *testing.T, detect bool) *env {
 	t.Helper()
 	db := sqlitetest.New(t)
-	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
-	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{DB: db.Write, Read: db.Read})
-	bq := queue.NewBriefingQueue(queue.Options{DB: db.Write, Read: db.Read})
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 1000})
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
+	bq := queue.NewBriefingQueue(queue.Options{Store: db})
 	sources := &app.Sources{Store: db, Queue: q}
 	if detect {
 		sources.Detector = feeds.Detector{Fetcher: feeds.New(feeds.Options{})}
@@ -625,7 +625,7 @@ func (panicky) SourceNames(context.Context, int64) ([]app.SourceName, error) { p
 
 func TestPanicIsA500AndTheServerGoesOn(t *testing.T) {
 	db := sqlitetest.New(t)
-	q := queue.NewFetchQueue(queue.FetchQueueOptions{DB: db.Write, Read: db.Read, Capacity: 1000})
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 1000})
 	store := panicky{db}
 	srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: store, Queue: q}}))
 	defer srv.Close()

@@ -1,0 +1,37 @@
+package queue
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+)
+
+// Store keeps a queue's state: its messages (goqite's table), dead letters, finished-job
+// counters and pause switch. sqlite.DB implements it; the queue runs no SQL of its own. The
+// methods taking a *sql.Tx work in the caller's write transaction, so that a job's claim, its
+// result and its acknowledgement commit together; JobTx begins one.
+type Store interface {
+	JobTx(ctx context.Context, fn func(tx *sql.Tx) error) error
+	SendJob(ctx context.Context, tx *sql.Tx, queue string, body []byte, delay time.Duration, priority int) error
+	ReceiveJobs(ctx context.Context, tx *sql.Tx, queue string, timeout time.Duration, maxReceive, limit int) ([]app.JobMessage, error)
+	DeleteJob(ctx context.Context, tx *sql.Tx, queue, id string) error
+	ExtendJob(ctx context.Context, queue, id string, delay time.Duration) error
+
+	DeadLetterJob(ctx context.Context, tx *sql.Tx, d app.DeadJob) error
+	DeadJobs(ctx context.Context, queue string, limit int) ([]app.DeadJob, error)
+	DeadJobsTx(ctx context.Context, tx *sql.Tx, queue, id string) ([]app.DeadJob, error)
+	DeleteDeadJob(ctx context.Context, tx *sql.Tx, queue, id string) error
+	DeadJobCount(ctx context.Context) (int, error)
+
+	CountJobs(ctx context.Context, tx *sql.Tx, queue string, at time.Time, ok, failed int) error
+	AddJobsDone(ctx context.Context, queue string, byMinute map[string]int) error
+	JobsDone(ctx context.Context, queue string, from time.Time) (map[string]int, error)
+	CleanupJobs(ctx context.Context, queue string, deadBefore, doneBefore time.Time) error
+
+	SetQueuePaused(ctx context.Context, queue string, paused bool) error
+	QueuePaused(ctx context.Context, queue string) (bool, error)
+	QueueSize(ctx context.Context, queue string) (int, error)
+	JobCounts(ctx context.Context, queue string, now, hourAgo time.Time) (app.JobCounts, error)
+}
