@@ -81,5 +81,8 @@ type ProcessInput struct {
 type ProcessResult struct {
 	Enrichment *Enrichment // nil when a filter hid the item before enrichment
 	Text       string      // extracted article text, when fetched ("" keeps the stored text)
-	Effect     FilterEffect
+	// ArticleError: why the linked page's text could not be read ("" when it was or was not
+	// needed); kept with the item so its page can say the feed's text was used instead.
+	ArticleError string
+	Effect       FilterEffect
 }

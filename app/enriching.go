@@ -139,7 +139,7 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 		log.Info("hidden by a filter", "filters", effect.Matched)
 		return Outcome{}, e.Store.FinishProcessing(ctx, it, ProcessResult{Effect: effect}, a.complete())
 	}
-	var extracted string
+	var extracted, articleErr string
 	text := it.Text
 	minText := e.MinTextChars
 	if minText <= 0 {
@@ -148,6 +148,10 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 	if e.Articles != nil && len(text) < minText && it.Link != "" {
 		if t, err := e.Articles.ArticleText(ctx, it.Link); err != nil {
 			log.Debug("article text not extracted; using the feed's text", "link", it.Link, "error", err)
+			if ctx.Err() != nil {
+				return Outcome{}, ctx.Err()
+			}
+			articleErr = err.Error()
 		} else if len(t) > len(text) {
 			text, extracted = t, t
 		}
@@ -188,7 +192,7 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 	if e.Observer != nil {
 		e.Observer.Observe(it.Title + " " + text)
 	}
-	if err := e.Store.FinishProcessing(ctx, it, ProcessResult{Enrichment: res, Text: extracted, Effect: effect}, a.complete()); err != nil {
+	if err := e.Store.FinishProcessing(ctx, it, ProcessResult{Enrichment: res, Text: extracted, ArticleError: articleErr, Effect: effect}, a.complete()); err != nil {
 		return Outcome{}, err
 	}
 	if base != nil {

@@ -115,6 +115,9 @@ const (
 	ExtraDateMissing = "date_missing"
 	// ExtraDateUnread: string, the date as the feed wrote it when we could not read it.
 	ExtraDateUnread = "date_unread"
+	// ExtraArticleError: string, why the linked page's article text could not be read when
+	// the item was enriched (its summary and score then come from the feed's own text).
+	ExtraArticleError = "article_error"
 )
 
 // Enclosure is a media file attached to an item: a podcast episode, a video, an image.
@@ -155,6 +158,13 @@ func (it Item) Enclosures() []Enclosure {
 // Thumbnail returns the URL of the item's picture, "" if none.
 func (it Item) Thumbnail() string {
 	s, _ := it.Extra[ExtraThumbnail].(string)
+	return s
+}
+
+// ArticleError says why the linked page's article text could not be read, "" if it was read
+// or never needed.
+func (it Item) ArticleError() string {
+	s, _ := it.Extra[ExtraArticleError].(string)
 	return s
 }
 

@@ -192,6 +192,52 @@ func TestProcessing(t *testing.T) {
 		}
 	})
 
+	t.Run("a linked page that cannot be read is kept on the item, and a later success clears it", func(t *testing.T) {
+		farm := feedtest.NewFarm(1, 3) // the farm's item links (/site/…) answer 404
+		defer farm.Close()
+		p := newProcessPipeline(t, nil, "")
+		p.pw.Articles = feeds.Adapter{Fetcher: feeds.New(feeds.Options{Timeout: 5 * time.Second})}
+		p.run(t)
+		p.newItems(t, farm, 1)
+		p.waitItems(t, map[string]int{"DONE": 4})
+		items, err := p.db.Items(ctx, app.ItemFilter{UserID: app.DefaultUserID, Limit: 20})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var enriched *app.Item
+		for _, it := range items {
+			if it.EnrichedBy != "" {
+				enriched = it
+			} else if it.ArticleError() != "" {
+				t.Errorf("back-catalogue item %q has an article error %q", it.Title, it.ArticleError())
+			}
+		}
+		if enriched == nil {
+			t.Fatal("no item was enriched")
+		}
+		if msg := enriched.ArticleError(); !strings.Contains(msg, "404") {
+			t.Fatalf("article error %q, want the page's 404 named", msg)
+		}
+		if enriched.Summary == "" || enriched.Score == nil {
+			t.Fatalf("the item was not enriched from the feed's text: %+v", enriched)
+		}
+		// Processed again without the page (no article fetcher), the note goes away.
+		p.pw.Articles = nil
+		if _, err := p.db.Write.Exec(`update items set status = 'PENDING' where id = ?`, enriched.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.pw.Process(ctx, app.Attempt{}, enriched.ID, 0); err != nil {
+			t.Fatal(err)
+		}
+		again, err := p.db.Item(ctx, app.DefaultUserID, enriched.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if again.ArticleError() != "" || again.Thumbnail() != enriched.Thumbnail() {
+			t.Fatalf("after a clean run: article error %q, thumbnail %q (was %q)", again.ArticleError(), again.Thumbnail(), enriched.Thumbnail())
+		}
+	})
+
 	t.Run("jobs are prioritized by publication: last 24 h, then 72 h, then the rest", func(t *testing.T) {
 		p := newProcessPipeline(t, nil, "")
 		src := p.add(t, "http://127.0.0.1:1/feed", 15)

@@ -136,10 +136,13 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 			score = ?, score_reasoning = ?, enriched_by = ?, last_error = '', attempts = attempts + 1,
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			text_content = case when ? != '' then ? else text_content end,
-			read_at = coalesce(read_at, ?), starred = max(starred, ?), hidden = max(hidden, ?)
+			read_at = coalesce(read_at, ?), starred = max(starred, ?), hidden = max(hidden, ?),
+			extra = case when ? != '' then json_set(case when json_valid(extra) then extra else '{}' end, '$.`+app.ExtraArticleError+`', ?)
+				when json_valid(extra) then json_remove(extra, '$.`+app.ExtraArticleError+`') else extra end
 			where id = ? and status = 'PROCESSING'`,
 			now, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
-			e.PromptTokens, e.CompletionTokens, r.Text, r.Text, readAt, r.Effect.Star, r.Effect.Hide, it.ID)
+			e.PromptTokens, e.CompletionTokens, r.Text, r.Text, readAt, r.Effect.Star, r.Effect.Hide,
+			r.ArticleError, r.ArticleError, it.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: finish processing: %w", err)
 		}

@@ -602,6 +602,9 @@ type ItemView struct {
 	Thumbnail   string      // the item's picture, "" if none
 	DateMissing bool        // the feed gave no date we could read: Published is when it was first seen
 	DateWritten string      // the date as the feed wrote it, when we could not read it
+	// ArticleError: why the linked page could not be read when the item was enriched, so the
+	// summary and score come from the feed's text ("" otherwise).
+	ArticleError string
 }
 
 // MediaView is one enclosure of an item: Kind is audio, video or image ("" for another file,
@@ -750,6 +753,8 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 		Thumbnail:   app.SafeLink(it.Thumbnail()),
 		DateMissing: it.DateMissing(),
 		DateWritten: written,
+
+		ArticleError: it.ArticleError(),
 	}
 }
 
