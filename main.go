@@ -176,6 +176,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	// enricher in the background.
 	e.svc.Feedback = &app.Feedback{Store: db, Trainer: enrich.Trainer{E: e.embedded}, Queue: e.processQ, Log: log}
 	e.svc.Reading.Feedback = e.svc.Feedback
+	e.svc.Settings.Rescorer, e.svc.Settings.Log = e.svc.Feedback, log
 	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.svc.Feedback, e.embedded, db, e.processQ
 	e.svc.Sources.FirstImport = e.processQ.EnqueueImportTx
 	e.svc.Reader = &app.Reader{Store: db, Sources: e.svc.Sources}

@@ -530,3 +530,54 @@ func TestFeedbackRescoresItemsAnLLMEnriched(t *testing.T) {
 		t.Errorf("a new LLM item after feedback: %v %q", got.Score, got.ScoreReasoning)
 	}
 }
+
+// A new user adds sources, then writes their interests: the back catalogue, scored before there
+// were any interests, is scored again so the list re-ranks at once; a change that leaves the
+// interests and topics as they were queues nothing.
+func TestChangingInterestsRescoresTheUnreadItems(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	settings := &app.UserSettings{Store: l.db, Rescorer: l.fb}
+	bake := l.source(t, "https://bake.example/feed")
+	l.importItems(t, bake, bakingItems())
+	news := l.source(t, "https://news.example/feed")
+	l.importItems(t, news, corpusItems(t, 120))
+	for _, s := range []*app.Source{bake, news} {
+		if _, err := l.en.ScoreImport(ctx, s.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	loaf := l.item(t, "https://bake.example/1")
+	if strings.Contains(loaf.ScoreReasoning, "sourdough") {
+		t.Fatalf("before any interest, the reason already names one: %q", loaf.ScoreReasoning)
+	}
+	queued, _ := l.pq.Size(ctx)
+
+	interests := "sourdough baking"
+	if _, err := settings.Update(ctx, app.DefaultUserID, app.SettingsUpdate{Interests: &interests}); err != nil {
+		t.Fatal(err)
+	}
+	if size, _ := l.pq.Size(ctx); size != queued+1 {
+		t.Fatalf("changing the interests queued %d jobs, want one re-score", size-queued)
+	}
+	_, version, err := l.fb.TasteFor(ctx, app.DefaultUserID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.en.Rescore(ctx, app.DefaultUserID, version); err != nil || n < 120 {
+		t.Fatalf("Rescore = %d, %v", n, err)
+	}
+	after := l.item(t, loaf.Link)
+	if *after.Score <= *loaf.Score || !strings.Contains(after.ScoreReasoning, "sourdough") {
+		t.Errorf("after writing the interest %q: %d %q → %d %q", interests, *loaf.Score, loaf.ScoreReasoning, *after.Score, after.ScoreReasoning)
+	}
+
+	queued, _ = l.pq.Size(ctx)
+	zone := "Europe/Paris"
+	if _, err := settings.Update(ctx, app.DefaultUserID, app.SettingsUpdate{Interests: &interests, Timezone: &zone}); err != nil {
+		t.Fatal(err)
+	}
+	if size, _ := l.pq.Size(ctx); size != queued {
+		t.Errorf("saving the same interests queued %d jobs, want none", size-queued)
+	}
+}

@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 )
@@ -193,6 +195,14 @@ func FormatTopics(ts []Topic) string {
 // (app.Settings is the settings themselves, hence the name.)
 type UserSettings struct {
 	Store SettingsStore
+	// Rescorer has the user's unread items scored again when what scoring reads — the
+	// interests and topics — changed, so the list re-ranks without waiting for new items
+	// (the Feedback service: a retrain and a background re-score). nil: items keep the score
+	// they had.
+	Rescorer interface {
+		Retrain(ctx context.Context, userID int64) error
+	}
+	Log *slog.Logger
 }
 
 // Get is the user's settings.
@@ -205,5 +215,20 @@ func (s *UserSettings) Update(ctx context.Context, userID int64, u SettingsUpdat
 	if err := u.Validate(); err != nil {
 		return nil, err
 	}
-	return s.Store.UpdateSettings(ctx, userID, u)
+	var before *Settings
+	if s.Rescorer != nil && (u.Interests != nil || u.Topics != nil) {
+		before, _ = s.Store.Settings(ctx, userID)
+	}
+	after, err := s.Store.UpdateSettings(ctx, userID, u)
+	if err != nil || before == nil {
+		return after, err
+	}
+	if before.Interests != after.Interests || !reflect.DeepEqual(before.Topics, after.Topics) {
+		// The change is stored; a re-score that cannot be queued is logged, not failed: the
+		// items are scored with the new interests when they are next enriched.
+		if err := s.Rescorer.Retrain(ctx, userID); err != nil {
+			logOrDiscard(s.Log).Warn("re-scoring after a change of interests not queued", "user", userID, "error", err)
+		}
+	}
+	return after, nil
 }
