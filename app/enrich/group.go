@@ -129,34 +129,21 @@ func Group(stories []Story, o GroupOptions) Grouping {
 	// accumulated through the inverted index — each word's latest groupMaxPostings stories —
 	// so that no pair of stories is compared directly and a word common in a big batch costs
 	// no more than a rare one.
-	seen := make([]int32, n)
-	hits := make([]int32, n)
-	nameHits := make([]int32, n) // per candidate: the multi-word names they share
-	dots := make([]float64, n)
-	var touched []int32
+	sh := newGroupShared(n)
+	hits, nameHits, dots := sh.hits, sh.nameHits, sh.dots
 	var matches []groupMatch
 	centroids := map[int32]*groupCentroid{} // by root, for groups of two or more
 	for i := 0; i < n; i++ {
 		parent[i] = int32(i)
-		touched = touched[:0]
+		sh.touched = sh.touched[:0]
 		for _, e := range ix.vecs[i] {
 			p := ix.postings[e.id]
 			for k := len(p) - 1; k >= max(0, len(p)-groupMaxPostings); k-- {
-				j := p[k].doc
-				if seen[j] != int32(i+1) {
-					seen[j], hits[j], dots[j], nameHits[j] = int32(i+1), 0, 0, 0
-					touched = append(touched, j)
-				}
-				dots[j] += float64(e.w) * float64(p[k].w)
-				if e.word {
-					hits[j]++
-				} else {
-					nameHits[j]++
-				}
+				sh.add(p[k].doc, int32(i+1), e, p[k].w)
 			}
 		}
 		matches = matches[:0]
-		for _, j := range touched {
+		for _, j := range sh.touched {
 			sim := dots[j]
 			if hits[j] < 2 || sim < o.Threshold {
 				continue
@@ -219,7 +206,7 @@ func Group(stories []Story, o GroupOptions) Grouping {
 		if !alone[i] || groupLoners == 0 {
 			continue
 		}
-		touched = touched[:0]
+		sh.touched = sh.touched[:0]
 		stamp := int32(-(i + 1))
 		for _, e := range ix.vecs[i] {
 			p := ix.postings[e.id]
@@ -231,21 +218,11 @@ func Group(stories []Story, o GroupOptions) Grouping {
 			}
 			next[e.id] = int32(k)
 			for q := k; q < min(len(p), k+groupMaxPostings); q++ {
-				j := p[q].doc
-				if seen[j] != stamp {
-					seen[j], hits[j], dots[j], nameHits[j] = stamp, 0, 0, 0
-					touched = append(touched, j)
-				}
-				dots[j] += float64(e.w) * float64(p[q].w)
-				if e.word {
-					hits[j]++
-				} else {
-					nameHits[j]++
-				}
+				sh.add(p[q].doc, stamp, e, p[q].w)
 			}
 		}
 		matches = matches[:0]
-		for _, j := range touched {
+		for _, j := range sh.touched {
 			if hits[j] < 2 || dots[j] < o.Threshold {
 				continue
 			}
@@ -521,6 +498,34 @@ type groupIndex struct {
 	maxDF    int32            // terms in more stories than this are too common to count
 }
 
+// groupShared accumulates, per candidate story, what it shares with the story being placed
+// (stamp marks the current story's candidates, so nothing is cleared between stories): its
+// single words, its multi-word names and the dot product of the two vectors. touched lists
+// the candidates of the current story.
+type groupShared struct {
+	seen, hits, nameHits []int32
+	dots                 []float64
+	touched              []int32
+}
+
+func newGroupShared(n int) *groupShared {
+	return &groupShared{seen: make([]int32, n), hits: make([]int32, n), nameHits: make([]int32, n), dots: make([]float64, n)}
+}
+
+// add counts term e of the placed story, of weight w in candidate j's vector.
+func (s *groupShared) add(j, stamp int32, e groupEntry, w float32) {
+	if s.seen[j] != stamp {
+		s.seen[j], s.hits[j], s.dots[j], s.nameHits[j] = stamp, 0, 0, 0
+		s.touched = append(s.touched, j)
+	}
+	s.dots[j] += float64(e.w) * float64(w)
+	if e.word {
+		s.hits[j]++
+	} else {
+		s.nameHits[j]++
+	}
+}
+
 type groupPosting struct {
 	doc int32
 	w   float32
@@ -737,32 +742,23 @@ func groupMergeByCentroid(ix *groupIndex, stories []Story, o GroupOptions, find 
 	}
 	const maxPairs = 32 // members of each group tried when looking for two headlines sharing two words
 	postings := map[int32][]groupPosting{}
-	seen := make([]int32, n) // by root
-	hits := make([]int32, n)
+	sh := newGroupShared(n) // by root
+	hits, dots := sh.hits, sh.dots
 	var links [][2]int
-	dots := make([]float64, n)
 	for k, r := range roots {
 		// Candidates and their similarity, accumulated through the index as in Group.
-		var touched []int32
+		sh.touched = sh.touched[:0]
 		for _, e := range centroid[r] {
 			p := postings[e.id]
 			for q := len(p) - 1; q >= max(0, len(p)-groupMaxPostings); q-- {
-				s := p[q].doc
-				if seen[s] != int32(k+1) {
-					seen[s], hits[s], dots[s] = int32(k+1), 0, 0
-					touched = append(touched, s)
-				}
-				dots[s] += float64(e.w) * float64(p[q].w)
-				if e.word {
-					hits[s]++
-				}
+				sh.add(p[q].doc, int32(k+1), e, p[q].w)
 			}
 		}
 		for _, e := range centroid[r] {
 			postings[e.id] = append(postings[e.id], groupPosting{doc: r, w: e.w})
 		}
 		var cands []int32
-		for _, s := range touched {
+		for _, s := range sh.touched {
 			if hits[s] >= 2 && dots[s] >= groupCentroidThreshold {
 				cands = append(cands, s)
 			}
