@@ -56,6 +56,8 @@ type KnownItem struct {
 	GUID  string // the feed GUID it was looked up for
 	Link  string
 	Title string
+	// Published is the stored item's publication date (nil if it had none or it was pruned).
+	Published *time.Time
 	// PrunedAt is set for a pruned item (a tombstone: no link, no title).
 	PrunedAt *time.Time
 }
@@ -151,10 +153,19 @@ func identify(it Item, known []KnownItem, split bool) string {
 			return k.Key // the same post, perhaps retitled
 		}
 	}
-	if !split && it.Title != "" {
+	if !split {
 		for _, k := range known {
-			if k.PrunedAt == nil && k.Title == it.Title {
+			if k.PrunedAt != nil {
+				continue
+			}
+			if it.Title != "" && k.Title == it.Title {
 				return k.Key // the same post, moved to another link
+			}
+			if it.PublishedAt != nil && k.Published != nil && it.PublishedAt.Equal(*k.Published) {
+				// The same post, retitled and moved (a blog that rewrites the permalink
+				// when a headline is edited): a feed that reuses a GUID for new posts
+				// gives them new dates.
+				return k.Key
 			}
 		}
 	}

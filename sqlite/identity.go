@@ -18,13 +18,13 @@ var _ app.IdentityStore = (*DB)(nil)
 // already has and a few index pages. A prefix ends in ':' and is followed by hex digits, all
 // below '~'.
 const qKnownItems = `
-select i.guid, i.link, i.title, null from json_each(?2) k cross join items i on i.source_id = ?1 and i.guid = k.value
+select i.guid, i.link, i.title, i.published_at, null from json_each(?2) k cross join items i on i.source_id = ?1 and i.guid = k.value
 union all
-select i.guid, i.link, i.title, null from json_each(?3) p cross join items i on i.source_id = ?1 and i.guid >= p.value and i.guid < p.value || '~'
+select i.guid, i.link, i.title, i.published_at, null from json_each(?3) p cross join items i on i.source_id = ?1 and i.guid >= p.value and i.guid < p.value || '~'
 union all
-select t.guid, '', '', t.pruned_at from json_each(?2) k cross join item_tombstones t on t.source_id = ?1 and t.guid = k.value
+select t.guid, '', '', null, t.pruned_at from json_each(?2) k cross join item_tombstones t on t.source_id = ?1 and t.guid = k.value
 union all
-select t.guid, '', '', t.pruned_at from json_each(?3) p cross join item_tombstones t on t.source_id = ?1 and t.guid >= p.value and t.guid < p.value || '~'`
+select t.guid, '', '', null, t.pruned_at from json_each(?3) p cross join item_tombstones t on t.source_id = ?1 and t.guid >= p.value and t.guid < p.value || '~'`
 
 // KnownItems returns the items and tombstones of q.SourceID that q's keys and prefixes find
 // (app.IdentifyItems decides with them which post each fetched entry is).
@@ -48,11 +48,11 @@ func (db *DB) KnownItems(ctx context.Context, q app.IdentityQuery) ([]app.KnownI
 	var out []app.KnownItem
 	for rows.Next() {
 		var k app.KnownItem
-		var pruned sql.NullString
-		if err := rows.Scan(&k.Key, &k.Link, &k.Title, &pruned); err != nil {
+		var published, pruned sql.NullString
+		if err := rows.Scan(&k.Key, &k.Link, &k.Title, &published, &pruned); err != nil {
 			return nil, fmt.Errorf("sqlite: known items: %w", err)
 		}
-		k.PrunedAt = parseTimePtr(pruned)
+		k.PrunedAt, k.Published = parseTimePtr(pruned), parseTimePtr(published)
 		var ok bool
 		if k.GUID, ok = q.Keys[k.Key]; !ok {
 			k.GUID = q.Prefixes[k.Key[:min(len(k.Key), app.IdentityPrefixLen)]]
