@@ -84,5 +84,8 @@ type ProcessResult struct {
 	// ArticleError: why the linked page's text could not be read ("" when it was or was not
 	// needed); kept with the item so its page can say the feed's text was used instead.
 	ArticleError string
-	Effect       FilterEffect
+	// Base: the score and reason an LLM gave, before the reading model adjusted them (kept so
+	// a re-score after feedback starts from them); nil when the embedded enricher scored it.
+	Base   *Enrichment
+	Effect FilterEffect
 }

@@ -192,13 +192,8 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 	if e.Observer != nil {
 		e.Observer.Observe(it.Title + " " + text)
 	}
-	if err := e.Store.FinishProcessing(ctx, it, ProcessResult{Enrichment: res, Text: extracted, ArticleError: articleErr, Effect: effect}, a.complete()); err != nil {
+	if err := e.Store.FinishProcessing(ctx, it, ProcessResult{Enrichment: res, Text: extracted, ArticleError: articleErr, Base: base, Effect: effect}, a.complete()); err != nil {
 		return Outcome{}, err
-	}
-	if base != nil {
-		if err := e.Scoring.SaveBaseScore(ctx, it.ID, base.Score, base.Reasoning); err != nil {
-			log.Warn("the LLM's own score was not kept; feedback will not re-score this item", "error", err)
-		}
 	}
 	log.Info("enriched", "enricher", res.EnrichedBy, "score", res.Score, "tags", res.Tags, "duration", time.Since(start))
 	return Outcome{By: res.EnrichedBy, Result: "ok"}, nil

@@ -54,8 +54,6 @@ type ScoringStore interface {
 	// RescoreLLMItems are likewise the unread, visible items an LLM enriched whose own score is
 	// kept, with it.
 	RescoreLLMItems(ctx context.Context, userID, beforeID int64, limit int) ([]BaseScored, error)
-	// SaveBaseScore keeps the score and reason an LLM gave an item, before the reading model.
-	SaveBaseScore(ctx context.Context, itemID int64, score int, reasoning string) error
 	SourceAffinities(ctx context.Context, userID int64) (map[int64]float64, error)
 	// SaveScores stores the updates in one transaction; an import update only applies to an
 	// item still not enriched.

@@ -238,15 +238,6 @@ func (db *DB) RescoreLLMItems(ctx context.Context, userID, beforeID int64, limit
 	return out, nil
 }
 
-// SaveBaseScore keeps the score and reason an LLM gave an item, before the reading model.
-func (db *DB) SaveBaseScore(ctx context.Context, itemID int64, score int, reasoning string) error {
-	if _, err := db.Write.ExecContext(ctx, `update items set base_score = ?, base_reasoning = ? where id = ? and enriched_by != ?`,
-		max(0, min(100, score)), reasoning, itemID, app.EnricherEmbedded); err != nil {
-		return fmt.Errorf("sqlite: save the enricher's own score: %w", describe(err))
-	}
-	return nil
-}
-
 // SourceAffinities is, per source of the user, the share of its latest items read or starred.
 func (db *DB) SourceAffinities(ctx context.Context, userID int64) (map[int64]float64, error) {
 	rows, err := db.Read.QueryContext(ctx, `select source_id, min(1.0, (sum(read_at is not null) + sum(starred)) * 1.0 / count(*))

@@ -132,17 +132,23 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		if r.Effect.Read {
 			readAt = now
 		}
+		var baseScore any
+		var baseReasoning string
+		if r.Base != nil {
+			baseScore, baseReasoning = max(0, min(100, r.Base.Score)), r.Base.Reasoning
+		}
 		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = ?, summary = ?, tags = ?, topics = ?, usual_topics = ?,
 			score = ?, score_reasoning = ?, enriched_by = ?, last_error = '', attempts = attempts + 1,
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			text_content = case when ? != '' then ? else text_content end,
 			read_at = coalesce(read_at, ?), starred = max(starred, ?), hidden = max(hidden, ?),
 			extra = case when ? != '' then json_set(case when json_valid(extra) then extra else '{}' end, '$.`+app.ExtraArticleError+`', ?)
-				when json_valid(extra) then json_remove(extra, '$.`+app.ExtraArticleError+`') else extra end
+				when json_valid(extra) then json_remove(extra, '$.`+app.ExtraArticleError+`') else extra end,
+			base_score = ?, base_reasoning = ?
 			where id = ? and status = 'PROCESSING'`,
 			now, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
 			e.PromptTokens, e.CompletionTokens, r.Text, r.Text, readAt, r.Effect.Star, r.Effect.Hide,
-			r.ArticleError, r.ArticleError, it.ID)
+			r.ArticleError, r.ArticleError, baseScore, baseReasoning, it.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: finish processing: %w", err)
 		}
