@@ -43,13 +43,6 @@ func IdentityPrefix(guid string) string {
 	return identityPrefix + hex.EncodeToString(sum[:8]) + ":"
 }
 
-// legacyIdentityKey is the form IdentityKey had before keys carried their GUID's prefix; items
-// stored then still have it, and are found by it.
-func legacyIdentityKey(guid, link string) string {
-	sum := sha256.Sum256([]byte(guid + "\n" + link))
-	return identityPrefix + hex.EncodeToString(sum[:16])
-}
-
 // KnownItem is an item of a source, or the tombstone of a pruned one, as identity needs it.
 type KnownItem struct {
 	Key   string // its key in the store (items.guid)
@@ -79,20 +72,12 @@ type IdentityStore interface {
 // NewIdentityQuery is the query for the known items of a fetch's items.
 func NewIdentityQuery(sourceID int64, items []Item) IdentityQuery {
 	q := IdentityQuery{SourceID: sourceID, Keys: map[string]string{}, Prefixes: map[string]string{}}
-	links := map[string]string{}
 	for _, it := range items {
 		if it.GUID == "" {
 			continue
 		}
 		q.Keys[it.GUID] = it.GUID
 		q.Prefixes[IdentityPrefix(it.GUID)] = it.GUID
-		if first, ok := links[it.GUID]; ok && first != it.Link {
-			// Only a GUID given to several links was keyed before keys had a prefix.
-			q.Keys[legacyIdentityKey(it.GUID, first)] = it.GUID
-			q.Keys[legacyIdentityKey(it.GUID, it.Link)] = it.GUID
-		} else if !ok {
-			links[it.GUID] = it.Link
-		}
 	}
 	return q
 }
@@ -140,7 +125,7 @@ func identify(it Item, known []KnownItem, split bool) string {
 	var pruned *time.Time // the latest pruning of this GUID's keys
 	for _, k := range known {
 		if k.PrunedAt != nil {
-			if k.Key == own || k.Key == legacyIdentityKey(it.GUID, it.Link) {
+			if k.Key == own {
 				return k.Key // this very post, pruned: it stays out
 			}
 			if pruned == nil || k.PrunedAt.After(*pruned) {

@@ -22,9 +22,6 @@ func TestIdentifyItems(t *testing.T) {
 				case IdentityKey("g", l):
 					s = append(s, "IK("+l+")")
 					continue next
-				case legacyIdentityKey("g", l):
-					s = append(s, "legacy("+l+")")
-					continue next
 				}
 			}
 			s = append(s, it.GUID)
@@ -56,8 +53,6 @@ func TestIdentifyItems(t *testing.T) {
 			[]KnownItem{{Key: "g", GUID: "g", Link: "/a", Title: "A", Published: day(3)}}, "IK(/b)"},
 		{"a moved post keyed by GUID and link keeps its key", []Item{it("g", "/b2", "B", nil)},
 			[]KnownItem{live("g", "/a", "A"), live(IdentityKey("g", "/b"), "/b", "B")}, "IK(/b)"},
-		{"a key of the old form is found by its link", []Item{it("g", "/a", "A", nil), it("g", "/b", "B", nil)},
-			[]KnownItem{live(legacyIdentityKey("g", "/a"), "/a", "A")}, "legacy(/a) IK(/b)"},
 		{"in a fetch that repeats a GUID, a title alone does not join posts", []Item{it("g", "/a", "Weekly", nil), it("g", "/b", "Weekly", nil)},
 			[]KnownItem{live("g", "/a", "Weekly")}, "g IK(/b)"},
 		{"the pruned post itself stays out", []Item{it("g", "/a", "A", day(1))}, []KnownItem{pruned("g", day(10))}, "g"},
@@ -73,12 +68,10 @@ func TestIdentifyItems(t *testing.T) {
 	}
 }
 
-// The query asks for each GUID and its prefix, for the keys of the old form of a GUID given
-// to several links (the only ones that had such keys), and nothing for an item without a GUID.
+// The query asks for each GUID and its prefix, and nothing for an item without a GUID.
 func TestNewIdentityQuery(t *testing.T) {
 	q := NewIdentityQuery(7, []Item{{GUID: "g", Link: "/a"}, {GUID: "", Link: "/b"}, {GUID: "h", Link: "/h"}, {GUID: "g", Link: "/c"}})
-	if q.SourceID != 7 || len(q.Keys) != 4 || q.Keys["g"] != "g" || q.Keys["h"] != "h" ||
-		q.Keys[legacyIdentityKey("g", "/a")] != "g" || q.Keys[legacyIdentityKey("g", "/c")] != "g" ||
+	if q.SourceID != 7 || len(q.Keys) != 2 || q.Keys["g"] != "g" || q.Keys["h"] != "h" ||
 		len(q.Prefixes) != 2 || q.Prefixes[IdentityPrefix("g")] != "g" || len(IdentityPrefix("g")) != IdentityPrefixLen {
 		t.Errorf("query %+v", q)
 	}
