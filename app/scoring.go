@@ -44,7 +44,8 @@ type ScoreUpdate struct {
 
 // ScoringStore is what background scoring needs from the database.
 type ScoringStore interface {
-	// ImportItems are up to limit items of a source's first import not enriched yet.
+	// ImportItems are up to limit items of a source's first import not enriched yet (fewer when
+	// their texts are long: the store bounds what one batch holds; the rest come in later calls).
 	ImportItems(ctx context.Context, sourceID int64, limit int) ([]*Item, error)
 	// UnscoredImportSources are the sources with items of a first import not enriched yet.
 	UnscoredImportSources(ctx context.Context) ([]int64, error)

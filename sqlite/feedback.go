@@ -146,10 +146,15 @@ func (db *DB) ResetFeedback(ctx context.Context, userID int64) (int64, error) {
 const scoreColumns = `i.id, i.source_id, i.user_id, i.title, i.link, i.author, i.published_at, i.text_content,
 	case when s.name = '' then s.url else s.name end, i.tags, i.topics, i.usual_topics`
 
-func scanScoreItems(rows *sql.Rows) ([]*app.Item, error) {
+func scanScoreItems(rows *sql.Rows) ([]*app.Item, error) { return scanScoreItemsUpTo(rows, 0) }
+
+// scanScoreItemsUpTo reads items until their texts reach maxText bytes (at least one item; 0:
+// no bound), so that a batch of long texts does not hold them all in memory at once.
+func scanScoreItemsUpTo(rows *sql.Rows, maxText int) ([]*app.Item, error) {
 	defer rows.Close()
 	var out []*app.Item
-	for rows.Next() {
+	size := 0
+	for (maxText <= 0 || size < maxText) && rows.Next() {
 		it := &app.Item{}
 		var published sql.NullString
 		var tags, topics, usual string
@@ -160,18 +165,25 @@ func scanScoreItems(rows *sql.Rows) ([]*app.Item, error) {
 		it.PublishedAt = parseTimePtr(published)
 		it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)
 		out = append(out, it)
+		size += len(it.Text)
 	}
 	return out, rows.Err()
 }
 
-// ImportItems are items of a source's first import not enriched yet: DONE, never scored.
+// importTextBudget bounds the texts of one batch of a first import's items (ImportItems): a
+// thousand ordinary posts are well under it, a feed of long full-text articles gets smaller
+// batches instead of holding tens of megabytes at once.
+const importTextBudget = 4 << 20
+
+// ImportItems are items of a source's first import not enriched yet: DONE, never scored; at
+// most limit, and fewer when their texts pass importTextBudget.
 func (db *DB) ImportItems(ctx context.Context, sourceID int64, limit int) ([]*app.Item, error) {
 	rows, err := db.Read.QueryContext(ctx, `select `+scoreColumns+` from items i join sources s on s.id = i.source_id
 		where i.source_id = ? and i.status = 'DONE' and i.enriched_by = '' and i.score is null and i.hidden = 0 order by i.id limit ?`, sourceID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: import items: %w", err)
 	}
-	out, err := scanScoreItems(rows)
+	out, err := scanScoreItemsUpTo(rows, importTextBudget)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: import items: %w", err)
 	}
