@@ -170,6 +170,15 @@ type FilterEffect struct {
 	Matched          []string // names (or patterns) of the filters that matched
 }
 
+// Score is an enricher's score and reason with the filters' effect: the score moved by
+// ScoreDelta within 0–100, the reason naming the filters that matched.
+func (e FilterEffect) Score(score int, reasoning string) (int, string) {
+	if len(e.Matched) > 0 {
+		reasoning = strings.TrimSpace(reasoning + " · filter: " + strings.Join(e.Matched, ", "))
+	}
+	return max(0, min(100, score+e.ScoreDelta)), reasoning
+}
+
 // ApplyFilters evaluates every filter against the item.
 func ApplyFilters(filters []*Filter, it *Item) FilterEffect {
 	var e FilterEffect

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -316,11 +315,7 @@ func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 		// statement again for each was a tenth of the first ingestion's CPU (issue 14).
 		enrichStmt, rescoreStmt := db.stmt(ctx, tx, qSaveEnrichment), db.stmt(ctx, tx, qSaveScore)
 		for _, u := range ups {
-			score := max(0, min(100, u.Score+u.Effect.ScoreDelta))
-			reasoning := u.Reasoning
-			if len(u.Effect.Matched) > 0 {
-				reasoning = strings.TrimSpace(reasoning + " · filter: " + strings.Join(u.Effect.Matched, ", "))
-			}
+			score, reasoning := u.Effect.Score(u.Score, u.Reasoning)
 			var readAt any
 			if u.Effect.Read {
 				readAt = now

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -121,12 +120,9 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 			e = &app.Enrichment{}
 		}
 		var score any
+		s, reasoning := r.Effect.Score(e.Score, e.Reasoning)
 		if r.Enrichment != nil {
-			score = max(0, min(100, e.Score+r.Effect.ScoreDelta))
-		}
-		reasoning := e.Reasoning
-		if len(r.Effect.Matched) > 0 {
-			reasoning = strings.TrimSpace(reasoning + " · filter: " + strings.Join(r.Effect.Matched, ", "))
+			score = s
 		}
 		var readAt any
 		if r.Effect.Read {
