@@ -178,7 +178,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	e.svc.Reading.Feedback = e.svc.Feedback
 	e.svc.Settings.Rescorer, e.svc.Settings.Log = e.svc.Feedback, log
 	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.svc.Feedback, e.embedded, db, e.processQ
-	e.svc.Sources.FirstImport = e.processQ.EnqueueImportTx
+	e.svc.Sources.FirstImport, e.svc.Sources.ScoreFirst = e.processQ.EnqueueImportTx, enriching.ScoreFirstImport
 	e.svc.Reader = &app.Reader{Store: db, Sources: e.svc.Sources}
 	queue.HandleFetch(e.fetchQ, e.svc.Sources)
 	queue.HandleProcess(e.processQ, e.svc.Enriching)

@@ -92,6 +92,18 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 		}
 		res.Items = IdentifyItems(res.Items, known)
 	}
+	// A first import is ranked from the first minute: scored here, before it is stored, or
+	// (too large, or no embedded enricher) by a background job queued with it.
+	scored := false
+	if s.ScoreFirst != nil && src.LastFetchedAt == nil && !res.NotModified && len(res.Items) > 0 {
+		name := FirstNonEmpty(src.Name, res.Title, src.URL) // as the source will be shown
+		for i := range res.Items {
+			res.Items[i].SourceName = name
+		}
+		if scored, err = s.ScoreFirst(ctx, src.UserID, res.Items); err != nil {
+			return err
+		}
+	}
 	n, err := s.Fetches.FinishFetch(ctx, src, res, func(ctx context.Context, tx *sql.Tx, ids []int64, first bool) error {
 		if s.NewItems != nil && !first && len(ids) > 0 {
 			if err := s.NewItems(ctx, tx, ids); err != nil {
@@ -99,7 +111,7 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 			}
 		}
 		// The back catalogue is ranked too: the embedded enricher scores it (never an LLM).
-		if s.FirstImport != nil && first && len(ids) > 0 {
+		if s.FirstImport != nil && first && len(ids) > 0 && !scored {
 			if err := s.FirstImport(ctx, tx, src.ID); err != nil {
 				return err
 			}

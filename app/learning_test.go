@@ -581,3 +581,57 @@ func TestChangingInterestsRescoresTheUnreadItems(t *testing.T) {
 		t.Errorf("saving the same interests queued %d jobs, want none", size-queued)
 	}
 }
+
+// TestFirstImportIsScoredByItsFetch: a first import found by a real fetch is enriched before
+// it is stored (issue 14) — every item stored scored by the embedded enricher, with the
+// filters' effect, nothing queued.
+func TestFirstImportIsScoredByItsFetch(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	l.setInterests(t, "Gmail and Google apps on the iPhone", nil)
+	hide := &app.Filter{UserID: app.DefaultUserID, Name: "no trailers", Field: "title", Match: "keywords", Pattern: "trailer", Action: "hide", Enabled: true}
+	if err := hide.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.db.CreateFilter(ctx, hide); err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/feeds/", http.StripPrefix("/feeds/", http.FileServer(http.Dir("../../shared/corpus/feeds"))))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	sources := &app.Sources{Store: l.db, Fetches: l.db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{})},
+		FirstImport: l.pq.EnqueueImportTx, ScoreFirst: l.en.ScoreFirstImport}
+
+	src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: srv.URL + "/feeds/TechCrunch.xml", RefreshIntervalMinutes: 60}
+	if err := l.db.CreateSource(ctx, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := sources.Fetch(ctx, app.Attempt{}, src); err != nil {
+		t.Fatal(err)
+	}
+	if n := l.count(t, "source_id = ?", src.ID); n != 20 {
+		t.Fatalf("%d items stored, want TechCrunch's 20", n)
+	}
+	if n := l.count(t, "source_id = ? and (score is null or enriched_by != 'embedded' or summary = '' or status != 'DONE')", src.ID); n != 0 {
+		t.Errorf("%d items of the first import stored without their enrichment", n)
+	}
+	if size, _ := l.pq.Size(ctx); size != 0 {
+		t.Errorf("the first import scored by its fetch still queued %d jobs", size)
+	}
+	var gmailLink string
+	if err := l.db.Read.QueryRow(`select link from items where title like 'Google Launches Native Gmail App%'`).Scan(&gmailLink); err != nil {
+		t.Fatal(err)
+	}
+	gmail := l.item(t, gmailLink)
+	if !strings.HasPrefix(gmail.ScoreReasoning, "Matches your interests") || *gmail.Score < 60 {
+		t.Errorf("the Gmail item scored %d %q", *gmail.Score, gmail.ScoreReasoning)
+	}
+	if n := l.count(t, "source_id = ? and hidden = 1 and title like '%Trailer%' and score_reasoning like '%filter: no trailers%'", src.ID); n != 1 {
+		t.Errorf("%d trailer items hidden by the filter at import, want 1", n)
+	}
+	// Nothing is left for the background job.
+	if n, err := l.en.ScoreImport(ctx, src.ID); err != nil || n != 0 {
+		t.Errorf("ScoreImport after the fetch scored = %d, %v; want nothing left", n, err)
+	}
+}

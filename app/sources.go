@@ -81,6 +81,9 @@ type Sources struct {
 	// FirstImport, when set, runs in the transaction that stores a source's first import (its
 	// items DONE, not enriched): queues their scoring by the embedded enricher.
 	FirstImport func(ctx context.Context, tx *sql.Tx, sourceID int64) error
+	// ScoreFirst, when set, enriches a first import's items before they are stored (the
+	// Enrichment service's ScoreFirstImport); when it reports true, FirstImport is not run.
+	ScoreFirst func(ctx context.Context, userID int64, items []Item) (bool, error)
 	// Icons fetches the sources' favicons (nil: no icons, the initials stay).
 	Icons IconFetcher
 

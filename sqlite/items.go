@@ -598,8 +598,9 @@ func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
 var _ app.ItemStore = (*DB)(nil)
 var _ app.FilterStore = (*DB)(nil)
 
-var qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, text_content, extra, status, created_at, status_changed_at)
-	values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
+var qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, text_content, extra, status, created_at, status_changed_at,
+		summary, tags, topics, usual_topics, score, score_reasoning, enriched_by, read_at, starred, hidden)
+	values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
 
 // insertItemsTx stores a fetch's items of src with the given status, within tx, and returns
 // the ids of those that were new (a re-fetch never duplicates an item: same source, same GUID).
@@ -607,6 +608,8 @@ var qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link,
 // plain text (text_content), which search indexes and the enrichers read; the raw HTML as the
 // feed sent it is not stored (raw_content stays empty): nothing reads it, and it made every
 // item's row, its WAL frames and every later rewrite of the row (scoring) larger (issue 14).
+// An item enriched before it is stored (a first import scored by its fetch) is stored with its
+// enrichment and the filters' effect on it.
 func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, items []app.Item, status app.ItemStatus, now time.Time) ([]int64, error) {
 	stmt := db.stmt(ctx, tx, qInsertItem)
 	created := FormatTime(now)
@@ -615,7 +618,9 @@ func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, it
 		it := &items[i]
 		var id int64
 		err := stmt.QueryRowContext(ctx, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
-			"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created).Scan(&id)
+			"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created,
+			it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
+			formatTimePtr(it.ReadAt), it.Starred, it.Hidden).Scan(&id)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue // already stored
 		} else if err != nil {
