@@ -246,6 +246,11 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 		})
 	}
 	wg.Go(func() {
+		if err := e.db.Checkpoints(ctx, 500*time.Millisecond); err != nil {
+			e.log.Warn("background checkpoints not running; SQLite checkpoints as it writes", "component", "sqlite", "error", err)
+		}
+	})
+	wg.Go(func() {
 		queue.Every(ctx, 30*time.Second, func() {
 			if _, err := e.db.CheckpointWAL(ctx, sqlite.WALLimit); err != nil && ctx.Err() == nil {
 				e.log.Warn("WAL checkpoint failed", "component", "sqlite", "error", err)

@@ -38,6 +38,7 @@ type DB struct {
 	Write *sql.DB
 	Read  *sql.DB
 	Path  string
+	dsn   string // the writer's, for the checkpoint connection
 	log   *slog.Logger
 	clock app.Clock
 	stmts sync.Map // query → *sql.Stmt prepared on Write: the hot statements skip SQL parsing
@@ -136,7 +137,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 
-	db := &DB{Write: write, Read: read, Path: opts.Path, log: opts.Log, clock: app.ClockOrSystem(opts.Clock)}
+	db := &DB{Write: write, Read: read, Path: opts.Path, dsn: dsn, log: opts.Log, clock: app.ClockOrSystem(opts.Clock)}
 	if err := db.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
@@ -60,6 +61,65 @@ func TestCheckpointWAL(t *testing.T) {
 	var count int
 	if err := db.Read.QueryRow(`select count(*) from filler`).Scan(&count); err != nil || count != 200 {
 		t.Fatalf("after the checkpoint: %d rows, %v", count, err)
+	}
+	var check string
+	if err := db.Read.QueryRow(`pragma integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %s, %v", check, err)
+	}
+}
+
+// TestBackgroundCheckpoints: while Checkpoints runs, the writer does not checkpoint (its
+// automatic checkpoint is off) and the log is still copied into the database file, by the
+// background connection; when it stops, the writer checkpoints as before.
+func TestBackgroundCheckpoints(t *testing.T) {
+	db := sqlitetest.New(t)
+	autocheckpoint := func() int {
+		var n int
+		if err := db.Write.QueryRow(`pragma wal_autocheckpoint`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if _, err := db.Write.Exec(`create table filler (b blob)`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error)
+	go func() { stopped <- db.Checkpoints(ctx, 20*time.Millisecond) }()
+	deadline := time.Now().Add(3 * time.Minute)
+	for autocheckpoint() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the writer's automatic checkpoint is still on")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	blob := []byte(strings.Repeat("y", 16<<10))
+	for range 400 { // 6 MiB: past the 1,000 pages at which the writer would checkpoint itself
+		if _, err := db.Write.Exec(`insert into filler (b) values (?)`, blob); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The log is copied into the database file, which grows to hold the rows: with the
+	// writer's automatic checkpoint off, only the background connection can have done it.
+	for {
+		fi, err := os.Stat(db.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Size() >= 6<<20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the database file is %d bytes: the background checkpoints did not copy the log", fi.Size())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	if n := autocheckpoint(); n != 1000 {
+		t.Errorf("after Checkpoints returned, the writer's automatic checkpoint is %d, want 1000", n)
 	}
 	var check string
 	if err := db.Read.QueryRow(`pragma integrity_check`).Scan(&check); err != nil || check != "ok" {
