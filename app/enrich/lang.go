@@ -3,7 +3,6 @@ package enrich
 import (
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	snowball "github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/dutch"
@@ -114,24 +113,29 @@ func detectLang(text string) int {
 }
 
 // stemCache remembers stems; words repeat across items, and the Snowball stemmers are the
-// costliest step of tokenizing. It stops growing at stemCacheLimit entries: an entry costs
-// about 156 bytes of heap (measured), so 40,000 are ~6 MB at most for a server that runs for
-// months on a small machine (200,000 were 31 MB), and the words met first — the common ones —
-// are the ones kept. The embedded benchmarks showed no difference between the two limits.
+// costliest step of tokenizing. It stops growing at stemCacheLimit entries, and the words met
+// first — the common ones — are the ones kept. A plain map under a lock costs about 90 bytes an
+// entry (sync.Map cost 156), so 40,000 are ~3.5 MB at most for a server that runs for months on
+// a small machine. The cache keeps copies of the words: a word is often a piece of the text it
+// was read from, and keeping that piece kept the whole text (issue 14: the first 40,000 new words
+// pinned up to as many documents).
 var (
-	stemCache      [numLangs]sync.Map
-	stemCacheSize  atomic.Int64
+	stemCache      [numLangs]map[string]string
+	stemCacheMu    sync.RWMutex
+	stemCacheSize  int
 	stemEnvs       = sync.Pool{New: func() any { return snowball.NewEnv("") }}
-	stemCacheLimit = int64(40_000)
+	stemCacheLimit = 40_000
 )
 
 // stemLang stems a lower-case word with the stemmer of lang (the light plural stemmer for
 // other languages) and folds the result: the matching key of the word.
 func stemLang(lang int, w string) string {
-	if v, ok := stemCache[lang].Load(w); ok {
-		return v.(string)
+	stemCacheMu.RLock()
+	out, ok := stemCache[lang][w]
+	stemCacheMu.RUnlock()
+	if ok {
+		return out
 	}
-	var out string
 	if f := stemmers[lang]; f != nil && len(w) > 2 {
 		env := stemEnvs.Get().(*snowball.Env)
 		env.SetCurrent(w)
@@ -141,9 +145,27 @@ func stemLang(lang int, w string) string {
 	} else {
 		out = stem(fold(w))
 	}
-	if stemCacheSize.Load() < stemCacheLimit {
-		stemCache[lang].Store(w, out)
-		stemCacheSize.Add(1)
+	// A word with a digit (a number, a version, a date, an id or hash) is rarely met twice:
+	// it would fill the cache and keep out the words that repeat.
+	if strings.IndexAny(w, "0123456789") >= 0 {
+		return out
 	}
+	stemCacheMu.Lock()
+	if stemCacheSize < stemCacheLimit {
+		if stemCache[lang] == nil {
+			stemCache[lang] = map[string]string{}
+		}
+		if _, ok := stemCache[lang][w]; !ok {
+			key := strings.Clone(w)
+			if out == w {
+				out = key
+			} else {
+				out = strings.Clone(out)
+			}
+			stemCache[lang][key] = out
+			stemCacheSize++
+		}
+	}
+	stemCacheMu.Unlock()
 	return out
 }
