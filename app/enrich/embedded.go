@@ -3,6 +3,7 @@ package enrich
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"sort"
 	"strings"
@@ -20,43 +21,69 @@ import (
 // through Observe). Safe for concurrent use.
 type Stats struct {
 	mu       sync.RWMutex
-	df       map[string]int
-	bigrams  map[string]int // "key key" → documents with the two words next to each other
+	df       map[uint64]int32 // termKey → documents
+	bigrams  map[uint64]int32 // pairKey of two keys → documents with the two words next to each other
 	docs     int
 	totalLen int64
 	limit    int
 }
 
+// The statistics keep 64-bit hashes of the terms, not the terms: a term costs ~20 bytes instead
+// of ~100 with its string and a pair no string at all (issue 14: they are most of the live heap
+// of a long-running server). Two terms sharing a hash would share a count: at 64 bits, never in
+// practice; nothing is stored, so the seed may change between runs.
+var statsSeed = maphash.MakeSeed()
+
+func termKey(k string) uint64 { return maphash.String(statsSeed, k) }
+
+// pairKey combines the keys of two words, in order.
+func pairKey(a, b uint64) uint64 {
+	x := a ^ (b*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019)
+	x ^= x >> 31
+	x *= 0xbf58476d1ce4e5b9
+	return x ^ x>>29
+}
+
 // NewStats returns empty statistics that keep at most vocabulary terms.
 func NewStats(vocabulary int) *Stats {
-	return &Stats{df: map[string]int{}, bigrams: map[string]int{}, limit: max(vocabulary, 1000)}
+	return &Stats{df: map[uint64]int32{}, bigrams: map[uint64]int32{}, limit: max(vocabulary, 1000)}
 }
 
 // Observe adds a document's terms.
 func (s *Stats) Observe(doc string) {
 	doc = cleanText(cutText(doc, maxAnalysed))
 	toks := tokenize(doc)
-	seen := make(map[string]bool, len(toks)/2)
-	pairs := make(map[string]bool, len(toks)/2)
+	seen := make(map[uint64]struct{}, len(toks)/2)
+	pairs := make(map[uint64]struct{}, len(toks)/2)
 	n := 0
+	var prev uint64 // termKey of toks[i-1].key, when i-1 was a word and not a stop word
+	prevOK := false
 	for i, t := range toks {
 		if t.surface == "" {
+			prevOK = false
 			continue
 		}
 		n++
 		if !t.stop {
-			seen[t.key] = true
+			k := termKey(t.key)
+			seen[k] = struct{}{}
 			if i > 0 && !toks[i-1].stop {
-				pairs[toks[i-1].key+" "+t.key] = true
+				if !prevOK {
+					prev = termKey(toks[i-1].key)
+				}
+				pairs[pairKey(prev, k)] = struct{}{}
 			}
+			prev, prevOK = k, true
+		} else {
+			prevOK = false
 		}
 		if caseSensitive(t.surface) {
-			seen[caseKey(t.surface)] = true
+			seen[termKey(caseKey(t.surface))] = struct{}{}
 		}
 		if strings.ContainsRune(t.surface, '-') {
 			for _, p := range strings.Split(t.surface, "-") {
 				if caseSensitive(p) {
-					seen[caseKey(p)] = true
+					seen[termKey(caseKey(p))] = struct{}{}
 				}
 			}
 		}
@@ -105,7 +132,12 @@ func caseSensitive(w string) bool {
 func (s *Stats) Docs() int { s.mu.RLock(); defer s.mu.RUnlock(); return s.docs }
 
 // DocFreq is the number of observed documents that contain term (a matching key).
-func (s *Stats) DocFreq(term string) int { s.mu.RLock(); defer s.mu.RUnlock(); return s.df[term] }
+func (s *Stats) DocFreq(term string) int {
+	k := termKey(term)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return int(s.df[k])
+}
 
 // AverageLength is the average number of words of the observed documents (400 before any).
 func (s *Stats) AverageLength() float64 { return s.avgLen() }
@@ -129,8 +161,9 @@ func (s *Stats) collocation(a, b string) bool {
 	if s.docs < 50 {
 		return true
 	}
-	n := s.bigrams[a+" "+b]
-	return n >= 1 && float64(n) >= 0.1*float64(min(s.df[a], s.df[b]))
+	ka, kb := termKey(a), termKey(b)
+	n := s.bigrams[pairKey(ka, kb)]
+	return n >= 1 && float64(n) >= 0.1*float64(min(s.df[ka], s.df[kb]))
 }
 
 // common reports whether key is in so many documents that it is a function word of some
@@ -138,14 +171,15 @@ func (s *Stats) collocation(a, b string) bool {
 func (s *Stats) common(key string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.docs >= 100 && float64(s.df[key]) > 0.25*float64(s.docs)
+	return s.docs >= 100 && float64(s.df[termKey(key)]) > 0.25*float64(s.docs)
 }
 
 // idf is BM25's inverse document frequency, smoothed so that an empty collection weighs every
 // term alike.
 func (s *Stats) idf(term string) float64 {
+	k := termKey(term)
 	s.mu.RLock()
-	n, df := float64(s.docs), float64(s.df[term])
+	n, df := float64(s.docs), float64(s.df[k])
 	s.mu.RUnlock()
 	if n < 20 {
 		n, df = 20, min(df, 1) // too few documents to judge: treat terms as rare
@@ -169,10 +203,16 @@ type Embedded struct {
 
 var _ app.Enricher = (*Embedded)(nil)
 
+// statsVocabulary bounds the collection's statistics: past it, the terms (and the pairs of
+// words) met in one document only are forgotten. A term costs about 50 bytes of heap and a pair
+// about 60 in each map, so 60,000 keep them under ~7 MB for a server that runs for months; the
+// words that decide a ranking are met more than once (issue 14: 200,000 let them reach ~20 MB).
+const statsVocabulary = 60_000
+
 // NewEmbedded returns the embedded enricher.
 func NewEmbedded(o EmbeddedOptions) *Embedded {
 	if o.Stats == nil {
-		o.Stats = NewStats(200_000)
+		o.Stats = NewStats(statsVocabulary)
 	}
 	if o.SummaryWords <= 0 {
 		o.SummaryWords = 60
