@@ -37,7 +37,9 @@ func NewFetchQueue(o FetchQueueOptions) *FetchQueue {
 		o.Name = "fetch"
 	}
 	return &FetchQueue{
-		Queue: New(Options{Store: o.Store, Name: o.Name, Workers: o.Workers, Timeout: o.Timeout,
+		// Fetches are short: as many are received ahead as there are workers (issue 14: the
+		// all-304 cycle of 1,000 feeds took 1.46-1.78 s without, 0.83-0.85 s with, interleaved).
+		Queue: New(Options{Store: o.Store, Name: o.Name, Workers: o.Workers, Prefetch: orDefault(o.Workers, 4), Timeout: o.Timeout,
 			ShutdownGrace: o.ShutdownGrace, PollInterval: o.PollInterval,
 			MaxAttempts: 3, BaseBackoff: 5 * time.Second, Log: o.Log, Clock: o.Clock}),
 		capacity: orDefault(o.Capacity, 1000),

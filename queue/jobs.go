@@ -33,6 +33,7 @@ type delivery struct {
 	decodeOK bool
 	received int
 	claimed  any
+	at       time.Time // when it was received
 }
 
 // ClaimFunc runs inside the transaction that receives a job, so a handler can mark its entity
@@ -113,9 +114,14 @@ func Later(err error, delay time.Duration) error {
 
 // Options for New. Zero values get the defaults written next to each field.
 type Options struct {
-	Store         Store         // the queue's tables (sqlite.DB): messages, dead letters, counters, pause
-	Name          string        // goqite queue name, e.g. "fetch"
-	Workers       int           // default 4
+	Store   Store  // the queue's tables (sqlite.DB): messages, dead letters, counters, pause
+	Name    string // goqite queue name, e.g. "fetch"
+	Workers int    // default 4
+	// Prefetch is how many jobs are received ahead of the workers, so that a worker that
+	// finishes starts the next job at once and the receive of several jobs shares one write
+	// transaction. For queues of short jobs (fetches); a job received ahead that no worker
+	// started within Timeout/2, or by shutdown, is left to be delivered again. Default 0.
+	Prefetch      int
 	MaxAttempts   int           // default 3
 	Timeout       time.Duration // visibility timeout, default 60s; a running job is extended every Timeout/3
 	PollInterval  time.Duration // default 1s; Send in this process wakes the receiver at once
@@ -372,12 +378,20 @@ func (q *Queue) Run(ctx context.Context) error {
 	jobCtx, cancelJobs := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelJobs()
 
-	msgs := make(chan delivery)
-	slots := make(chan struct{}, q.opts.Workers)
+	// A slot is a job received and not finished: running, or waiting in msgs (Prefetch).
+	msgs := make(chan delivery, q.opts.Prefetch)
+	slots := make(chan struct{}, q.opts.Workers+q.opts.Prefetch)
 	var wg sync.WaitGroup
 	for range q.opts.Workers {
 		wg.Go(func() {
 			for m := range msgs {
+				if q.opts.Prefetch > 0 && (ctx.Err() != nil || time.Since(m.at) > q.opts.Timeout/2) {
+					// Received ahead and not started in time: its timeout may be near, and another
+					// worker may get it again meanwhile. It is delivered again after its timeout.
+					q.log.Debug("job received ahead left for redelivery", "kind", m.env.Kind, "job_id", m.m.ID, "waited", time.Since(m.at))
+					<-slots
+					continue
+				}
 				q.handle(jobCtx, m)
 				<-slots
 			}
@@ -517,8 +531,9 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 			return err
 		}
 		ds = make([]delivery, len(msgs))
+		now := time.Now()
 		for i, m := range msgs {
-			ds[i] = delivery{m: m, received: m.Received}
+			ds[i] = delivery{m: m, received: m.Received, at: now}
 		}
 		for i := range ds {
 			d := &ds[i]

@@ -699,3 +699,64 @@ func firstTx(m map[*sql.Tx]int) *sql.Tx {
 	}
 	return best
 }
+
+// TestPrefetch: jobs received ahead of the workers run as soon as a worker is free; one that
+// waited longer than half its timeout is not run then (another worker may get it again as its
+// timeout ends) but delivered again, and runs once.
+func TestPrefetch(t *testing.T) {
+	t.Run("received ahead, run by the next free worker", func(t *testing.T) {
+		db := sqlitetest.New(t)
+		q := newQueue(t, db, queue.Options{Workers: 1, Prefetch: 2})
+		var ran atomic.Int32
+		q.Register("quick", func(ctx context.Context, job queue.Job) error { ran.Add(1); return nil })
+		for range 10 {
+			send(t, q, "quick", nil)
+		}
+		run(t, q)
+		eventually(t, "every job", func() bool { return ran.Load() == 10 })
+		eventually(t, "an empty queue", func() bool { n, _ := q.Size(t.Context()); return n == 0 })
+	})
+
+	t.Run("one that waited past half its timeout is delivered again", func(t *testing.T) {
+		db := sqlitetest.New(t)
+		const timeout = 2 * time.Second
+		q := newQueue(t, db, queue.Options{Workers: 1, Prefetch: 1, Timeout: timeout})
+		var mu sync.Mutex
+		received := map[string][]int{} // kind → the delivery count of each run
+		q.Register("slow", func(ctx context.Context, job queue.Job) error {
+			time.Sleep(timeout/2 + 300*time.Millisecond)
+			mu.Lock()
+			received["slow"] = append(received["slow"], job.Received)
+			mu.Unlock()
+			return nil
+		})
+		q.Register("next", func(ctx context.Context, job queue.Job) error {
+			mu.Lock()
+			received["next"] = append(received["next"], job.Received)
+			mu.Unlock()
+			return nil
+		})
+		send(t, q, "slow", nil)
+		send(t, q, "next", nil)
+		run(t, q)
+		deadline := time.Now().Add(3 * time.Minute)
+		for {
+			mu.Lock()
+			n := len(received["next"])
+			mu.Unlock()
+			if n > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the job received ahead never ran")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		eventually(t, "an empty queue", func() bool { n, _ := q.Size(t.Context()); return n == 0 })
+		mu.Lock()
+		defer mu.Unlock()
+		if len(received["slow"]) != 1 || len(received["next"]) != 1 || received["next"][0] != 2 {
+			t.Errorf("runs (their delivery counts) = %v; want slow once, next once on its second delivery", received)
+		}
+	})
+}
