@@ -2,11 +2,12 @@
 // a farm of generated RSS feeds spread over many loopback hosts (127.0.0.1–127.0.0.N all route to
 // loopback on Linux), the sources imported from an OPML file, then `morningdeck serve` started
 // and timed from process start until every item is stored and every source is idle, and until
-// the back catalogue is scored too (the embedded enricher ranks a first import in the
-// background: the CPU to that point is what a first ingestion costs in all); then an
-// all-304 refresh (POST /api/sources/refresh, the Sources page's "Refresh all") timed until every feed answered 304 and every source
-// is idle again. It reads the database read-only to watch completion, and /proc for the
-// server's CPU time and peak RSS. Each round uses a fresh data directory.
+// the back catalogue is scored too (the CPU to that point is what a first ingestion costs in
+// all); then all-304 refreshes (POST /api/sources/refresh, the Sources page's "Refresh all"),
+// each timed until every feed answered 304 and every source is idle again (-cycles, default 3:
+// the round reports their median time and mean CPU). It reads the database read-only to watch
+// completion, and /proc for the server's CPU time and peak RSS. Each round uses a fresh data
+// directory.
 //
 //	go run ./scripts/ingestbench                      # 1,000 feeds × 20 items, 100 hosts, 3 rounds
 //	go run ./scripts/ingestbench -feeds 200 -rounds 1 # a quick look
@@ -45,8 +46,9 @@ func main() {
 	bin := flag.String("bin", "", "the morningdeck binary (default: build it from this checkout)")
 	limit := flag.Duration("limit", 10*time.Minute, "give up on a phase after this long")
 	keep := flag.Bool("keep", false, "keep the data directories and server logs (their place is printed)")
+	cycles := flag.Int("cycles", 3, "all-304 cycles per round (the round reports their median time and mean CPU)")
 	flag.Parse()
-	if err := run(*feeds, *items, *hosts, *rounds, *bin, *limit, *keep); err != nil {
+	if err := run(*feeds, *items, *hosts, *rounds, *cycles, *bin, *limit, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "ingestbench:", err)
 		os.Exit(1)
 	}
@@ -60,7 +62,7 @@ type result struct {
 	stored, want, notMod int
 }
 
-func run(feeds, items, hosts, rounds int, bin string, limit time.Duration, keep bool) error {
+func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duration, keep bool) error {
 	work, err := os.MkdirTemp("", "ingestbench-")
 	if err != nil {
 		return err
@@ -84,7 +86,7 @@ func run(feeds, items, hosts, rounds int, bin string, limit time.Duration, keep 
 
 	var results []result
 	for r := 1; r <= rounds; r++ {
-		res, err := round(work, bin, feeds, items, hosts, r, limit)
+		res, err := round(work, bin, feeds, items, hosts, r, max(cycles, 1), limit)
 		if err != nil {
 			return fmt.Errorf("round %d: %w", r, err)
 		}
@@ -112,7 +114,7 @@ func run(feeds, items, hosts, rounds int, bin string, limit time.Duration, keep 
 	return nil
 }
 
-func round(work, bin string, feeds, items, hosts, n int, limit time.Duration) (result, error) {
+func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Duration) (result, error) {
 	var res result
 	res.want = feeds * items
 	dir := filepath.Join(work, "round"+strconv.Itoa(n))
@@ -225,34 +227,44 @@ func round(work, bin string, feeds, items, hosts, n int, limit time.Duration) (r
 		return res, err
 	}
 
-	// Phase 2: an all-304 cycle, asked for as the Sources page's "Refresh all" does.
-	before := farm.NotMod.Load()
-	t1 := time.Now()
-	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/api/sources/refresh", port), "application/json", nil)
-	if err != nil {
-		return res, err
-	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return res, fmt.Errorf("refresh all: %s", resp.Status)
-	}
-	err = poll(limit, func() (bool, error) {
-		var busy int
-		if err := db.QueryRowContext(ctx, `select count(*) from sources where fetch_status != 'IDLE'`).Scan(&busy); err != nil {
-			return false, err
+	// Phase 2: all-304 cycles, each asked for as the Sources page's "Refresh all" does; the
+	// round reports their median time and their mean CPU.
+	var times []time.Duration
+	for c := 0; c < cycles; c++ {
+		cpuBefore, err := cpuTime(srv.Process.Pid)
+		if err != nil {
+			return res, err
 		}
-		res.notMod = int(farm.NotMod.Load() - before)
-		return res.notMod >= feeds && busy == 0, nil
-	})
-	res.cycle = time.Since(t1)
-	if err != nil {
-		return res, fmt.Errorf("304 cycle: %w (%d of %d answered 304)", err, res.notMod, feeds)
+		before := farm.NotMod.Load()
+		t1 := time.Now()
+		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/api/sources/refresh", port), "application/json", nil)
+		if err != nil {
+			return res, err
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return res, fmt.Errorf("refresh all: %s", resp.Status)
+		}
+		err = poll(limit, func() (bool, error) {
+			var busy int
+			if err := db.QueryRowContext(ctx, `select count(*) from sources where fetch_status != 'IDLE'`).Scan(&busy); err != nil {
+				return false, err
+			}
+			res.notMod = int(farm.NotMod.Load() - before)
+			return res.notMod >= feeds && busy == 0, nil
+		})
+		times = append(times, time.Since(t1))
+		if err != nil {
+			return res, fmt.Errorf("304 cycle: %w (%d of %d answered 304)", err, res.notMod, feeds)
+		}
+		cpu, err := cpuTime(srv.Process.Pid)
+		if err != nil {
+			return res, err
+		}
+		res.cpuCycle += (cpu - cpuBefore) / time.Duration(cycles)
 	}
-	cpu, err := cpuTime(srv.Process.Pid)
-	if err != nil {
-		return res, err
-	}
-	res.cpuCycle = cpu - res.cpuScored
+	slices.Sort(times)
+	res.cycle = times[len(times)/2]
 	res.peakRSS, err = peakRSS(srv.Process.Pid)
 	return res, err
 }
