@@ -653,3 +653,57 @@ func TestPanicIsA500AndTheServerGoesOn(t *testing.T) {
 		t.Fatalf("after panics: %d", res.StatusCode)
 	}
 }
+
+// TestAPISourcesPagesAndETag: GET /api/sources gives a page when asked (limit, offset, q, show;
+// a Link to the next), refuses a bad one with a sentence, and answers 304 without a body to a
+// poller whose If-None-Match names the list as it still is.
+func TestAPISourcesPagesAndETag(t *testing.T) {
+	e := newEnv(t)
+	for i := range 5 {
+		e.createSource(fmt.Sprintf("https://pages%d.example/feed.xml", i), fmt.Sprintf("Pages %d", i))
+	}
+	e.createSource("https://other.example/feed.xml", "Other")
+
+	res, body := e.do(http.MethodGet, "/api/sources?limit=2&offset=1&q=pages", "", nil)
+	page := decodeJSON[[]sourceJSON](t, body)
+	if res.StatusCode != 200 || len(page) != 2 || page[0].Name != "Pages 1" || page[1].Name != "Pages 2" {
+		t.Fatalf("page: %d %s", res.StatusCode, body)
+	}
+	if link := res.Header.Get("Link"); !strings.Contains(link, "offset=3") || !strings.Contains(link, `rel="next"`) || !strings.Contains(link, "q=pages") {
+		t.Errorf("Link = %q", link)
+	}
+	res, body = e.do(http.MethodGet, "/api/sources?limit=2&offset=4&q=pages", "", nil)
+	if len(decodeJSON[[]sourceJSON](t, body)) != 1 || res.Header.Get("Link") != "" {
+		t.Errorf("last page: %s, Link %q", body, res.Header.Get("Link"))
+	}
+	for _, bad := range []string{"limit=0", "limit=1001", "limit=x", "offset=-1", "show=everything"} {
+		code, body := e.json(http.MethodGet, "/api/sources?"+bad, "")
+		if code != http.StatusBadRequest || !strings.Contains(body, "must be") {
+			t.Errorf("%s: %d %s", bad, code, body)
+		}
+	}
+
+	res, body = e.do(http.MethodGet, "/api/sources", "", nil)
+	tag := res.Header.Get("ETag")
+	if res.StatusCode != 200 || tag == "" || len(decodeJSON[[]sourceJSON](t, body)) != 6 {
+		t.Fatalf("list: %d, ETag %q, %s", res.StatusCode, tag, body)
+	}
+	poll := func() (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/api/sources", nil)
+		req.Header.Set("If-None-Match", tag)
+		res, err := e.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	if res, body := poll(); res.StatusCode != http.StatusNotModified || body != "" {
+		t.Errorf("unchanged list polled: %d %q", res.StatusCode, body)
+	}
+	e.createSource("https://new.example/feed.xml", "New")
+	if res, body := poll(); res.StatusCode != 200 || len(decodeJSON[[]sourceJSON](t, body)) != 7 || res.Header.Get("ETag") == tag {
+		t.Errorf("changed list polled: %d, ETag %q, %s", res.StatusCode, res.Header.Get("ETag"), body)
+	}
+}
