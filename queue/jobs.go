@@ -450,14 +450,28 @@ func (q *Queue) Run(ctx context.Context) error {
 // receive hands messages to the workers while a worker slot is free, until ctx is cancelled.
 // It claims as many messages as there are free slots in one write transaction: with the
 // single write connection, a transaction per job was a large part of the writer's time.
-func (q *Queue) receive(ctx context.Context, msgs chan<- delivery, slots chan struct{}) {
+func (q *Queue) receive(ctx context.Context, msgs chan delivery, slots chan struct{}) {
 	for {
 		select {
 		case slots <- struct{}{}:
 		case <-ctx.Done():
 			return
 		}
-		n := 1 + q.moreSlots(slots)
+		n := 1
+		// With jobs received ahead, receive again only when half of them have been taken:
+		// several jobs to one receive transaction, instead of one each time a worker finishes.
+		for q.opts.Prefetch > 1 && len(msgs) > q.opts.Prefetch/2 {
+			select {
+			case slots <- struct{}{}:
+				n++
+			case <-ctx.Done():
+				for range n {
+					<-slots
+				}
+				return
+			}
+		}
+		n += q.moreSlots(slots)
 		for {
 			wait := q.opts.PollInterval
 			if !q.pausedNow(ctx) {
