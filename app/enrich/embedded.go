@@ -629,7 +629,11 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 			if m.term.part && partOfHit(m.term, phraseHit) {
 				continue // "open source" is shown, not also "source"
 			}
-			if k := strings.ToLower(m.term.display); !seen[k] {
+			k := strings.ToLower(m.term.display)
+			if m.term.alt > 0 {
+				k, _, _ = strings.Cut(k, " (") // "Aktie (stock)" and "Aktie (shares)" are one
+			}
+			if !seen[k] {
 				seen[k] = true
 				shown = append(shown, m.term.display)
 			}

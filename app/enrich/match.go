@@ -35,6 +35,8 @@ type iterm struct {
 	weight  float64 // multiplier of its idf
 	seg     int     // the segment of the interest it belongs to
 	guessed bool    // a phrase guessed from two words written together (not quoted)
+	alt     int     // a form of the lexicon standing for term alt-1 in another language (0: the user's own)
+	lang    int     // for such a form, the language of the items it is looked for in
 }
 
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
@@ -204,6 +206,7 @@ func parseInterest(line string) interestSpec {
 			add(wordTerm(w))
 		}
 	}
+	addTranslations(&spec, detectLang(spec.text))
 	return spec
 }
 
@@ -284,7 +287,8 @@ type doc struct {
 	surf       [2]map[string]float64 // title, body: surface as written → count (case kept)
 	seq        []token               // title, a break, then body; hyphenated words split into parts
 	seqTitleN  int
-	capSurface []string // the capitalised surfaces, for name forms
+	capSurface []string           // the capitalised surfaces, for name forms
+	folded     [2][]foldedSurface // the surfaces folded, for compounds (made on first use)
 }
 
 func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {
@@ -428,6 +432,39 @@ func (d *doc) countIn(w *iword, part int, text string) float64 {
 	return n
 }
 
+// compoundCount is how often a word of a compounding language (German, Dutch) stands at the
+// start of a longer word in d's title and text: Breitband in Breitbandausbau, Sicherheitslücke
+// in Sicherheitslückenbericht. Forms of the word itself (its stem) are counted by count.
+func (d *doc) compoundCount(w *iword) (title, body float64) {
+	if len([]rune(w.lower)) < 5 || w.exact {
+		return 0, 0
+	}
+	prefix := fold(w.lower)
+	if d.folded[0] == nil {
+		for part := range 2 {
+			d.folded[part] = make([]foldedSurface, 0, len(d.surf[part]))
+			for s, n := range d.surf[part] {
+				d.folded[part] = append(d.folded[part], foldedSurface{fold(s), n})
+			}
+		}
+	}
+	var out [2]float64
+	for part := range 2 {
+		for _, f := range d.folded[part] {
+			if len(f.folded) >= len(prefix)+3 && strings.HasPrefix(f.folded, prefix) && stemLang(d.lang, f.folded) != w.keys[d.lang] {
+				out[part] += f.n
+			}
+		}
+	}
+	return out[0], out[1]
+}
+
+// foldedSurface is a surface of a document, folded, and its count.
+type foldedSurface struct {
+	folded string
+	n      float64
+}
+
 // phraseCount is how often the words of t occur one after another in d's title and text.
 func (d *doc) phraseCount(t *iterm) (title, body float64) {
 	k := len(t.words)
@@ -508,8 +545,13 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 			split[t.seg] = true
 		}
 	}
+	ws := make([]float64, len(spec.terms))      // each term's weight
+	contrib := make([]float64, len(spec.terms)) // what it added, its lexicon forms included
 	for i := range spec.terms {
 		t := &spec.terms[i]
+		if t.alt > 0 {
+			continue
+		}
 		idf := e.termIDF(t, d.lang)
 		w := t.weight * idf
 		switch {
@@ -530,13 +572,49 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		} else {
 			inTitle, inBody = d.count(&t.words[0])
 		}
+		ws[i] = w
 		if inTitle+inBody == 0 {
 			continue
 		}
-		got[t.seg] += w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
+		contrib[i] = w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
+		got[t.seg] += contrib[i]
 		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
 		if t.anchor || t.phrase || split[t.seg] && t.part && t.words[0].name {
 			hit[t.seg] = true // a name's words are names again when the collection shows no phrase
+		}
+	}
+	// The lexicon's forms of a term in the item's language stand for it when they add more: a
+	// little less than the user's word, and no more than their own idf allows.
+	for i := range spec.terms {
+		t := &spec.terms[i]
+		if t.alt == 0 || t.lang != d.lang || ws[t.alt-1] == 0 {
+			continue
+		}
+		o := t.alt - 1
+		ot := &spec.terms[o]
+		var inTitle, inBody float64
+		if t.phrase {
+			inTitle, inBody = d.phraseCount(t)
+		} else {
+			inTitle, inBody = d.count(&t.words[0])
+			if d.lang == langDE || d.lang == langNL {
+				ct, cb := d.compoundCount(&t.words[0])
+				inTitle, inBody = inTitle+ct, inBody+cb
+			}
+		}
+		if inTitle+inBody == 0 {
+			continue
+		}
+		w := translationWeight * ws[o] * math.Min(1, e.termIDF(t, d.lang)/e.termIDF(ot, d.lang))
+		c := w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
+		if c <= contrib[o] {
+			continue
+		}
+		got[t.seg] += c - contrib[o]
+		contrib[o] = c
+		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
+		if ot.anchor || ot.phrase || split[t.seg] && ot.part && ot.words[0].name {
+			hit[t.seg] = true
 		}
 	}
 	if len(matches) == 0 {
