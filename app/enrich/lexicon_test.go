@@ -1,0 +1,63 @@
+package enrich_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
+)
+
+// Interests match items in other languages through the concept lexicon, naming the item's word
+// and the user's; short words shared by languages with other meanings do not, nor do words of
+// the same stem that mean something else.
+func TestInterestsMatchAcrossLanguages(t *testing.T) {
+	for _, tc := range []struct {
+		name, interests, title, text string
+		want                         bool
+		reasonHas                    string
+	}{
+		{"English interest, German item", "broadband", "Netzausbau auf dem Land",
+			"Die Regierung will den Breitband-Ausbau auf dem Land beschleunigen. Viele Dörfer haben noch kein schnelles Internet.", true, "Breitband (broadband)"},
+		{"a German compound", "broadband", "Breitbandausbau: Grüne fordern mehr Tempo",
+			"Die Grünen wollen die Netzbetreiber zum Ausbau zwingen und fordern einen Anspruch für alle Haushalte.", true, "Breitband (broadband)"},
+		{"a phrase for a phrase", "AI and machine learning", "Forschung",
+			"Die Forscher setzen maschinelles Lernen ein, um Fehler im Code zu finden.", true, "maschinelles Lernen (machine learning)"},
+		{"an acronym's translation", "EU politics", "Vote", "Les pays de l'UE ont voté la nouvelle directive sur les données hier soir.", true, "UE (EU)"},
+		{"German interest, English item", "Elektroautos und Tesla", "A cheaper ride",
+			"The startup wants to sell its electric car for under 15,000 euros next year.", true, "electric car (Elektroautos)"},
+		{"French item", "climate change", "Sommet",
+			"Les dirigeants se réunissent pour parler du changement climatique et des émissions.", true, "changement climatique (climate change)"},
+		{"a vulnerability in Spanish", "security vulnerabilities", "Alerta",
+			"Los investigadores encontraron una vulnerabilidad grave en el navegador y publicaron un parche.", true, "vulnerabilidad (vulnerabilities)"},
+		{"chat is not a French cat", "chat apps", "Unsere Katze",
+			"Die Katze schläft den ganzen Tag auf dem Sofa, und der Hund bewacht das Haus.", false, ""},
+		{"training is not a train", "AI training", "Bahnstreik",
+			"Der Zug fiel aus, die Bahn entschuldigte sich bei den Fahrgästen für den Streik.", false, ""},
+		{"forms are looked for in their own language only", "broadband", "Rock band",
+			"The band played a broad set of songs; the Breitband gallery hosted the party.", false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, why := matches(t, tc.interests, tc.title, tc.text)
+			if got != tc.want {
+				t.Fatalf("match %v, want %v (%s)", got, tc.want, why)
+			}
+			if tc.reasonHas != "" && !strings.Contains(why, tc.reasonHas) {
+				t.Fatalf("reason %q does not name %q", why, tc.reasonHas)
+			}
+		})
+	}
+}
+
+// A form of the lexicon counts a little less than the user's own word.
+func TestTranslationsCountLessThanTheUsersWords(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	in := app.EnrichInput{Title: "Breitband für alle", Text: "Die Regierung will Breitband für alle Haushalte bis 2025 gesetzlich verankern."}
+	in.Interests = "Breitband"
+	own, _ := e.Score(in)
+	in.Interests = "broadband"
+	other, why := e.Score(in)
+	if !(own > other && other > 40) {
+		t.Fatalf("own word %d, English interest %d (%s): the translation should count, a little less", own, other, why)
+	}
+}
