@@ -34,6 +34,10 @@ func TestInterestsMatchAcrossLanguages(t *testing.T) {
 			"Die Katze schläft den ganzen Tag auf dem Sofa, und der Hund bewacht das Haus.", false, ""},
 		{"training is not a train", "AI training", "Bahnstreik",
 			"Der Zug fiel aus, die Bahn entschuldigte sich bei den Fahrgästen für den Streik.", false, ""},
+		{"a form the stemmer takes to a function word", "security", "Spiele",
+			"Das Spiel öffnet sich mal wieder, und die Entwickler freuen sich auf November.", false, ""},
+		{"that form still matches as written", "security", "Sicherheit im Netz",
+			"Die Sicherheit der Router lässt zu wünschen übrig, sagen Forscher.", true, "Sicherheit (security)"},
 		{"forms are looked for in their own language only", "broadband", "Rock band",
 			"The band played a broad set of songs; the Breitband gallery hosted the party.", false, ""},
 	} {

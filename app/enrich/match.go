@@ -432,14 +432,16 @@ func (d *doc) countIn(w *iword, part int, text string) float64 {
 	return n
 }
 
-// compoundCount is how often a word of a compounding language (German, Dutch) stands at the
+// surfaceCount is how often a word of a compounding language (German, Dutch) stands at the
 // start of a longer word in d's title and text: Breitband in Breitbandausbau, Sicherheitslücke
-// in Sicherheitslückenbericht. Forms of the word itself (its stem) are counted by count.
-func (d *doc) compoundCount(w *iword) (title, body float64) {
+// in Sicherheitslückenbericht. Forms of the word itself (its stem) are counted by count; with
+// own, they are counted here too, by how they are written (the word, or it with an ending).
+func (d *doc) surfaceCount(w *iword, own bool) (title, body float64) {
 	if len([]rune(w.lower)) < 5 || w.exact {
 		return 0, 0
 	}
 	prefix := fold(w.lower)
+	compounds := d.lang == langDE || d.lang == langNL
 	if d.folded[0] == nil {
 		for part := range 2 {
 			d.folded[part] = make([]foldedSurface, 0, len(d.surf[part]))
@@ -451,7 +453,13 @@ func (d *doc) compoundCount(w *iword) (title, body float64) {
 	var out [2]float64
 	for part := range 2 {
 		for _, f := range d.folded[part] {
-			if len(f.folded) >= len(prefix)+3 && strings.HasPrefix(f.folded, prefix) && stemLang(d.lang, f.folded) != w.keys[d.lang] {
+			if !strings.HasPrefix(f.folded, prefix) {
+				continue
+			}
+			switch rest := f.folded[len(prefix):]; {
+			case own && (rest == "" || nameSuffixes[rest]):
+				out[part] += f.n
+			case compounds && len(rest) >= 3 && (own || stemLang(d.lang, f.folded) != w.keys[d.lang]):
 				out[part] += f.n
 			}
 		}
@@ -595,10 +603,13 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		var inTitle, inBody float64
 		if t.phrase {
 			inTitle, inBody = d.phraseCount(t)
+		} else if w := &t.words[0]; langStops[d.lang][w.keys[d.lang]] {
+			// The stemmer took the word to a function word (Sicherheit → sich): its written forms.
+			inTitle, inBody = d.surfaceCount(w, true)
 		} else {
-			inTitle, inBody = d.count(&t.words[0])
+			inTitle, inBody = d.count(w)
 			if d.lang == langDE || d.lang == langNL {
-				ct, cb := d.compoundCount(&t.words[0])
+				ct, cb := d.surfaceCount(w, false)
 				inTitle, inBody = inTitle+ct, inBody+cb
 			}
 		}
