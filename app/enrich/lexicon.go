@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Interests match across languages through a small concept lexicon (lexicon.txt): an interest
@@ -31,6 +32,7 @@ type lexKey struct {
 	key     string
 	concept uint16
 	lang    uint8
+	capital bool // the form is written with a capital (a name: Germany, Olympics, KI)
 }
 
 // conceptLexicon is the parsed lexicon: every concept's forms, and the forms' keys sorted for
@@ -80,7 +82,8 @@ func parseLexicon(text string) *conceptLexicon {
 		c := uint16(len(l.concepts))
 		l.concepts = append(l.concepts, forms)
 		for _, f := range forms {
-			l.keys = append(l.keys, lexKey{lexKeyOf(f.text), c, f.lang})
+			r, _ := utf8.DecodeRuneInString(f.text)
+			l.keys = append(l.keys, lexKey{lexKeyOf(f.text), c, f.lang, unicode.IsUpper(r)})
 		}
 	}
 	sort.Slice(l.keys, func(i, j int) bool {
@@ -124,13 +127,13 @@ func isAcronym(w string) bool {
 	return letters > 0
 }
 
-// concepts returns the concepts that have a form with the given key in language lang, or in
-// any language when lang is langOther.
-func (l *conceptLexicon) lookup(key string, lang int) []uint16 {
+// lookup returns the concepts that have a form with the given key in language lang, or in
+// any language when lang is langOther; with name, only forms written with a capital.
+func (l *conceptLexicon) lookup(key string, lang int, name bool) []uint16 {
 	i := sort.Search(len(l.keys), func(i int) bool { return l.keys[i].key >= key })
 	var out []uint16
 	for ; i < len(l.keys) && l.keys[i].key == key; i++ {
-		if lang != langOther && int(l.keys[i].lang) != lang {
+		if lang != langOther && int(l.keys[i].lang) != lang || name && !l.keys[i].capital {
 			continue
 		}
 		if len(out) == 0 || out[len(out)-1] != l.keys[i].concept {
@@ -156,15 +159,19 @@ func addTranslations(spec *interestSpec, lang int) {
 			raw = append(raw, w.surface)
 		}
 		key := lexKeyOf(strings.Join(raw, " "))
+		// A word the user capitalised inside the interest is a name (Rails, Windows, Apple):
+		// it is the concept only if the lexicon writes the concept so (Germany, Olympics).
+		r, _ := utf8.DecodeRuneInString(raw[0])
+		name := unicode.IsUpper(r) && !t.words[0].exact && !strings.HasPrefix(strings.TrimLeft(spec.text, "\"“«„'‘ "), raw[0])
 		var cs []uint16
 		if lang != langOther {
-			cs = l.lookup(key, lang)
+			cs = l.lookup(key, lang, name)
 		}
 		if len(cs) == 0 && lang != langEN {
-			cs = l.lookup(key, langEN) // English words are common in other languages' interests
+			cs = l.lookup(key, langEN, name) // English words are common in other languages' interests
 		}
 		if len(cs) == 0 && lang == langOther && len([]rune(key)) >= 6 {
-			cs = l.lookup(key, langOther)
+			cs = l.lookup(key, langOther, name)
 		}
 		// The user chose their words: other words of the same language are not added ("share"
 		// for "stock" brings "market share"), except what an acronym stands for (AI).

@@ -38,6 +38,10 @@ func TestInterestsMatchAcrossLanguages(t *testing.T) {
 			"Das Spiel öffnet sich mal wieder, und die Entwickler freuen sich auf November.", false, ""},
 		{"that form still matches as written", "security", "Sicherheit im Netz",
 			"Die Sicherheit der Router lässt zu wünschen übrig, sagen Forscher.", true, "Sicherheit (security)"},
+		{"a name the user capitalised is not the common noun", "Ruby and Rails programming", "Bahnstrecke",
+			"Die Bahn baut die Strecke zwischen den beiden Städten aus; neue Schienen und Züge folgen.", false, ""},
+		{"a capitalised concept is one", "Ukraine and Germany", "Besuch",
+			"Der Präsident besuchte Deutschland, um über Hilfe zu sprechen.", true, "Deutschland (Germany)"},
 		{"forms are looked for in their own language only", "broadband", "Rock band",
 			"The band played a broad set of songs; the Breitband gallery hosted the party.", false, ""},
 	} {
