@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -579,5 +580,26 @@ func TestChangingInterestsRescoresTheUnreadItems(t *testing.T) {
 	}
 	if size, _ := l.pq.Size(ctx); size != queued {
 		t.Errorf("saving the same interests queued %d jobs, want none", size-queued)
+	}
+}
+
+// A feedback event keeps the terms of the user's interests the item matched, so the model
+// learns which parts of an interest the reader cares for.
+func TestFeedbackEventsKeepTheInterestTermsMatched(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	l.setInterests(t, "sourdough and rye bread", nil)
+	src := l.source(t, "https://bake.example/feed")
+	l.importItems(t, src, bakingItems())
+	rye := l.item(t, "https://bake.example/3")
+	if err := l.fb.Record(ctx, app.DefaultUserID, rye.ID, app.SignalMore); err != nil {
+		t.Fatal(err)
+	}
+	events, err := l.db.FeedbackEvents(ctx, app.DefaultUserID, 10)
+	if err != nil || len(events) != 1 {
+		t.Fatalf("events %v, %v", events, err)
+	}
+	if !slices.Contains(events[0].Keys, "i:sourdough") {
+		t.Fatalf("the event's features %v lack the interest term it matched", events[0].Keys)
 	}
 }

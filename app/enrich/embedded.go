@@ -497,16 +497,18 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 }
 
 // Features are what the per-user model (Model) learns from and applies to: the item's most
-// characteristic terms ("w:" and the stem), its source ("source:") and its topics ("topic:").
+// characteristic terms ("w:" and the stem), its source ("source:"), its topics ("topic:") and
+// the terms of in.Interests it matched ("i:").
 // Labels are the words as the item had them, for reasons and the Settings page. Train with the
 // same enricher (the same statistics) that scores.
 func (e *Embedded) Features(in app.EnrichInput, topics []string) (keys, labels []string) {
-	return e.features(in, e.prepare(in), topics)
+	return e.features(in, e.prepare(in), topics, nil)
 }
 
 // features lists up to 24 terms of the item (title words first, then the body's most frequent
-// content words, weighed by idf), its source and its topics.
-func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string) (keys, labels []string) {
+// content words, weighed by idf), its source, its topics and the interest terms it matched (m,
+// or found here when m is nil).
+func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m *matched) (keys, labels []string) {
 	type cand struct {
 		key, label string
 		w          float64
@@ -556,8 +558,31 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string) (k
 		keys = append(keys, "topic:"+tp)
 		labels = append(labels, tp)
 	}
+	// The terms of the user's interests the item matched ("i:hacks"; a form of another language
+	// as the user's term): which parts of an interest the reader cares for.
+	if m == nil && in.Interests != "" {
+		m = &matched{}
+		_, m.terms, _ = e.relevance(parseInterests(in.Interests), p.doc)
+	}
+	if m != nil {
+		seen := map[string]bool{}
+		for _, tm := range m.terms {
+			label := tm.term.display
+			if tm.term.alt > 0 {
+				label = tm.term.user
+			}
+			if k := "i:" + strings.ToLower(label); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+				labels = append(labels, label)
+			}
+		}
+	}
 	return keys, labels
 }
+
+// matched are the terms of the user's interests an item matched, when the caller knows them.
+type matched struct{ terms []termMatch }
 
 // score rates the item 0–100 for the user's interests. Items that match an interest score
 // 34–90 by how much of it they match (BM25 over title and text, the real average length);
@@ -601,7 +626,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 	var taste float64
 	var liked, disliked []string
 	if in.Taste != nil {
-		keys, _ := e.features(in, p, topics)
+		keys, _ := e.features(in, p, topics, &matched{matches})
 		taste, liked, disliked = in.Taste.Adjust(keys)
 		taste = max(-25, min(25, taste))
 	}
@@ -616,7 +641,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = max(1, min(32, 10+recency+affinity+quality)+taste)
 		parts = append(parts, "No match with your interests")
 	default:
-		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste/2
+		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste
 		var shown []string
 		seen := map[string]bool{}
 		phraseHit := map[*iterm]bool{}
@@ -673,20 +698,20 @@ func tasteReason(taste float64, liked, disliked []string) string {
 }
 
 // Personalize applies the reading model (in.Taste) to the score and reason another enricher (an
-// LLM) gave an item: the model's points, halved as for an item that matches an interest here,
-// and the reason says what weighed. Without a model it returns them unchanged.
+// LLM) gave an item: the model's points, as for an item that matches an interest here, and the
+// reason says what weighed. Without a model it returns them unchanged.
 func (e *Embedded) Personalize(in app.EnrichInput, score int, reasoning string, topics []string) (int, string) {
 	if in.Taste == nil {
 		return score, reasoning
 	}
-	keys, _ := e.features(in, e.prepare(in), topics)
+	keys, _ := e.features(in, e.prepare(in), topics, nil)
 	taste, liked, disliked := in.Taste.Adjust(keys)
 	taste = max(-25, min(25, taste))
 	if r := tasteReason(taste, liked, disliked); r != "" {
 		reasoning = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(reasoning), ".") + " · " + r)
 		reasoning = strings.TrimPrefix(reasoning, "· ")
 	}
-	return int(math.Round(max(0, min(100, float64(score)+taste/2)))), reasoning
+	return int(math.Round(max(0, min(100, float64(score)+taste)))), reasoning
 }
 
 // partOfHit reports whether a part term belongs to a phrase that matched.

@@ -206,6 +206,7 @@ func addTranslations(spec *interestSpec, lang int) {
 					weight:  t.weight,
 					seg:     t.seg,
 					alt:     i + 1,
+					user:    t.display,
 					lang:    int(f.lang),
 				})
 			}

@@ -37,6 +37,7 @@ type iterm struct {
 	guessed bool    // a phrase guessed from two words written together (not quoted)
 	alt     int     // a form of the lexicon standing for term alt-1 in another language (0: the user's own)
 	lang    int     // for such a form, the language of the items it is looked for in
+	user    string  // for such a form, the user's term it stands for, as written
 }
 
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
