@@ -641,7 +641,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = max(1, min(32, 10+recency+affinity+quality)+taste)
 		parts = append(parts, "No match with your interests")
 	default:
-		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste
+		score = withTaste(22+70*(1-math.Exp(-2*rel))/(1-math.Exp(-2))+recency/2+affinity/2+quality/4, taste)
 		var shown []string
 		seen := map[string]bool{}
 		phraseHit := map[*iterm]bool{}
@@ -711,7 +711,19 @@ func (e *Embedded) Personalize(in app.EnrichInput, score int, reasoning string, 
 		reasoning = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(reasoning), ".") + " · " + r)
 		reasoning = strings.TrimPrefix(reasoning, "· ")
 	}
-	return int(math.Round(max(0, min(100, float64(score)+taste)))), reasoning
+	return int(math.Round(max(0, min(100, withTaste(float64(score), taste))))), reasoning
+}
+
+// withTaste combines the reading model's points (±25) with the score of an item that matches an
+// interest in log-odds, as naive Bayes evidence on a prior: ±25 points move the score's logit by
+// ±2, so an uncertain match (60) moves most (to 92 or 17), a strong one (92) keeps its lead among
+// liked items instead of many stopping at 100 (to 99 or 61).
+func withTaste(score, taste float64) float64 {
+	if taste == 0 {
+		return score
+	}
+	p := max(0.01, min(0.99, score/100))
+	return 100 / (1 + math.Exp(-(math.Log(p/(1-p)) + taste/12.5)))
 }
 
 // partOfHit reports whether a part term belongs to a phrase that matched.
