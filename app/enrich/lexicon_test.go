@@ -1,6 +1,7 @@
 package enrich_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -67,5 +68,24 @@ func TestTranslationsCountLessThanTheUsersWords(t *testing.T) {
 	other, why := e.Score(in)
 	if !(own > other && other > 40) {
 		t.Fatalf("own word %d, English interest %d (%s): the translation should count, a little less", own, other, why)
+	}
+}
+
+// A form standing for two words the collection does not show as a phrase (so they count apart)
+// stands for both: an English "electric cars" finds the German Elektroauto as a match, not a
+// mention below items that say "car".
+func TestTranslationOfAPhraseCountedApart(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	for i := range 40 {
+		e.Stats().Observe(fmt.Sprintf("An electric guitar, number %d, and its amplifier on stage.", i))
+		e.Stats().Observe(fmt.Sprintf("The car repair shop fixed car number %d before noon.", i))
+	}
+	in := app.EnrichInput{Title: "Start-up baut faltbares Elektroauto", Interests: "electric cars",
+		Text: "Das israelische Start-up zeigt ein faltbares Elektroauto, das in jede Parklücke passt."}
+	score, why := e.Score(in)
+	in.Title, in.Text = "At the garage", "The car would not start, so the car went to the garage."
+	carScore, _ := e.Score(in)
+	if !strings.Contains(why, "Matches your interests: Elektroauto (electric cars)") || score <= carScore {
+		t.Fatalf("the German electric-car item scores %d (%s), an item about a car %d", score, why, carScore)
 	}
 }

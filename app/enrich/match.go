@@ -617,13 +617,25 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		if inTitle+inBody == 0 {
 			continue
 		}
-		w := translationWeight * ws[o] * math.Min(1, e.termIDF(t, d.lang)/e.termIDF(ot, d.lang))
+		// A form standing for a phrase the collection does not show as a phrase ("electric cars":
+		// the words count apart) stands for all its words: Elektroauto is an electric car. It
+		// is no rarer than the phrase's rarest word needs to be.
+		base, had := ws[o], contrib[o]
+		if split[ot.seg] && ot.guessed {
+			for j := range spec.terms {
+				if pt := &spec.terms[j]; pt.alt == 0 && pt.part && pt.seg == ot.seg {
+					base += ws[j]
+					had += contrib[j]
+				}
+			}
+		}
+		w := translationWeight * base * math.Min(1, e.termIDF(t, d.lang)/e.rarestIDF(ot, d.lang))
 		c := w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
-		if c <= contrib[o] {
+		if c <= had {
 			continue
 		}
-		got[t.seg] += c - contrib[o]
-		contrib[o] = c
+		got[t.seg] += c - had
+		contrib[o] += c - had
 		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
 		if ot.anchor || ot.phrase || split[t.seg] && ot.part && ot.words[0].name {
 			hit[t.seg] = true
@@ -678,6 +690,15 @@ func (e *Embedded) termIDF(t *iterm, lang int) float64 {
 		}
 	}
 	return math.Max(s, 0.5)
+}
+
+// rarestIDF is the idf of a term's rarest word (a phrase's meaning is carried by it).
+func (e *Embedded) rarestIDF(t *iterm, lang int) float64 {
+	var out float64
+	for i := range t.words {
+		out = math.Max(out, e.termIDF(&iterm{words: t.words[i : i+1]}, lang))
+	}
+	return out
 }
 
 // caseKey is the statistics key of a case-kept short word or acronym ("=Go", "=US").
