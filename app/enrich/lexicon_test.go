@@ -1,6 +1,7 @@
 package enrich_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -87,5 +88,22 @@ func TestTranslationOfAPhraseCountedApart(t *testing.T) {
 	carScore, _ := e.Score(in)
 	if !strings.Contains(why, "Matches your interests: Elektroauto (electric cars)") || score <= carScore {
 		t.Fatalf("the German electric-car item scores %d (%s), an item about a car %d", score, why, carScore)
+	}
+}
+
+// A topic's keywords find items in other languages too: a German item about a Sicherheitslücke
+// is in the topic Security (keywords vulnerability, exploit), a German item about bread is not.
+func TestTopicsMatchAcrossLanguages(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	topics := []app.Topic{{Name: "Security", Keywords: []string{"vulnerability", "exploit"}}, {Name: "Cooking", Keywords: []string{"recipe", "soup"}}}
+	res, err := e.Enrich(context.Background(), app.EnrichInput{Title: "Sicherheitslücke im Router",
+		Text: "Eine Sicherheitslücke in der Firmware erlaubt Angreifern den Zugriff. Der Hersteller schließt die Sicherheitslücke mit einem Update.", Topics: topics})
+	if err != nil || len(res.Topics) != 1 || res.Topics[0] != "Security" {
+		t.Fatalf("topics %v, %v", res.Topics, err)
+	}
+	res, _ = e.Enrich(context.Background(), app.EnrichInput{Title: "Brot backen",
+		Text: "Der Sauerteig braucht Mehl, Wasser und Geduld; die Krume zeigt die Gärung.", Topics: topics})
+	if len(res.Topics) != 0 {
+		t.Fatalf("a bread item got topics %v", res.Topics)
 	}
 }

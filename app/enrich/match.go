@@ -433,6 +433,25 @@ func (d *doc) countIn(w *iword, part int, text string) float64 {
 	return n
 }
 
+// formCount is how often a form of the lexicon (a term standing for the user's in d's
+// language) occurs in d's title and text.
+func (d *doc) formCount(t *iterm) (title, body float64) {
+	if t.phrase {
+		return d.phraseCount(t)
+	}
+	w := &t.words[0]
+	if langStops[d.lang][w.keys[d.lang]] {
+		// The stemmer took the word to a function word (Sicherheit → sich): its written forms.
+		return d.surfaceCount(w, true)
+	}
+	title, body = d.count(w)
+	if d.lang == langDE || d.lang == langNL {
+		ct, cb := d.surfaceCount(w, false)
+		title, body = title+ct, body+cb
+	}
+	return title, body
+}
+
 // surfaceCount is how often a word of a compounding language (German, Dutch) stands at the
 // start of a longer word in d's title and text: Breitband in Breitbandausbau, Sicherheitslücke
 // in Sicherheitslückenbericht. Forms of the word itself (its stem) are counted by count; with
@@ -601,19 +620,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		}
 		o := t.alt - 1
 		ot := &spec.terms[o]
-		var inTitle, inBody float64
-		if t.phrase {
-			inTitle, inBody = d.phraseCount(t)
-		} else if w := &t.words[0]; langStops[d.lang][w.keys[d.lang]] {
-			// The stemmer took the word to a function word (Sicherheit → sich): its written forms.
-			inTitle, inBody = d.surfaceCount(w, true)
-		} else {
-			inTitle, inBody = d.count(w)
-			if d.lang == langDE || d.lang == langNL {
-				ct, cb := d.surfaceCount(w, false)
-				inTitle, inBody = inTitle+ct, inBody+cb
-			}
-		}
+		inTitle, inBody := d.formCount(t)
 		if inTitle+inBody == 0 {
 			continue
 		}
