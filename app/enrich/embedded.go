@@ -696,13 +696,17 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 			if m.term.part && partOfHit(m.term, phraseHit) {
 				continue // "open source" is shown, not also "source"
 			}
-			k := strings.ToLower(m.term.display)
+			display := m.term.display
+			if m.shown != "" {
+				display = m.shown
+			}
+			k := strings.ToLower(display)
 			if m.term.alt > 0 {
 				k, _, _ = strings.Cut(k, " (") // "Aktie (stock)" and "Aktie (shares)" are one
 			}
 			if !seen[k] {
 				seen[k] = true
-				shown = append(shown, m.term.display)
+				shown = append(shown, display)
 			}
 		}
 		switch {

@@ -10,8 +10,8 @@ import (
 	"github.com/morningdeck/morningdeck/app/enrich"
 )
 
-// Interests match items in other languages through the concept lexicon, naming the item's word
-// and the user's; short words shared by languages with other meanings do not, nor do words of
+// Interests match items in other languages through the concept lexicon, naming the word as the
+// item wrote it and the user's; short words shared by languages with other meanings do not, nor do words of
 // the same stem that mean something else.
 func TestInterestsMatchAcrossLanguages(t *testing.T) {
 	for _, tc := range []struct {
@@ -30,6 +30,8 @@ func TestInterestsMatchAcrossLanguages(t *testing.T) {
 			"The startup wants to sell its electric car for under 15,000 euros next year.", true, "electric car (Elektroautos)"},
 		{"French item", "climate change", "Sommet",
 			"Les dirigeants se réunissent pour parler du changement climatique et des émissions.", true, "changement climatique (climate change)"},
+		{"the word as the item wrote it", "security vulnerabilities", "Router",
+			"Verwundbare Router lassen sich aus der Ferne übernehmen, warnen Forscher.", true, "Verwundbare (vulnerabilities)"},
 		{"a vulnerability in Spanish", "security vulnerabilities", "Alerta",
 			"Los investigadores encontraron una vulnerabilidad grave en el navegador y publicaron un parche.", true, "vulnerabilidad (vulnerabilities)"},
 		{"chat is not a French cat", "chat apps", "Unsere Katze",

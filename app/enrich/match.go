@@ -452,6 +452,33 @@ func (d *doc) formCount(t *iterm) (title, body float64) {
 	return title, body
 }
 
+// written is how d writes a form of the lexicon: its most frequent word of the form's stem, or
+// the form with an ending (title words first); the form itself for a phrase, or when d has it
+// only inside a compound (Breitband in Breitbandgesellschaft).
+func (d *doc) written(t *iterm) string {
+	form, _, _ := strings.Cut(t.display, " (")
+	if t.phrase {
+		return form
+	}
+	w := &t.words[0]
+	prefix := fold(w.lower)
+	for part := range 2 {
+		best, n := "", 0.0
+		for s, c := range d.surf[part] {
+			f := fold(s)
+			ok := stemLang(d.lang, f) == w.keys[d.lang] && !langStops[d.lang][w.keys[d.lang]] ||
+				strings.HasPrefix(f, prefix) && (len(f) == len(prefix) || nameSuffixes[f[len(prefix):]])
+			if ok && (c > n || c == n && s < best) {
+				best, n = s, c
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
+	return form
+}
+
 // surfaceCount is how often a word of a compounding language (German, Dutch) stands at the
 // start of a longer word in d's title and text: Breitband in Breitbandausbau, Sicherheitslücke
 // in Sicherheitslückenbericht. Forms of the word itself (its stem) are counted by count; with
@@ -541,8 +568,9 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 
 // termMatch is how an item matched one term of an interest.
 type termMatch struct {
-	term *iterm
-	tf   float64
+	term  *iterm
+	tf    float64
+	shown string // for a lexicon form, as the item wrote it and the user's term: "Breitbandausbau (broadband)"
 }
 
 // interestScore is how well d matches one interest. Each segment of the interest ("AI" and
@@ -606,7 +634,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		}
 		contrib[i] = w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
 		got[t.seg] += contrib[i]
-		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
+		matches = append(matches, termMatch{term: t, tf: inTitle*titleWeight + inBody})
 		if t.anchor || t.phrase || split[t.seg] && t.part && t.words[0].name {
 			hit[t.seg] = true // a name's words are names again when the collection shows no phrase
 		}
@@ -643,7 +671,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		}
 		got[t.seg] += c - had
 		contrib[o] += c - had
-		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
+		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody, d.written(t) + " (" + t.user + ")"})
 		if ot.anchor || ot.phrase || split[t.seg] && ot.part && ot.words[0].name {
 			hit[t.seg] = true
 		}
