@@ -191,7 +191,7 @@ func addTranslations(spec *interestSpec, lang int) {
 					continue
 				}
 				seen[string(rune(f.lang))+fk] = true
-				ws := interestWords(f.text, false)
+				ws := interestWordsIn(f.text, false, int(f.lang))
 				if len(ws) == 0 {
 					continue
 				}

@@ -47,3 +47,35 @@ func TestLexiconLookup(t *testing.T) {
 		t.Fatalf("training finds %v: the light plural stemmer should keep it apart from train", l.concepts[cs[0]])
 	}
 }
+
+// Interests with their lexicon forms stay small: a form is stemmed only for its own language
+// (stemming it for all eight took the stem cache to about 35 KB an interest).
+func TestInterestsWithTheirFormsAreSmall(t *testing.T) {
+	theLexicon()
+	lines := []string{"5G and broadband internet", "AI and machine learning", "Amazon Web Services (AWS)",
+		"Apple Mac and iPhone hardware", "Elektroautos und Tesla", "Ruby and Rails programming",
+		"cats and dogs: pet care and pet products", "computer security: vulnerabilities, exploits and hacks",
+		"fantasy baseball", "open source", "stock market: shares, earnings and IPOs", "the Go programming language and its toolchain"}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var specs []interestSpec
+	forms := 0
+	for _, l := range lines {
+		s := parseInterest(l)
+		for _, tm := range s.terms {
+			if tm.alt > 0 {
+				forms++
+			}
+		}
+		specs = append(specs, s)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("12 interests, %d lexicon forms: %d KB", forms, live/1024)
+	if forms < 100 || live > 320<<10 {
+		t.Fatalf("12 interests with %d lexicon forms hold %d KB (at most 320 KB)", forms, live/1024)
+	}
+	runtime.KeepAlive(specs)
+}

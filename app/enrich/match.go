@@ -233,7 +233,12 @@ func wordTerm(w iword) iterm {
 
 // interestWords reads the words of a piece of an interest. With dropFiller, filler words ("the",
 // "its", "news") are left out; quoted phrases keep every word.
-func interestWords(s string, dropFiller bool) []iword {
+func interestWords(s string, dropFiller bool) []iword { return interestWordsIn(s, dropFiller, -1) }
+
+// interestWordsIn is interestWords stemming for one language only (all when lang is -1): a form
+// of the lexicon is looked for only in items of its language, and stemming it for the others
+// filled the stem cache (about 30 KB an interest).
+func interestWordsIn(s string, dropFiller bool, lang int) []iword {
 	var out []iword
 	for _, f := range strings.Fields(s) {
 		w := strings.TrimFunc(f, func(r rune) bool {
@@ -267,7 +272,14 @@ func interestWords(s string, dropFiller bool) []iword {
 		iw.name = !iw.exact && upper > 0 // Apple, iPhone, macOS
 		_ = first
 		for l := range iw.keys {
-			iw.keys[l] = stemLang(l, lower)
+			switch {
+			case lang < 0 || l == lang:
+				iw.keys[l] = stemLang(l, lower)
+			case l > 0:
+				iw.keys[l] = iw.keys[0]
+			default:
+				iw.keys[l] = stemLang(lang, lower)
+			}
 		}
 		iw.aliases = aliases[w]
 		out = append(out, iw)
