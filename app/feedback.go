@@ -88,6 +88,9 @@ type FeedbackStore interface {
 	// ReadingModel is the user's stored model and version (nil, 0 when none).
 	ReadingModel(ctx context.Context, userID int64) ([]byte, int64, error)
 	ResetFeedback(ctx context.Context, userID int64) (int64, error)
+	// Settings are the user's settings: their interests, which an item's features include
+	// (the interest terms it matched).
+	Settings(ctx context.Context, userID int64) (*Settings, error)
 	// UsualTopics are the source's usual topics stored with an item that matched none.
 	UsualTopics(ctx context.Context, userID, itemID int64) ([]string, error)
 }
@@ -149,8 +152,12 @@ func (f *Feedback) Record(ctx context.Context, userID, itemID int64, signal stri
 		return err
 	}
 	topics := it.Topics
+	settings, err := f.Store.Settings(ctx, userID)
+	if err != nil {
+		return err
+	}
 	keys, labels := f.Trainer.Features(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
-		SourceName: it.SourceName, PublishedAt: it.PublishedAt}, topics)
+		SourceName: it.SourceName, PublishedAt: it.PublishedAt, Interests: settings.Interests}, topics)
 	var cancels []string
 	switch signal {
 	case SignalMore:

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -633,5 +634,26 @@ func TestFirstImportIsScoredByItsFetch(t *testing.T) {
 	// Nothing is left for the background job.
 	if n, err := l.en.ScoreImport(ctx, src.ID); err != nil || n != 0 {
 		t.Errorf("ScoreImport after the fetch scored = %d, %v; want nothing left", n, err)
+	}
+}
+
+// A feedback event keeps the terms of the user's interests the item matched, so the model
+// learns which parts of an interest the reader cares for.
+func TestFeedbackEventsKeepTheInterestTermsMatched(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	l.setInterests(t, "sourdough and rye bread", nil)
+	src := l.source(t, "https://bake.example/feed")
+	l.importItems(t, src, bakingItems())
+	rye := l.item(t, "https://bake.example/3")
+	if err := l.fb.Record(ctx, app.DefaultUserID, rye.ID, app.SignalMore); err != nil {
+		t.Fatal(err)
+	}
+	events, err := l.db.FeedbackEvents(ctx, app.DefaultUserID, 10)
+	if err != nil || len(events) != 1 {
+		t.Fatalf("events %v, %v", events, err)
+	}
+	if !slices.Contains(events[0].Keys, "i:sourdough") {
+		t.Fatalf("the event's features %v lack the interest term it matched", events[0].Keys)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -441,8 +442,20 @@ func (e *Embedded) tags(title, body []token) []string {
 }
 
 // topicSpecs parses the user's topics: each a name and keywords, read like interests (a keyword
-// of several words is a phrase; short words and acronyms match by case).
+// of several words is a phrase; short words and acronyms match by case), with the keywords'
+// forms of other languages from the lexicon. Parsed once per set of topics (a bounded cache).
 func topicSpecs(topics []app.Topic) []interestSpec {
+	var key strings.Builder
+	for _, tp := range topics {
+		key.WriteString(tp.Name)
+		for _, kw := range tp.Keywords {
+			key.WriteString("\x00" + kw)
+		}
+		key.WriteString("\n")
+	}
+	if v, ok := topicCache.Load(key.String()); ok {
+		return v.([]interestSpec)
+	}
 	out := make([]interestSpec, len(topics))
 	for i, tp := range topics {
 		spec := interestSpec{text: tp.Name, anchors: []bool{false}}
@@ -451,17 +464,39 @@ func topicSpecs(topics []app.Topic) []interestSpec {
 			for k := range ws {
 				ws[k].aliases = nil // a topic lists its own keywords
 			}
+			var t iterm
 			switch {
 			case len(ws) == 1:
-				spec.terms = append(spec.terms, wordTerm(ws[0]))
+				t = wordTerm(ws[0])
 			case len(ws) > 1:
-				spec.terms = append(spec.terms, iterm{display: strings.TrimSpace(kw), words: ws, phrase: true, weight: 1})
+				t = iterm{display: strings.TrimSpace(kw), words: ws, phrase: true, weight: 1}
+			default:
+				continue
+			}
+			// Each keyword is read as a line of its own for its translations (the language it
+			// is written in; a capitalised keyword may be a name).
+			one := interestSpec{text: strings.TrimSpace(kw), terms: []iterm{t}, anchors: []bool{false}}
+			addTranslations(&one, detectLang(kw))
+			n := len(spec.terms)
+			for _, tt := range one.terms {
+				if tt.alt > 0 {
+					tt.alt = n + 1 // the keyword's own term, just appended
+				}
+				spec.terms = append(spec.terms, tt)
 			}
 		}
 		out[i] = spec
 	}
+	if topicCacheN.Add(1) <= 1000 {
+		topicCache.Store(key.String(), out)
+	}
 	return out
 }
+
+var (
+	topicCache  sync.Map // the topics, joined → []interestSpec
+	topicCacheN atomic.Int64
+)
 
 // topics gives the user's topics that the item matches: keyword hits (title hits weigh 3),
 // normalized for length into [0,1], at least TopicThreshold, at most TopicLimit. An item that
@@ -478,15 +513,22 @@ func (e *Embedded) topics(in app.EnrichInput, d *doc) []string {
 	var all []scored
 	for i, spec := range topicSpecs(in.Topics) {
 		var hits float64
+		own := make([]float64, len(spec.terms))
 		for j := range spec.terms {
 			t := &spec.terms[j]
 			var inTitle, inBody float64
-			if t.phrase {
+			switch {
+			case t.alt == 0 && t.phrase:
 				inTitle, inBody = d.phraseCount(t)
-			} else {
+			case t.alt == 0:
 				inTitle, inBody = d.count(&t.words[0])
+			case t.lang == d.lang && own[t.alt-1] == 0:
+				// A keyword's form in the item's language counts when the keyword did not.
+				inTitle, inBody = d.formCount(t)
+				inTitle, inBody = translationWeight*inTitle, translationWeight*inBody
 			}
-			hits += inTitle*titleWeight + inBody
+			own[j] = inTitle*titleWeight + inBody
+			hits += own[j]
 		}
 		density := hits / (1 + d.dl/avg)
 		if s := 1 - math.Exp(-density/1.25); s >= TopicThreshold {
@@ -537,16 +579,18 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 }
 
 // Features are what the per-user model (Model) learns from and applies to: the item's most
-// characteristic terms ("w:" and the stem), its source ("source:") and its topics ("topic:").
+// characteristic terms ("w:" and the stem), its source ("source:"), its topics ("topic:") and
+// the terms of in.Interests it matched ("i:").
 // Labels are the words as the item had them, for reasons and the Settings page. Train with the
 // same enricher (the same statistics) that scores.
 func (e *Embedded) Features(in app.EnrichInput, topics []string) (keys, labels []string) {
-	return e.features(in, e.prepare(in), topics)
+	return e.features(in, e.prepare(in), topics, nil)
 }
 
 // features lists up to 24 terms of the item (title words first, then the body's most frequent
-// content words, weighed by idf), its source and its topics.
-func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string) (keys, labels []string) {
+// content words, weighed by idf), its source, its topics and the interest terms it matched (m,
+// or found here when m is nil).
+func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m *matched) (keys, labels []string) {
 	type cand struct {
 		key, label string
 		w          float64
@@ -596,8 +640,31 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string) (k
 		keys = append(keys, "topic:"+tp)
 		labels = append(labels, tp)
 	}
+	// The terms of the user's interests the item matched ("i:hacks"; a form of another language
+	// as the user's term): which parts of an interest the reader cares for.
+	if m == nil && in.Interests != "" {
+		m = &matched{}
+		_, m.terms, _ = e.relevance(parseInterests(in.Interests), p.doc)
+	}
+	if m != nil {
+		seen := map[string]bool{}
+		for _, tm := range m.terms {
+			label := tm.term.display
+			if tm.term.alt > 0 {
+				label = tm.term.user
+			}
+			if k := "i:" + strings.ToLower(label); !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+				labels = append(labels, label)
+			}
+		}
+	}
 	return keys, labels
 }
+
+// matched are the terms of the user's interests an item matched, when the caller knows them.
+type matched struct{ terms []termMatch }
 
 // score rates the item 0–100 for the user's interests. Items that match an interest score
 // 34–90 by how much of it they match (BM25 over title and text, the real average length);
@@ -641,7 +708,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 	var taste float64
 	var liked, disliked []string
 	if in.Taste != nil {
-		keys, _ := e.features(in, p, topics)
+		keys, _ := e.features(in, p, topics, &matched{matches})
 		taste, liked, disliked = in.Taste.Adjust(keys)
 		taste = max(-25, min(25, taste))
 	}
@@ -656,7 +723,7 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 		score = max(1, min(32, 10+recency+affinity+quality)+taste)
 		parts = append(parts, "No match with your interests")
 	default:
-		score = 22 + 70*(1-math.Exp(-2*rel))/(1-math.Exp(-2)) + recency/2 + affinity/2 + quality/4 + taste/2
+		score = withTaste(22+70*(1-math.Exp(-2*rel))/(1-math.Exp(-2))+recency/2+affinity/2+quality/4, taste)
 		var shown []string
 		seen := map[string]bool{}
 		phraseHit := map[*iterm]bool{}
@@ -669,9 +736,17 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 			if m.term.part && partOfHit(m.term, phraseHit) {
 				continue // "open source" is shown, not also "source"
 			}
-			if k := strings.ToLower(m.term.display); !seen[k] {
+			display := m.term.display
+			if m.shown != "" {
+				display = m.shown
+			}
+			k := strings.ToLower(display)
+			if m.term.alt > 0 {
+				k, _, _ = strings.Cut(k, " (") // "Aktie (stock)" and "Aktie (shares)" are one
+			}
+			if !seen[k] {
 				seen[k] = true
-				shown = append(shown, m.term.display)
+				shown = append(shown, display)
 			}
 		}
 		switch {
@@ -709,20 +784,32 @@ func tasteReason(taste float64, liked, disliked []string) string {
 }
 
 // Personalize applies the reading model (in.Taste) to the score and reason another enricher (an
-// LLM) gave an item: the model's points, halved as for an item that matches an interest here,
-// and the reason says what weighed. Without a model it returns them unchanged.
+// LLM) gave an item: the model's points, as for an item that matches an interest here, and the
+// reason says what weighed. Without a model it returns them unchanged.
 func (e *Embedded) Personalize(in app.EnrichInput, score int, reasoning string, topics []string) (int, string) {
 	if in.Taste == nil {
 		return score, reasoning
 	}
-	keys, _ := e.features(in, e.prepare(in), topics)
+	keys, _ := e.features(in, e.prepare(in), topics, nil)
 	taste, liked, disliked := in.Taste.Adjust(keys)
 	taste = max(-25, min(25, taste))
 	if r := tasteReason(taste, liked, disliked); r != "" {
 		reasoning = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(reasoning), ".") + " · " + r)
 		reasoning = strings.TrimPrefix(reasoning, "· ")
 	}
-	return int(math.Round(max(0, min(100, float64(score)+taste/2)))), reasoning
+	return int(math.Round(max(0, min(100, withTaste(float64(score), taste))))), reasoning
+}
+
+// withTaste combines the reading model's points (±25) with the score of an item that matches an
+// interest in log-odds, as naive Bayes evidence on a prior: ±25 points move the score's logit by
+// ±2, so an uncertain match (60) moves most (to 92 or 17), a strong one (92) keeps its lead among
+// liked items instead of many stopping at 100 (to 99 or 61).
+func withTaste(score, taste float64) float64 {
+	if taste == 0 {
+		return score
+	}
+	p := max(0.01, min(0.99, score/100))
+	return 100 / (1 + math.Exp(-(math.Log(p/(1-p)) + taste/12.5)))
 }
 
 // partOfHit reports whether a part term belongs to a phrase that matched.

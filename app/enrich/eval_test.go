@@ -234,7 +234,7 @@ func TestRankingEval(t *testing.T) {
 	}
 	k := float64(len(names))
 	share := float64(trueClaims) / float64(max(claims, 1))
-	t.Logf("mean P@10 %.3f, R-precision@10 %.3f, NDCG@10 %.3f, %d of %d %q reasons on relevant items (%.0f%%), %d of %d relevant items told \"No match\"",
+	t.Logf("mean P@10 %.4f, R-precision@10 %.4f, NDCG@10 %.4f, %d of %d %q reasons on relevant items (%.0f%%), %d of %d relevant items told \"No match\"",
 		sumP/k, sumR/k, sumN/k, trueClaims, claims, matchClaim, 100*share, toldNoMatch, relevantN)
 
 	// A simulated reader acts on every other item of the first 40 shown (20 actions): "more like
@@ -296,9 +296,10 @@ func TestRankingEval(t *testing.T) {
 		}
 	}
 	meanBefore, meanAfter := sumBefore/float64(max(counted, 1)), sumAfter/float64(max(counted, 1))
-	t.Logf("mean NDCG@10 on the rest: %.3f without the model, %.3f with it (%d interests)", meanBefore, meanAfter, counted)
-	// Floor of the NDCG@10 on the rest with the model (0.850 when last raised, session 3).
-	const floorAfter = 0.84
+	t.Logf("mean NDCG@10 on the rest: %.4f without the model, %.4f with it (%d interests)", meanBefore, meanAfter, counted)
+	// Floor of the NDCG@10 on the rest with the model (0.850 in session 3; 0.900 in session 4,
+	// with the concept lexicon and the interest terms learned).
+	const floorAfter = 0.89
 	if counted == 0 || meanAfter < meanBefore+0.01 || meanAfter < floorAfter {
 		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest enough: %.3f -> %.3f (floor %.2f)", meanBefore, meanAfter, floorAfter)
 	}
@@ -307,8 +308,9 @@ func TestRankingEval(t *testing.T) {
 	// Measured with the feed parser of issue 15 (origLink links, Media RSS text): P@10 0.710, NDCG@10
 	// 0.849, true reasons 0.89. Session 3 (corrected labels, two interests added, names of several
 	// words as phrases, the first 5,000 characters read): P@10 0.783, NDCG@10 0.881, true reasons
-	// 0.918; the floors sit just under.
-	const floorP, floorN, floorShare = 0.78, 0.88, 0.91
+	// 0.918; the floors sit just under. Session 4 (interests matched across languages through the
+	// concept lexicon): P@10 0.808, NDCG@10 0.899, true reasons 0.928.
+	const floorP, floorN, floorShare = 0.80, 0.89, 0.92
 	if sumP/k < floorP || sumN/k < floorN || share < floorShare {
 		t.Fatalf("the ranking got worse: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f)",
 			sumP/k, floorP, sumN/k, floorN, share, floorShare)

@@ -35,6 +35,9 @@ type iterm struct {
 	weight  float64 // multiplier of its idf
 	seg     int     // the segment of the interest it belongs to
 	guessed bool    // a phrase guessed from two words written together (not quoted)
+	alt     int     // a form of the lexicon standing for term alt-1 in another language (0: the user's own)
+	lang    int     // for such a form, the language of the items it is looked for in
+	user    string  // for such a form, the user's term it stands for, as written
 }
 
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
@@ -204,6 +207,7 @@ func parseInterest(line string) interestSpec {
 			add(wordTerm(w))
 		}
 	}
+	addTranslations(&spec, detectLang(spec.text))
 	return spec
 }
 
@@ -229,7 +233,12 @@ func wordTerm(w iword) iterm {
 
 // interestWords reads the words of a piece of an interest. With dropFiller, filler words ("the",
 // "its", "news") are left out; quoted phrases keep every word.
-func interestWords(s string, dropFiller bool) []iword {
+func interestWords(s string, dropFiller bool) []iword { return interestWordsIn(s, dropFiller, -1) }
+
+// interestWordsIn is interestWords stemming for one language only (all when lang is -1): a form
+// of the lexicon is looked for only in items of its language, and stemming it for the others
+// filled the stem cache (about 30 KB an interest).
+func interestWordsIn(s string, dropFiller bool, lang int) []iword {
 	var out []iword
 	for _, f := range strings.Fields(s) {
 		w := strings.TrimFunc(f, func(r rune) bool {
@@ -263,7 +272,14 @@ func interestWords(s string, dropFiller bool) []iword {
 		iw.name = !iw.exact && upper > 0 // Apple, iPhone, macOS
 		_ = first
 		for l := range iw.keys {
-			iw.keys[l] = stemLang(l, lower)
+			switch {
+			case lang < 0 || l == lang:
+				iw.keys[l] = stemLang(l, lower)
+			case l > 0:
+				iw.keys[l] = iw.keys[0]
+			default:
+				iw.keys[l] = stemLang(lang, lower)
+			}
 		}
 		iw.aliases = aliases[w]
 		out = append(out, iw)
@@ -284,7 +300,8 @@ type doc struct {
 	surf       [2]map[string]float64 // title, body: surface as written → count (case kept)
 	seq        []token               // title, a break, then body; hyphenated words split into parts
 	seqTitleN  int
-	capSurface []string // the capitalised surfaces, for name forms
+	capSurface []string           // the capitalised surfaces, for name forms
+	folded     [2][]foldedSurface // the surfaces folded, for compounds (made on first use)
 }
 
 func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {
@@ -428,6 +445,93 @@ func (d *doc) countIn(w *iword, part int, text string) float64 {
 	return n
 }
 
+// formCount is how often a form of the lexicon (a term standing for the user's in d's
+// language) occurs in d's title and text.
+func (d *doc) formCount(t *iterm) (title, body float64) {
+	if t.phrase {
+		return d.phraseCount(t)
+	}
+	w := &t.words[0]
+	if langStops[d.lang][w.keys[d.lang]] {
+		// The stemmer took the word to a function word (Sicherheit → sich): its written forms.
+		return d.surfaceCount(w, true)
+	}
+	title, body = d.count(w)
+	if d.lang == langDE || d.lang == langNL {
+		ct, cb := d.surfaceCount(w, false)
+		title, body = title+ct, body+cb
+	}
+	return title, body
+}
+
+// written is how d writes a form of the lexicon: its most frequent word of the form's stem, or
+// the form with an ending (title words first); the form itself for a phrase, or when d has it
+// only inside a compound (Breitband in Breitbandgesellschaft).
+func (d *doc) written(t *iterm) string {
+	form, _, _ := strings.Cut(t.display, " (")
+	if t.phrase {
+		return form
+	}
+	w := &t.words[0]
+	prefix := fold(w.lower)
+	for part := range 2 {
+		best, n := "", 0.0
+		for s, c := range d.surf[part] {
+			f := fold(s)
+			ok := stemLang(d.lang, f) == w.keys[d.lang] && !langStops[d.lang][w.keys[d.lang]] ||
+				strings.HasPrefix(f, prefix) && (len(f) == len(prefix) || nameSuffixes[f[len(prefix):]])
+			if ok && (c > n || c == n && s < best) {
+				best, n = s, c
+			}
+		}
+		if best != "" {
+			return best
+		}
+	}
+	return form
+}
+
+// surfaceCount is how often a word of a compounding language (German, Dutch) stands at the
+// start of a longer word in d's title and text: Breitband in Breitbandausbau, Sicherheitslücke
+// in Sicherheitslückenbericht. Forms of the word itself (its stem) are counted by count; with
+// own, they are counted here too, by how they are written (the word, or it with an ending).
+func (d *doc) surfaceCount(w *iword, own bool) (title, body float64) {
+	if len([]rune(w.lower)) < 5 || w.exact {
+		return 0, 0
+	}
+	prefix := fold(w.lower)
+	compounds := d.lang == langDE || d.lang == langNL
+	if d.folded[0] == nil {
+		for part := range 2 {
+			d.folded[part] = make([]foldedSurface, 0, len(d.surf[part]))
+			for s, n := range d.surf[part] {
+				d.folded[part] = append(d.folded[part], foldedSurface{fold(s), n})
+			}
+		}
+	}
+	var out [2]float64
+	for part := range 2 {
+		for _, f := range d.folded[part] {
+			if !strings.HasPrefix(f.folded, prefix) {
+				continue
+			}
+			switch rest := f.folded[len(prefix):]; {
+			case own && (rest == "" || nameSuffixes[rest]):
+				out[part] += f.n
+			case compounds && len(rest) >= 3 && (own || stemLang(d.lang, f.folded) != w.keys[d.lang]):
+				out[part] += f.n
+			}
+		}
+	}
+	return out[0], out[1]
+}
+
+// foldedSurface is a surface of a document, folded, and its count.
+type foldedSurface struct {
+	folded string
+	n      float64
+}
+
 // phraseCount is how often the words of t occur one after another in d's title and text.
 func (d *doc) phraseCount(t *iterm) (title, body float64) {
 	k := len(t.words)
@@ -476,8 +580,9 @@ func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) 
 
 // termMatch is how an item matched one term of an interest.
 type termMatch struct {
-	term *iterm
-	tf   float64
+	term  *iterm
+	tf    float64
+	shown string // for a lexicon form, as the item wrote it and the user's term: "Breitbandausbau (broadband)"
 }
 
 // interestScore is how well d matches one interest. Each segment of the interest ("AI" and
@@ -508,8 +613,13 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 			split[t.seg] = true
 		}
 	}
+	ws := make([]float64, len(spec.terms))      // each term's weight
+	contrib := make([]float64, len(spec.terms)) // what it added, its lexicon forms included
 	for i := range spec.terms {
 		t := &spec.terms[i]
+		if t.alt > 0 {
+			continue
+		}
 		idf := e.termIDF(t, d.lang)
 		w := t.weight * idf
 		switch {
@@ -530,13 +640,52 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		} else {
 			inTitle, inBody = d.count(&t.words[0])
 		}
+		ws[i] = w
 		if inTitle+inBody == 0 {
 			continue
 		}
-		got[t.seg] += w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
-		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody})
+		contrib[i] = w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
+		got[t.seg] += contrib[i]
+		matches = append(matches, termMatch{term: t, tf: inTitle*titleWeight + inBody})
 		if t.anchor || t.phrase || split[t.seg] && t.part && t.words[0].name {
 			hit[t.seg] = true // a name's words are names again when the collection shows no phrase
+		}
+	}
+	// The lexicon's forms of a term in the item's language stand for it when they add more: a
+	// little less than the user's word, and no more than their own idf allows.
+	for i := range spec.terms {
+		t := &spec.terms[i]
+		if t.alt == 0 || t.lang != d.lang || ws[t.alt-1] == 0 {
+			continue
+		}
+		o := t.alt - 1
+		ot := &spec.terms[o]
+		inTitle, inBody := d.formCount(t)
+		if inTitle+inBody == 0 {
+			continue
+		}
+		// A form standing for a phrase the collection does not show as a phrase ("electric cars":
+		// the words count apart) stands for all its words: Elektroauto is an electric car. It
+		// is no rarer than the phrase's rarest word needs to be.
+		base, had := ws[o], contrib[o]
+		if split[ot.seg] && ot.guessed {
+			for j := range spec.terms {
+				if pt := &spec.terms[j]; pt.alt == 0 && pt.part && pt.seg == ot.seg {
+					base += ws[j]
+					had += contrib[j]
+				}
+			}
+		}
+		w := translationWeight * base * math.Min(1, e.termIDF(t, d.lang)/e.rarestIDF(ot, d.lang))
+		c := w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
+		if c <= had {
+			continue
+		}
+		got[t.seg] += c - had
+		contrib[o] += c - had
+		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody, d.written(t) + " (" + t.user + ")"})
+		if ot.anchor || ot.phrase || split[t.seg] && ot.part && ot.words[0].name {
+			hit[t.seg] = true
 		}
 	}
 	if len(matches) == 0 {
@@ -588,6 +737,15 @@ func (e *Embedded) termIDF(t *iterm, lang int) float64 {
 		}
 	}
 	return math.Max(s, 0.5)
+}
+
+// rarestIDF is the idf of a term's rarest word (a phrase's meaning is carried by it).
+func (e *Embedded) rarestIDF(t *iterm, lang int) float64 {
+	var out float64
+	for i := range t.words {
+		out = math.Max(out, e.termIDF(&iterm{words: t.words[i : i+1]}, lang))
+	}
+	return out
 }
 
 // caseKey is the statistics key of a case-kept short word or acronym ("=Go", "=US").

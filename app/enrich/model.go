@@ -152,8 +152,17 @@ func (m *Model) prune() {
 // both sides, so one event moves it a little, evidence on both sides cancels out, and the
 // imbalance between how much the reader likes and dislikes does not make every feature of a
 // liked item a strong one.
-func (m *Model) weight(f *FeatureStats) float64 {
+//
+// A term of the user's interests ("i:…") is in most items the reader acts on, liked or not: its
+// weight is measured against the reader's base rate (naive Bayes with the class totals), so
+// that a reader who dismisses more than they like does not teach the model that their interest
+// itself is unwelcome ("open source" went negative), while a term that only the liked items
+// matched ("exploits", not "computer") counts for them.
+func (m *Model) weight(key string, f *FeatureStats) float64 {
 	const a = 3.0
+	if strings.HasPrefix(key, "i:") {
+		return math.Log((f.Pos + a) / (m.Positive + 2*a) * (m.Negative + 2*a) / (f.Neg + a))
+	}
 	return math.Log((f.Pos + a) / (f.Neg + a))
 }
 
@@ -175,7 +184,7 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 		if f == nil {
 			continue
 		}
-		w := m.weight(f) * kindWeight(k)
+		w := m.weight(k, f) * kindWeight(k)
 		sum += w
 		n++
 		label := f.Label
@@ -191,13 +200,16 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 	// little, and long items do not weigh more), then squashed.
 	points = 25 * math.Tanh(2*sum/math.Sqrt(float64(max(len(features), 8))))
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].w > cs[j].w })
+	named := map[string]bool{} // "Rails" (the interest's term) and "rails" (the word) are one
 	for _, c := range cs {
-		if c.w > 0.3 && len(liked) < 3 {
+		if k := strings.ToLower(c.label); c.w > 0.3 && len(liked) < 3 && !named[k] {
+			named[k] = true
 			liked = append(liked, c.label)
 		}
 	}
 	for i := len(cs) - 1; i >= 0; i-- {
-		if cs[i].w < -0.3 && len(disliked) < 3 {
+		if k := strings.ToLower(cs[i].label); cs[i].w < -0.3 && len(disliked) < 3 && !named[k] {
+			named[k] = true
 			disliked = append(disliked, cs[i].label)
 		}
 	}
@@ -237,7 +249,7 @@ func (m *Model) Top(n int) (positive, negative []LearnedTerm) {
 		if label == "" {
 			label = k[strings.IndexByte(k, ':')+1:]
 		}
-		all = append(all, LearnedTerm{Label: label, Key: k, Weight: m.weight(f)})
+		all = append(all, LearnedTerm{Label: label, Key: k, Weight: m.weight(k, f)})
 	}
 	sort.Slice(all, func(i, j int) bool {
 		if all[i].Weight != all[j].Weight {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -247,4 +248,49 @@ func TestModel(t *testing.T) {
 func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
+}
+
+// The model learns which terms of an interest the reader cares for ("exploits", not
+// "computer"), and a term in every item the reader acts on says nothing however many of them
+// they dismiss: the interest itself is not taught away.
+func TestModelLearnsTheInterestTerms(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	interests := "computer security: vulnerabilities, exploits and hacks"
+	item := func(title, text string) app.EnrichInput {
+		return app.EnrichInput{Title: title, Text: text, Interests: interests}
+	}
+	m := enrich.NewModel()
+	learn := func(sig enrich.Signal, in app.EnrichInput) {
+		keys, labels := e.Features(in, nil)
+		m.Learn(sig, keys, labels)
+	}
+	learn(enrich.SignalMoreLikeThis, item("A kernel exploit explained", "The exploit chains two bugs in the kernel's slab allocator."))
+	learn(enrich.SignalMoreLikeThis, item("Browser exploit sold", "A broker paid for a working exploit of the browser's sandbox."))
+	learn(enrich.SignalLessLikeThis, item("A computer museum opens", "The museum shows a computer from every decade since 1950."))
+	learn(enrich.SignalLessLikeThis, item("Computer prices fall", "Prices of a desktop computer fell again this quarter."))
+	learn(enrich.SignalLessLikeThis, item("Computer science week", "Schools teach computer science to children this week."))
+	keys, _ := e.Features(item("Exploit in a router", "An exploit for the router's web interface is public."), nil)
+	if !slices.Contains(keys, "i:exploits") {
+		t.Fatalf("features %v lack the interest term exploits", keys)
+	}
+	up, liked, _ := m.Adjust(keys)
+	keys, _ = e.Features(item("Computer chess", "A computer beat the champion at chess again."), nil)
+	down, _, _ := m.Adjust(keys)
+	if up <= 0 || down >= 0 || !slices.Contains(liked, "exploits") {
+		t.Fatalf("an exploit item %.1f (liked %v), a computer item %.1f", up, liked, down)
+	}
+
+	// Two liked and six dismissed items, all matching "open source": the term alone moves an
+	// item by a few points at most (the words' own log ratio would take off about 14).
+	o := enrich.NewModel()
+	for i := range 8 {
+		sig := enrich.SignalLessLikeThis
+		if i < 2 {
+			sig = enrich.SignalMoreLikeThis
+		}
+		o.Learn(sig, []string{"i:open source", "w:" + itoa(i)}, []string{"open source", itoa(i)})
+	}
+	if p, _, _ := o.Adjust([]string{"i:open source"}); p < -4 || p > 4 {
+		t.Fatalf("the interest's own term moves an item by %.1f points", p)
+	}
 }

@@ -1,0 +1,215 @@
+package enrich
+
+import (
+	_ "embed"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Interests match across languages through a small concept lexicon (lexicon.txt): an interest
+// term that is a form of a concept ("broadband") also looks for the concept's other forms
+// ("Breitband", "haut débit", "banda ancha"), each in items of its own language, counting a
+// little less than the user's own word, and the reason names the form the item used with the
+// user's word: "Breitband (broadband)".
+
+//go:embed lexicon.txt
+var lexiconText string
+
+// translationWeight is how much a form of the lexicon counts against the user's own word.
+const translationWeight = 0.85
+
+// lexForm is one form of a concept: its language and its text (a substring of lexiconText).
+type lexForm struct {
+	lang uint8
+	text string
+}
+
+// lexKey indexes a form: its look-up key (lexKeyOf) and its concept.
+type lexKey struct {
+	key     string
+	concept uint16
+	lang    uint8
+	capital bool // the form is written with a capital (a name: Germany, Olympics, KI)
+}
+
+// conceptLexicon is the parsed lexicon: every concept's forms, and the forms' keys sorted for
+// binary search. About 380 concepts and 4,000 forms; parsed on the first interest that needs
+// it, about 0.25 MB of heap (TestLexiconIsSmall).
+type conceptLexicon struct {
+	concepts [][]lexForm
+	keys     []lexKey
+}
+
+var (
+	lexOnce sync.Once
+	lex     *conceptLexicon
+)
+
+var lexLangs = map[string]int{"en": langEN, "de": langDE, "fr": langFR, "es": langES, "nl": langNL, "it": langIT, "pt": langPT}
+
+func theLexicon() *conceptLexicon {
+	lexOnce.Do(func() { lex = parseLexicon(lexiconText) })
+	return lex
+}
+
+// parseLexicon reads lines "en: form, form | de: form | …"; lines starting with # are comments.
+func parseLexicon(text string) *conceptLexicon {
+	l := &conceptLexicon{}
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		var forms []lexForm
+		for _, part := range strings.Split(line, "|") {
+			code, list, ok := strings.Cut(part, ":")
+			lang, known := lexLangs[strings.TrimSpace(code)]
+			if !ok || !known {
+				continue
+			}
+			for _, f := range strings.Split(list, ",") {
+				if f = strings.TrimSpace(f); f != "" {
+					forms = append(forms, lexForm{uint8(lang), f})
+				}
+			}
+		}
+		if len(forms) < 2 {
+			continue
+		}
+		c := uint16(len(l.concepts))
+		l.concepts = append(l.concepts, forms)
+		for _, f := range forms {
+			r, _ := utf8.DecodeRuneInString(f.text)
+			l.keys = append(l.keys, lexKey{lexKeyOf(f.text), c, f.lang, unicode.IsUpper(r)})
+		}
+	}
+	sort.Slice(l.keys, func(i, j int) bool {
+		if l.keys[i].key != l.keys[j].key {
+			return l.keys[i].key < l.keys[j].key
+		}
+		return l.keys[i].concept < l.keys[j].concept
+	})
+	return l
+}
+
+// lexKeyOf is the look-up key of a form or of an interest term: an acronym as written ("=AI"),
+// otherwise its words folded and singular (the light plural stemmer, not a Snowball stemmer, so
+// "training" is not "train").
+func lexKeyOf(s string) string {
+	fields := strings.Fields(s)
+	if len(fields) == 1 && isAcronym(fields[0]) {
+		return "=" + fields[0]
+	}
+	for i, f := range fields {
+		fields[i] = stem(fold(strings.Trim(f, ".,;:!?\"'’")))
+	}
+	return strings.Join(fields, " ")
+}
+
+// isAcronym: two to five letters or digits, every letter a capital (AI, EU, 5G, CO2, LLM).
+func isAcronym(w string) bool {
+	if len(w) < 2 || len(w) > 5 {
+		return false
+	}
+	letters := 0
+	for _, r := range w {
+		switch {
+		case unicode.IsUpper(r):
+			letters++
+		case unicode.IsDigit(r):
+		default:
+			return false
+		}
+	}
+	return letters > 0
+}
+
+// lookup returns the concepts that have a form with the given key in language lang, or in
+// any language when lang is langOther; with name, only forms written with a capital.
+func (l *conceptLexicon) lookup(key string, lang int, name bool) []uint16 {
+	i := sort.Search(len(l.keys), func(i int) bool { return l.keys[i].key >= key })
+	var out []uint16
+	for ; i < len(l.keys) && l.keys[i].key == key; i++ {
+		if lang != langOther && int(l.keys[i].lang) != lang || name && !l.keys[i].capital {
+			continue
+		}
+		if len(out) == 0 || out[len(out)-1] != l.keys[i].concept {
+			out = append(out, l.keys[i].concept)
+		}
+	}
+	return out
+}
+
+// addTranslations appends to spec, for each term that is a form of a concept of the lexicon,
+// the concept's other forms as terms that stand for it (alt), each matched only in items of its
+// own language. lang is the language the interest is written in (langOther when its words do
+// not tell): the term is looked up among that language's forms, then among English ones; an
+// interest whose language is unknown is looked up in the other languages too for words of six
+// letters or more (short words are shared by languages with other meanings: "chat").
+func addTranslations(spec *interestSpec, lang int) {
+	l := theLexicon()
+	n := len(spec.terms)
+	for i := 0; i < n; i++ {
+		t := spec.terms[i]
+		var raw []string
+		for _, w := range t.words {
+			raw = append(raw, w.surface)
+		}
+		key := lexKeyOf(strings.Join(raw, " "))
+		// A word the user capitalised inside the interest is a name (Rails, Windows, Apple):
+		// it is the concept only if the lexicon writes the concept so (Germany, Olympics).
+		r, _ := utf8.DecodeRuneInString(raw[0])
+		name := unicode.IsUpper(r) && !t.words[0].exact && !strings.HasPrefix(strings.TrimLeft(spec.text, "\"“«„'‘ "), raw[0])
+		var cs []uint16
+		if lang != langOther {
+			cs = l.lookup(key, lang, name)
+		}
+		if len(cs) == 0 && lang != langEN {
+			cs = l.lookup(key, langEN, name) // English words are common in other languages' interests
+		}
+		if len(cs) == 0 && lang == langOther && len([]rune(key)) >= 6 {
+			cs = l.lookup(key, langOther, name)
+		}
+		// The user chose their words: other words of the same language are not added ("share"
+		// for "stock" brings "market share"), except what an acronym stands for (AI).
+		same := lang
+		if same == langOther {
+			same = langEN
+		}
+		acronym := strings.HasPrefix(key, "=")
+		seen := map[string]bool{key: true}
+		for _, c := range cs {
+			for _, f := range l.concepts[c] {
+				if int(f.lang) == same && !acronym {
+					continue
+				}
+				fk := lexKeyOf(f.text)
+				if seen[string(rune(f.lang))+fk] || fk == key {
+					continue
+				}
+				seen[string(rune(f.lang))+fk] = true
+				ws := interestWordsIn(f.text, false, int(f.lang))
+				if len(ws) == 0 {
+					continue
+				}
+				for k := range ws {
+					ws[k].aliases = nil
+				}
+				spec.terms = append(spec.terms, iterm{
+					display: f.text + " (" + t.display + ")",
+					words:   ws,
+					phrase:  len(ws) > 1,
+					part:    t.part,
+					weight:  t.weight,
+					seg:     t.seg,
+					alt:     i + 1,
+					user:    t.display,
+					lang:    int(f.lang),
+				})
+			}
+		}
+	}
+}

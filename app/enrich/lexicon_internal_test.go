@@ -1,0 +1,81 @@
+package enrich
+
+import (
+	"runtime"
+	"testing"
+)
+
+// The lexicon is small in memory: parsed, it holds well under half a megabyte of live heap
+// (the binary's peak RSS is a target of issue 14).
+func TestLexiconIsSmall(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	l := parseLexicon(lexiconText)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	forms := 0
+	for _, c := range l.concepts {
+		forms += len(c)
+	}
+	t.Logf("%d concepts, %d forms, %d keys: %d KB live heap", len(l.concepts), forms, len(l.keys), live/1024)
+	if len(l.concepts) < 250 {
+		t.Fatalf("%d concepts: the lexicon lost lines", len(l.concepts))
+	}
+	if live > 400<<10 {
+		t.Fatalf("the parsed lexicon holds %d KB of heap, over 400 KB", live/1024)
+	}
+	runtime.KeepAlive(l)
+}
+
+// Every form of the lexicon is found by its own key, in its own language.
+func TestLexiconLookup(t *testing.T) {
+	l := theLexicon()
+	for c, forms := range l.concepts {
+		for _, f := range forms {
+			found := false
+			for _, got := range l.lookup(lexKeyOf(f.text), int(f.lang), false) {
+				found = found || int(got) == c
+			}
+			if !found {
+				t.Fatalf("%q (language %d) does not find its concept", f.text, f.lang)
+			}
+		}
+	}
+	if cs := l.lookup(lexKeyOf("training"), langEN, false); len(cs) != 0 {
+		t.Fatalf("training finds %v: the light plural stemmer should keep it apart from train", l.concepts[cs[0]])
+	}
+}
+
+// Interests with their lexicon forms stay small: a form is stemmed only for its own language
+// (stemming it for all eight took the stem cache to about 35 KB an interest).
+func TestInterestsWithTheirFormsAreSmall(t *testing.T) {
+	theLexicon()
+	lines := []string{"5G and broadband internet", "AI and machine learning", "Amazon Web Services (AWS)",
+		"Apple Mac and iPhone hardware", "Elektroautos und Tesla", "Ruby and Rails programming",
+		"cats and dogs: pet care and pet products", "computer security: vulnerabilities, exploits and hacks",
+		"fantasy baseball", "open source", "stock market: shares, earnings and IPOs", "the Go programming language and its toolchain"}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	var specs []interestSpec
+	forms := 0
+	for _, l := range lines {
+		s := parseInterest(l)
+		for _, tm := range s.terms {
+			if tm.alt > 0 {
+				forms++
+			}
+		}
+		specs = append(specs, s)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("12 interests, %d lexicon forms: %d KB", forms, live/1024)
+	if forms < 100 || live > 320<<10 {
+		t.Fatalf("12 interests with %d lexicon forms hold %d KB (at most 320 KB)", forms, live/1024)
+	}
+	runtime.KeepAlive(specs)
+}
