@@ -40,9 +40,9 @@ var gzipMagic = []byte{0x1f, 0x8b, 0x08}
 func newTransport(opts Options) *http.Transport {
 	dialer := &net.Dialer{Timeout: opts.ConnectTimeout, KeepAlive: 30 * time.Second}
 	return &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           dialer.DialContext,
-		ForceAttemptHTTP2:     true,
+		Proxy:             http.ProxyFromEnvironment,
+		DialContext:       dialer.DialContext,
+		ForceAttemptHTTP2: true,
 		// Sources are fetched in bursts minutes apart: a connection is worth keeping for the
 		// rest of a burst, not longer. Each idle connection holds two goroutines and 8 KB of
 		// buffers; 100 of them were ~2.5 MB of a small machine's memory (issue 14).
