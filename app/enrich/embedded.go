@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -453,9 +452,10 @@ func topicSpecs(topics []app.Topic) []interestSpec {
 		}
 		key.WriteString("\n")
 	}
-	if v, ok := topicCache.Load(key.String()); ok {
-		return v.([]interestSpec)
-	}
+	return topicCache.get(key.String(), func() []interestSpec { return parseTopics(topics) })
+}
+
+func parseTopics(topics []app.Topic) []interestSpec {
 	out := make([]interestSpec, len(topics))
 	for i, tp := range topics {
 		spec := interestSpec{text: tp.Name, anchors: []bool{false}}
@@ -487,16 +487,8 @@ func topicSpecs(topics []app.Topic) []interestSpec {
 		}
 		out[i] = spec
 	}
-	if topicCacheN.Add(1) <= 1000 {
-		topicCache.Store(key.String(), out)
-	}
 	return out
 }
-
-var (
-	topicCache  sync.Map // the topics, joined → []interestSpec
-	topicCacheN atomic.Int64
-)
 
 // topics gives the user's topics that the item matches: keyword hits (title hits weigh 3),
 // normalized for length into [0,1], at least TopicThreshold, at most TopicLimit. An item that

@@ -1,8 +1,11 @@
 package enrich
 
 import (
+	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
 )
 
 // The lexicon is small in memory: parsed, it holds well under half a megabyte of live heap
@@ -78,4 +81,29 @@ func TestInterestsWithTheirFormsAreSmall(t *testing.T) {
 		t.Fatalf("12 interests with %d lexicon forms hold %d KB (at most 320 KB)", forms, live/1024)
 	}
 	runtime.KeepAlive(specs)
+}
+
+// The caches of parsed interests and topics stay bounded however many texts are parsed (users
+// editing their interests, briefings' focuses), and give the same specs as a fresh parse.
+func TestSpecCachesAreBounded(t *testing.T) {
+	for i := range 3 * interestCache.max {
+		specs := parseInterests(fmt.Sprintf("interest number %d about electric cars", i))
+		if len(specs) != 1 {
+			t.Fatalf("parsed %d interests", len(specs))
+		}
+		topicSpecs([]app.Topic{{Name: fmt.Sprint("Topic ", i), Keywords: []string{"broadband"}}})
+	}
+	for _, c := range []*specCache{interestCache, topicCache} {
+		c.mu.RLock()
+		n := len(c.m)
+		c.mu.RUnlock()
+		if n > c.max || n == 0 {
+			t.Errorf("a cache holds %d texts (bound %d)", n, c.max)
+		}
+	}
+	again := parseInterests("interest number 1 about electric cars")
+	fresh := parseInterest("interest number 1 about electric cars")
+	if len(again) != 1 || len(again[0].terms) != len(fresh.terms) {
+		t.Errorf("after the cache started over: %d specs, %d terms; fresh %d terms", len(again), len(again[0].terms), len(fresh.terms))
+	}
 }

@@ -82,29 +82,49 @@ var aliases = map[string][]string{
 	"JS": {"JavaScript"}, "k8s": {"Kubernetes"}, "K8s": {"Kubernetes"},
 }
 
-var interestCache sync.Map // string → []interestSpec
-var interestCacheN int64
-var interestCacheMu sync.Mutex
+// specCache keeps what was parsed of the last texts seen (a user's interests, topics, a
+// briefing's focus), so that enriching an item does not parse them again. A parsed interest with
+// its forms in other languages is ~15 KB; the cache starts over when it holds max texts, so a
+// server whose users edit their interests or try many focuses keeps a few MB at most (the first
+// 2,000 interests and 1,000 sets of topics were kept for good: tens of MB were possible).
+type specCache struct {
+	mu  sync.RWMutex
+	m   map[string][]interestSpec
+	max int
+}
+
+// get is the specs parsed from key, parsing them with parse when they are not kept.
+func (c *specCache) get(key string, parse func() []interestSpec) []interestSpec {
+	c.mu.RLock()
+	out, ok := c.m[key]
+	c.mu.RUnlock()
+	if ok {
+		return out
+	}
+	out = parse()
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= c.max {
+		c.m = make(map[string][]interestSpec, c.max)
+	}
+	c.m[strings.Clone(key)] = out
+	c.mu.Unlock()
+	return out
+}
+
+var interestCache, topicCache = &specCache{max: 64}, &specCache{max: 64}
 
 // parseInterests splits what the user wrote into interests (lines, or parts separated by ';')
 // and each interest into terms.
 func parseInterests(s string) []interestSpec {
-	if v, ok := interestCache.Load(s); ok {
-		return v.([]interestSpec)
-	}
-	var out []interestSpec
-	for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ';' || r == '\r' }) {
-		if spec := parseInterest(line); len(spec.terms) > 0 {
-			out = append(out, spec)
+	return interestCache.get(s, func() []interestSpec {
+		var out []interestSpec
+		for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ';' || r == '\r' }) {
+			if spec := parseInterest(line); len(spec.terms) > 0 {
+				out = append(out, spec)
+			}
 		}
-	}
-	interestCacheMu.Lock()
-	if interestCacheN < 2000 {
-		interestCacheN++
-		interestCache.Store(s, out)
-	}
-	interestCacheMu.Unlock()
-	return out
+		return out
+	})
 }
 
 // parseInterest reads one interest: quoted text is a phrase; the rest is cut into segments at
