@@ -12,7 +12,7 @@ import (
 )
 
 // TestCLIFeedback: items more/less, taste show/reset, and enrich ID agreeing with what the
-// background scoring of a first import stored (issue 12).
+// scoring of a first import stored (issue 12).
 func TestCLIFeedback(t *testing.T) {
 	feed := feedbackFeed()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -22,7 +22,7 @@ func TestCLIFeedback(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	mustRun(t, dir, "source", "add", srv.URL+"/feed", "--type", "rss")
-	mustRun(t, dir, "fetch") // the first import; its scoring waits for a worker
+	mustRun(t, dir, "fetch") // the first import, scored by the fetch
 	startServer(t, dir)
 
 	type itemJSON struct {

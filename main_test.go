@@ -242,7 +242,7 @@ func TestCrashMidProcessing(t *testing.T) {
 	defer farm.Close()
 	dir := t.TempDir()
 	mustRun(t, dir, "source", "add", farm.URL(0), "--type", "rss")
-	mustRun(t, dir, "fetch") // the first import: 5 items DONE, no enrichment
+	mustRun(t, dir, "fetch") // the first import: 5 items DONE, scored by the embedded enricher, never the LLM
 	farm.Bump(0)
 	llmFlags := []string{"--enricher", "llm", "--llm-model", "test", "--llm-base-url", llm.URL, "--process-job-timeout", "2s", "--llm-fallback=false"}
 	mustRun(t, dir, append([]string{"source", "refresh", "--all"}, llmFlags...)...)
