@@ -2,3 +2,6 @@ package sqlite
 
 // KnownItemsQueryForTest is qKnownItems, for the query plan test.
 const KnownItemsQueryForTest = qKnownItems
+
+// DueSourcesQueryForTest is qDueSources, for the query plan test.
+const DueSourcesQueryForTest = qDueSources

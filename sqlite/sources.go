@@ -337,12 +337,16 @@ func (db *DB) markQueued(ctx context.Context, tx *sql.Tx, id, userID int64, now 
 	return n == 1, nil
 }
 
+// qDueSources reads a range of sources_due_idx (migration 0022): the idle, not paused sources
+// by when they are due, the never fetched (no next time) first.
+const qDueSources = `select id from sources
+	where fetch_status = 'IDLE' and status in ('ACTIVE', 'ERROR') and coalesce(next_fetch_at, '') <= ?
+	order by coalesce(next_fetch_at, '') limit ?`
+
 // DueSources returns up to limit sources that are due for a scheduled fetch at now:
 // IDLE, not PAUSED, never fetched or past their next fetch time; never-fetched first.
 func (db *DB) DueSources(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	rows, err := db.Read.QueryContext(ctx, `select id from sources
-		where fetch_status = 'IDLE' and status in ('ACTIVE', 'ERROR') and (next_fetch_at is null or next_fetch_at <= ?)
-		order by next_fetch_at is not null, next_fetch_at limit ?`, FormatTime(now), limit)
+	rows, err := db.Read.QueryContext(ctx, qDueSources, FormatTime(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: due sources: %w", err)
 	}
