@@ -109,7 +109,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		"busy_timeout(" + strconv.Itoa(int(opts.BusyTimeout.Milliseconds())) + ")",
 		"foreign_keys(1)",
 		"synchronous(NORMAL)",
-		"cache_size(-2000)",
+		// 1 MB of page cache a connection (SQLite's default is 2): issue 14 measured the
+		// shipped binary's peak RSS 48.7 / 48.8 → 46.0 / 46.0 MB with the same CPU per feed, and
+		// the pages at 10,000 sources no slower (BenchmarkFolderPages).
+		"cache_size(-1000)",
 		"temp_store(MEMORY)",
 		// After a checkpoint resets the WAL, truncate it to this size (SQLite otherwise keeps
 		// the file at its largest).
