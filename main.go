@@ -274,14 +274,14 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 func (e *env) indexLoop(ctx context.Context) {
 	queue.Every(ctx, 2*time.Second, func() {
 		for ctx.Err() == nil {
-			n, err := e.db.IndexItems(ctx, 5000)
+			n, err := e.db.IndexItems(ctx, app.IndexBatch)
 			if err != nil {
 				if ctx.Err() == nil {
 					e.log.Warn("search indexing failed", "error", err)
 				}
 				return
 			}
-			if n < 5000 {
+			if n < app.IndexBatch {
 				return
 			}
 		}

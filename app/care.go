@@ -98,11 +98,16 @@ func (c *Care) Check(ctx context.Context) error {
 	return nil
 }
 
+// IndexBatch is how many items one transaction adds to the search index. Every other write
+// waits for the one write connection meanwhile: 5,000 items of ~300 words held it 0.55 s on the
+// development machine (seconds on a busy small one), 500 hold it 0.08 s for the same total.
+const IndexBatch = 500
+
 // Index adds every item not yet in the search index to it.
 func (c *Care) Index(ctx context.Context) error {
 	for ctx.Err() == nil {
-		n, err := c.Store.IndexItems(ctx, 5000)
-		if err != nil || n < 5000 {
+		n, err := c.Store.IndexItems(ctx, IndexBatch)
+		if err != nil || n < IndexBatch {
 			return err
 		}
 	}
