@@ -49,15 +49,21 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// writeJSONTagged answers 200 with v and an ETag of its bytes, or 304 Not Modified without a
-// body when the request's If-None-Match names that ETag: a client polling a list pays for the
-// list only when it changed. The answer may be kept and revalidated, never used unasked.
+// writeJSONTagged answers 200 with v, or 304 without a body when unchanged (answerTagged).
 func writeJSONTagged(w http.ResponseWriter, r *http.Request, v any) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(true)
 	_ = enc.Encode(v)
-	sum := sha256.Sum256(buf.Bytes())
+	answerTagged(w, r, "application/json; charset=utf-8", buf.Bytes())
+}
+
+// answerTagged answers 200 with body and an ETag of its bytes, or 304 Not Modified without a
+// body when the request's If-None-Match names that ETag: a client polling a list (the API, the
+// Sources page's live list) pays for it only when it changed. The answer may be kept and
+// revalidated, never used unasked.
+func answerTagged(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+	sum := sha256.Sum256(body)
 	tag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	h := w.Header()
 	h.Set("ETag", tag)
@@ -69,9 +75,9 @@ func writeJSONTagged(w http.ResponseWriter, r *http.Request, v any) {
 			return
 		}
 	}
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Type", contentType)
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
 }
 
 // apiError answers a JSON request that failed (see failure); internal errors are logged and not shown.

@@ -3,6 +3,7 @@
 package views
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -305,6 +306,18 @@ func (s *Server) renderStatus(w http.ResponseWriter, r *http.Request, status int
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_, _ = io.WriteString(w, buf.String())
+}
+
+// renderTagged renders c like render, with an ETag (answerTagged): for fragments that the
+// pages poll, an unchanged one costs no bytes.
+func (s *Server) renderTagged(w http.ResponseWriter, r *http.Request, c templ.Component) {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		s.logFailure(r, "render", err)
+		http.Error(w, "Internal error.", http.StatusInternalServerError)
+		return
+	}
+	answerTagged(w, r, "text/html; charset=utf-8", buf.Bytes())
 }
 
 // logFailure logs a request's failure as an ERROR, or at DEBUG when the client went away

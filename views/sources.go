@@ -57,7 +57,7 @@ func (s *Server) sourcesFragment(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, sourcesLive(l))
+	s.renderTagged(w, r, sourcesLive(l))
 }
 
 // sourceList is the page of sources the URL asks for (q, show, offset): the Sources page lists
@@ -217,7 +217,7 @@ func (s *Server) sourceFragment(w http.ResponseWriter, r *http.Request) {
 		s.serverError(w, r, err)
 		return
 	}
-	s.render(w, r, sourceLive(s.sourceView(src), items))
+	s.renderTagged(w, r, sourceLive(s.sourceView(src), items))
 }
 
 // addSource handles the add form: redirect on success, the form again (422) with the problem

@@ -707,3 +707,33 @@ func TestAPISourcesPagesAndETag(t *testing.T) {
 		t.Errorf("changed list polled: %d, ETag %q, %s", res.StatusCode, res.Header.Get("ETag"), body)
 	}
 }
+
+// TestSourcesFragmentETag: the Sources page's live list, polled while sources are busy, is
+// 304 without a body when it has not changed since the poller's copy, and the list when it has.
+func TestSourcesFragmentETag(t *testing.T) {
+	e := newEnv(t)
+	e.createSource("https://one.example/feed.xml", "One")
+	res, body := e.do(http.MethodGet, "/fragments/sources", "", nil)
+	tag := res.Header.Get("ETag")
+	if res.StatusCode != 200 || tag == "" || !strings.Contains(body, "One") {
+		t.Fatalf("fragment: %d, ETag %q", res.StatusCode, tag)
+	}
+	poll := func() (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/fragments/sources", nil)
+		req.Header.Set("If-None-Match", tag)
+		res, err := e.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	if res, body := poll(); res.StatusCode != http.StatusNotModified || body != "" {
+		t.Errorf("unchanged fragment: %d %q", res.StatusCode, body)
+	}
+	e.createSource("https://two.example/feed.xml", "Two")
+	if res, body := poll(); res.StatusCode != 200 || !strings.Contains(body, "Two") {
+		t.Errorf("changed fragment: %d", res.StatusCode)
+	}
+}
