@@ -51,7 +51,16 @@ func TestDueSources(t *testing.T) {
 		t.Errorf("due, limit 1 = %v", ids)
 	}
 
-	rows, err := db.Read.QueryContext(ctx, "explain query plan "+sqlite.DueSourcesQueryForTest, sqlite.FormatTime(now), 10)
+	joined := strings.Join(queryPlan(t, db, sqlite.DueSourcesQueryForTest, sqlite.FormatTime(now), 10), "\n")
+	if !strings.Contains(joined, "SEARCH sources USING INDEX sources_due_idx") || strings.Contains(joined, "TEMP B-TREE") {
+		t.Errorf("the due sources are not a range of sources_due_idx:\n%s", joined)
+	}
+}
+
+// queryPlan is SQLite's plan for q with args, a line a step.
+func queryPlan(t *testing.T, db *sqlite.DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Read.QueryContext(context.Background(), "explain query plan "+q, args...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,8 +74,8 @@ func TestDueSources(t *testing.T) {
 		}
 		plan = append(plan, detail)
 	}
-	joined := strings.Join(plan, "\n")
-	if !strings.Contains(joined, "SEARCH sources USING INDEX sources_due_idx") || strings.Contains(joined, "TEMP B-TREE") {
-		t.Errorf("the due sources are not a range of sources_due_idx:\n%s", joined)
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
+	return plan
 }

@@ -75,20 +75,7 @@ func TestKnownItems(t *testing.T) {
 	// The plan: every branch searches an index by source and guid; none scans a table.
 	keys, _ := json.Marshal([][2]string{{"same", "same"}})
 	prefixes, _ := json.Marshal([][2]string{{app.IdentityPrefix("same"), "same"}})
-	rows, err := db.Read.QueryContext(ctx, "explain query plan "+sqlite.KnownItemsQueryForTest, src.ID, string(keys), string(prefixes))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, notused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &notused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
+	plan := queryPlan(t, db, sqlite.KnownItemsQueryForTest, src.ID, string(keys), string(prefixes))
 	joined := strings.Join(plan, "\n")
 	if strings.Count(joined, "(source_id=? AND guid=?)") != 2 || strings.Count(joined, "(source_id=? AND guid>? AND guid<?)") != 2 {
 		t.Errorf("the lookup does not search the (source_id, guid) keys:\n%s", joined)

@@ -91,6 +91,26 @@ func (e *env) do(method, path, contentType string, body io.Reader) (*http.Respon
 	return res, string(b)
 }
 
+// getIfNoneMatch GETs path as a poller holding the answer tagged tag does.
+func (e *env) getIfNoneMatch(path, tag string) (*http.Response, string) {
+	e.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("If-None-Match", tag)
+	res, err := e.c.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer func() { _ = res.Body.Close() }()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return res, string(b)
+}
+
 func (e *env) json(method, path, body string) (int, string) {
 	e.t.Helper()
 	var r io.Reader
@@ -688,17 +708,7 @@ func TestAPISourcesPagesAndETag(t *testing.T) {
 	if res.StatusCode != 200 || tag == "" || len(decodeJSON[[]sourceJSON](t, body)) != 6 {
 		t.Fatalf("list: %d, ETag %q, %s", res.StatusCode, tag, body)
 	}
-	poll := func() (*http.Response, string) {
-		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/api/sources", nil)
-		req.Header.Set("If-None-Match", tag)
-		res, err := e.c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res, string(b)
-	}
+	poll := func() (*http.Response, string) { return e.getIfNoneMatch("/api/sources", tag) }
 	if res, body := poll(); res.StatusCode != http.StatusNotModified || body != "" {
 		t.Errorf("unchanged list polled: %d %q", res.StatusCode, body)
 	}
@@ -718,17 +728,7 @@ func TestSourcesFragmentETag(t *testing.T) {
 	if res.StatusCode != 200 || tag == "" || !strings.Contains(body, "One") {
 		t.Fatalf("fragment: %d, ETag %q", res.StatusCode, tag)
 	}
-	poll := func() (*http.Response, string) {
-		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/fragments/sources", nil)
-		req.Header.Set("If-None-Match", tag)
-		res, err := e.c.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer res.Body.Close()
-		b, _ := io.ReadAll(res.Body)
-		return res, string(b)
-	}
+	poll := func() (*http.Response, string) { return e.getIfNoneMatch("/fragments/sources", tag) }
 	if res, body := poll(); res.StatusCode != http.StatusNotModified || body != "" {
 		t.Errorf("unchanged fragment: %d %q", res.StatusCode, body)
 	}
