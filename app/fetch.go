@@ -93,7 +93,7 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 		res.Items = IdentifyItems(res.Items, known)
 	}
 	// A first import is ranked from the first minute: scored here, before it is stored, or
-	// (too large, or no embedded enricher) by a background job queued with it.
+	// (when nothing here can score it) by a background job queued with it.
 	scored := false
 	if s.ScoreFirst != nil && src.LastFetchedAt == nil && !res.NotModified && len(res.Items) > 0 {
 		name := FirstNonEmpty(src.Name, res.Title, src.URL) // as the source will be shown
