@@ -101,7 +101,12 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 			res.Items[i].SourceName = name
 		}
 		if scored, err = s.ScoreFirst(ctx, src.UserID, res.Items); err != nil {
-			return err
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			// The items are stored all the same; the background job scores them.
+			log.Warn("first import not scored in its fetch", "error", err)
+			scored = false
 		}
 	}
 	n, err := s.Fetches.FinishFetch(ctx, src, res, func(ctx context.Context, tx *sql.Tx, ids []int64, first bool) error {

@@ -657,3 +657,42 @@ func TestFeedbackEventsKeepTheInterestTermsMatched(t *testing.T) {
 		t.Fatalf("the event's features %v lack the interest term it matched", events[0].Keys)
 	}
 }
+
+// panicky is the embedded enricher with a bug: it panics on one title.
+type panicky struct{ *enrich.Embedded }
+
+func (p panicky) Enrich(ctx context.Context, in app.EnrichInput) (*app.Enrichment, error) {
+	if strings.Contains(in.Title, "Trailer") {
+		panic("a bug in the enricher")
+	}
+	return p.Embedded.Enrich(ctx, in)
+}
+
+// TestFirstImportStoredWhenScoringFails: ranking never keeps a source's items from being
+// stored — when the enricher panics in the fetch, the first import is stored all the same and
+// its scoring is left to the background job.
+func TestFirstImportStoredWhenScoringFails(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	l.en.Offline = panicky{l.emb}
+	srv := httptest.NewServer(http.StripPrefix("/feeds/", http.FileServer(http.Dir("../../shared/corpus/feeds"))))
+	defer srv.Close()
+	sources := &app.Sources{Store: l.db, Fetches: l.db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{})},
+		FirstImport: l.pq.EnqueueImportTx, ScoreFirst: l.en.ScoreFirstImport}
+	src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: srv.URL + "/feeds/TechCrunch.xml", RefreshIntervalMinutes: 60}
+	if err := l.db.CreateSource(ctx, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := sources.Fetch(ctx, app.Attempt{}, src); err != nil {
+		t.Fatalf("the fetch failed with the enricher: %v", err)
+	}
+	if n := l.count(t, "source_id = ?", src.ID); n != 20 {
+		t.Fatalf("%d items stored, want TechCrunch's 20", n)
+	}
+	if n := l.count(t, "source_id = ? and enriched_by != ''", src.ID); n != 0 {
+		t.Errorf("%d items stored as enriched by a scoring that failed", n)
+	}
+	if size, _ := l.pq.Size(ctx); size != 1 {
+		t.Errorf("%d jobs queued, want the first import's scoring job", size)
+	}
+}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"math"
+	"runtime/debug"
 	"sort"
 	"time"
 )
@@ -190,10 +191,19 @@ func (e *Enriching) ScoreImport(ctx context.Context, sourceID int64) (int, error
 // score, so nothing is read back, rewritten or queued (a fetch has at most feeds.MaxItems,
 // 1,000 items: about 1.5 s of one core). It reports false, leaving the items as they are for
 // the background job (ScoreImport), when there is no embedded enricher.
-func (e *Enriching) ScoreFirstImport(ctx context.Context, userID int64, items []Item) (bool, error) {
+//
+// Ranking must never keep a source's items from being stored: a panic in the enricher is logged
+// and reported as false, so the fetch stores the items and queues the background job.
+func (e *Enriching) ScoreFirstImport(ctx context.Context, userID int64, items []Item) (ok bool, err error) {
 	if e.Offline == nil || e.Scoring == nil || len(items) == 0 {
 		return false, nil
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			e.log().Error("scoring a first import failed; it is stored and scored in the background", "panic", r, "stack", string(debug.Stack()))
+			ok, err = false, nil
+		}
+	}()
 	c, err := e.importContext(ctx, userID)
 	if err != nil {
 		return false, err
