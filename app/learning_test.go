@@ -597,18 +597,8 @@ func TestFirstImportIsScoredByItsFetch(t *testing.T) {
 	if err := l.db.CreateFilter(ctx, hide); err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/feeds/", http.StripPrefix("/feeds/", http.FileServer(http.Dir("../../shared/corpus/feeds"))))
-	srv := httptest.NewServer(mux)
-	defer srv.Close()
-	sources := &app.Sources{Store: l.db, Fetches: l.db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{})},
-		FirstImport: l.pq.EnqueueImportTx, ScoreFirst: l.en.ScoreFirstImport}
-
-	src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: srv.URL + "/feeds/TechCrunch.xml", RefreshIntervalMinutes: 60}
-	if err := l.db.CreateSource(ctx, src, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := sources.Fetch(ctx, app.Attempt{}, src); err != nil {
+	src, err := l.fetchFirstImport(t, "TechCrunch.xml")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if n := l.count(t, "source_id = ?", src.ID); n != 20 {
@@ -675,15 +665,8 @@ func TestFirstImportStoredWhenScoringFails(t *testing.T) {
 	l := newLearning(t)
 	ctx := context.Background()
 	l.en.Offline = panicky{l.emb}
-	srv := httptest.NewServer(http.StripPrefix("/feeds/", http.FileServer(http.Dir("../../shared/corpus/feeds"))))
-	defer srv.Close()
-	sources := &app.Sources{Store: l.db, Fetches: l.db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{})},
-		FirstImport: l.pq.EnqueueImportTx, ScoreFirst: l.en.ScoreFirstImport}
-	src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: srv.URL + "/feeds/TechCrunch.xml", RefreshIntervalMinutes: 60}
-	if err := l.db.CreateSource(ctx, src, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := sources.Fetch(ctx, app.Attempt{}, src); err != nil {
+	src, err := l.fetchFirstImport(t, "TechCrunch.xml")
+	if err != nil {
 		t.Fatalf("the fetch failed with the enricher: %v", err)
 	}
 	if n := l.count(t, "source_id = ?", src.ID); n != 20 {
@@ -695,4 +678,19 @@ func TestFirstImportStoredWhenScoringFails(t *testing.T) {
 	if size, _ := l.pq.Size(ctx); size != 1 {
 		t.Errorf("%d jobs queued, want the first import's scoring job", size)
 	}
+}
+
+// fetchFirstImport adds the corpus feed file as a new source and fetches it once with the real
+// fetcher and the Sources service, wired as serve wires it: its first import.
+func (l *learning) fetchFirstImport(t *testing.T, file string) (*app.Source, error) {
+	t.Helper()
+	srv := httptest.NewServer(http.FileServer(http.Dir("../../shared/corpus/feeds")))
+	defer srv.Close()
+	sources := &app.Sources{Store: l.db, Fetches: l.db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{})},
+		FirstImport: l.pq.EnqueueImportTx, ScoreFirst: l.en.ScoreFirstImport}
+	src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: srv.URL + "/" + file, RefreshIntervalMinutes: 60}
+	if err := l.db.CreateSource(context.Background(), src, nil); err != nil {
+		t.Fatal(err)
+	}
+	return src, sources.Fetch(context.Background(), app.Attempt{}, src)
 }

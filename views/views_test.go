@@ -72,33 +72,29 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 // do sends a request and returns the status and body.
 func (e *env) do(method, path, contentType string, body io.Reader) (*http.Response, string) {
 	e.t.Helper()
-	req, err := http.NewRequest(method, e.srv.URL+path, body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	h := http.Header{}
 	if contentType != "" {
-		req.Header.Set("Content-Type", contentType)
+		h.Set("Content-Type", contentType)
 	}
-	res, err := e.c.Do(req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	defer func() { _ = res.Body.Close() }()
-	b, err := io.ReadAll(res.Body)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return res, string(b)
+	return e.send(method, path, h, body)
 }
 
 // getIfNoneMatch GETs path as a poller holding the answer tagged tag does.
 func (e *env) getIfNoneMatch(path, tag string) (*http.Response, string) {
 	e.t.Helper()
-	req, err := http.NewRequest(http.MethodGet, e.srv.URL+path, nil)
+	return e.send(http.MethodGet, path, http.Header{"If-None-Match": {tag}}, nil)
+}
+
+// send sends a request with headers and returns the response and its body.
+func (e *env) send(method, path string, h http.Header, body io.Reader) (*http.Response, string) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.srv.URL+path, body)
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	req.Header.Set("If-None-Match", tag)
+	for k, v := range h {
+		req.Header[k] = v
+	}
 	res, err := e.c.Do(req)
 	if err != nil {
 		e.t.Fatal(err)
