@@ -10,8 +10,12 @@ import (
 
 // Filters returns the user's filter rules.
 func (db *DB) Filters(ctx context.Context, userID int64) ([]*app.Filter, error) {
-	rows, err := db.Read.QueryContext(ctx, `select id, user_id, source_id, name, field, match, pattern, action, score_delta, enabled, created_at
-		from filters where user_id = ? order by id`, userID)
+	st, err := db.readStmt(ctx, `select id, user_id, source_id, name, field, match, pattern, action, score_delta, enabled, created_at
+		from filters where user_id = ? order by id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: filters: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, userID)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: filters: %w", err)
 	}

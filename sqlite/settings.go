@@ -14,15 +14,20 @@ import (
 
 var _ app.SettingsStore = (*DB)(nil)
 
+const qSettings = `select interests, topics, enricher, credits, daily_credits, credits_refilled_at, timezone,
+	llm_base_url, llm_model, llm_api_key, smtp_host, smtp_port, smtp_username, smtp_password, smtp_from, smtp_tls from users where id = ?`
+
 // Settings returns a user's settings.
 func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error) {
 	s := &app.Settings{UserID: userID}
 	var topics string
 	var refill sql.NullString
-	err := db.Read.QueryRowContext(ctx, `select interests, topics, enricher, credits, daily_credits, credits_refilled_at, timezone,
-		llm_base_url, llm_model, llm_api_key, smtp_host, smtp_port, smtp_username, smtp_password, smtp_from, smtp_tls from users where id = ?`, userID).
-		Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone, &s.LLMBaseURL, &s.LLMModel, &s.LLMAPIKey,
-			&s.SMTPHost, &s.SMTPPort, &s.SMTPUsername, &s.SMTPPassword, &s.SMTPFrom, &s.SMTPTLS)
+	st, err := db.readStmt(ctx, qSettings)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: settings: %w", err)
+	}
+	err = st.QueryRowContext(ctx, userID).Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone, &s.LLMBaseURL, &s.LLMModel, &s.LLMAPIKey,
+		&s.SMTPHost, &s.SMTPPort, &s.SMTPUsername, &s.SMTPPassword, &s.SMTPFrom, &s.SMTPTLS)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, app.Errorf(app.ENOTFOUND, "User %d not found.", userID)
 	} else if err != nil {

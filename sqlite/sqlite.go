@@ -42,6 +42,7 @@ type DB struct {
 	log   *slog.Logger
 	clock app.Clock
 	stmts sync.Map // query → *sql.Stmt prepared on Write: the hot statements skip SQL parsing
+	reads sync.Map // query → *sql.Stmt prepared on Read, on first use (readStmt)
 	group grouper  // the transactions waiting to share a commit (group.go)
 
 	// writeFailure is the last write that failed for a reason a person must act on (disk full,
@@ -179,6 +180,7 @@ func (db *DB) CheckpointWAL(ctx context.Context, limit int64) (bool, error) {
 // Close closes both pools.
 func (db *DB) Close() error {
 	db.stmts.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
+	db.reads.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
 	return errors.Join(db.Read.Close(), db.Write.Close())
 }
 
@@ -200,6 +202,25 @@ func (db *DB) prepare(ctx context.Context) error {
 		db.stmts.Store(q, st)
 	}
 	return nil
+}
+
+// readStmt returns query prepared on the read pool, preparing it on first use: for the reads
+// every fetch makes (a first import's scoring reads the user's settings and filters), where
+// parsing the SQL cost more than running it. database/sql prepares it again on each read
+// connection as it is used there.
+func (db *DB) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := db.reads.Load(query); ok {
+		return st.(*sql.Stmt), nil
+	}
+	st, err := db.Read.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if prev, loaded := db.reads.LoadOrStore(query, st); loaded {
+		_ = st.Close()
+		return prev.(*sql.Stmt), nil
+	}
+	return st, nil
 }
 
 // stmt returns the prepared statement of a hot query, bound to tx.
