@@ -37,7 +37,8 @@ type ArticleFetcher interface {
 	ArticleText(ctx context.Context, url string) (string, error)
 }
 
-// Observer learns from every enriched text (the embedded enricher's collection statistics).
+// Observer learns from every enriched text (the embedded enricher's collection statistics:
+// the Offline enricher's own, which its EnrichImport teaches directly).
 type Observer interface{ Observe(doc string) }
 
 // Outcome says how a job's work ended, for the metrics: By names who did it (an enricher),

@@ -658,6 +658,15 @@ func (p panicky) Enrich(ctx context.Context, in app.EnrichInput) (*app.Enrichmen
 	return p.Embedded.Enrich(ctx, in)
 }
 
+func (p panicky) EnrichImport(ctx context.Context, ins []app.EnrichInput, observe bool) ([]*app.Enrichment, error) {
+	for _, in := range ins {
+		if strings.Contains(in.Title, "Trailer") {
+			panic("a bug in the enricher")
+		}
+	}
+	return p.Embedded.EnrichImport(ctx, ins, observe)
+}
+
 // TestFirstImportStoredWhenScoringFails: ranking never keeps a source's items from being
 // stored — when the enricher panics in the fetch, the first import is stored all the same and
 // its scoring is left to the background job.

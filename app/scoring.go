@@ -15,6 +15,9 @@ import (
 // OfflineEnricher is the embedded enricher: it enriches and scores without the network.
 type OfflineEnricher interface {
 	Enricher
+	// EnrichImport enriches a batch (a source's back catalogue); with observe, its own
+	// statistics (the Enriching's Observer) first learn the batch's texts.
+	EnrichImport(ctx context.Context, ins []EnrichInput, observe bool) ([]*Enrichment, error)
 	Score(in EnrichInput) (int, string)
 	// Personalize applies the reading model (in.Taste) to the score and reason another
 	// enricher (an LLM) gave the item.
@@ -117,23 +120,19 @@ func (e *Enriching) importContext(ctx context.Context, userID int64) (*importCon
 // enriched; an item that matches none of the user's topics gets the batch's usual topics, and
 // the user's filters are applied. It sets the items' tags and topics and returns their updates.
 func (e *Enriching) enrichImport(ctx context.Context, c *importContext, items []*Item) ([]ScoreUpdate, error) {
-	if e.Observer != nil {
-		for _, it := range items {
-			e.Observer.Observe(it.Title + " " + it.Text)
-		}
-	}
-	ups := make([]ScoreUpdate, 0, len(items))
-	for _, it := range items {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		res, err := e.Offline.Enrich(ctx, EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
+	ins := make([]EnrichInput, len(items))
+	for i, it := range items {
+		ins[i] = EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
 			SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: c.now, Interests: c.settings.Interests,
-			Topics: c.settings.Topics, Taste: c.taste})
-		if err != nil {
-			return nil, err
-		}
-		ups = append(ups, ScoreUpdate{ItemID: it.ID, Enrichment: res, Score: res.Score, Reasoning: res.Reasoning})
+			Topics: c.settings.Topics, Taste: c.taste}
+	}
+	res, err := e.Offline.EnrichImport(ctx, ins, e.Observer != nil)
+	if err != nil {
+		return nil, err
+	}
+	ups := make([]ScoreUpdate, len(items))
+	for i, it := range items {
+		ups[i] = ScoreUpdate{ItemID: it.ID, Enrichment: res[i], Score: res[i].Score, Reasoning: res[i].Reasoning}
 	}
 	// The source's usual topics are those its items got, as processing finds them later.
 	usual := usualTopics(ups)

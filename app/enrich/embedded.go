@@ -51,39 +51,49 @@ func NewStats(vocabulary int) *Stats {
 
 // Observe adds a document's terms.
 func (s *Stats) Observe(doc string) {
-	doc = cleanText(cutText(doc, maxAnalysed))
-	toks := tokenize(doc)
-	seen := make(map[uint64]struct{}, len(toks)/2)
-	pairs := make(map[uint64]struct{}, len(toks)/2)
+	s.observe(tokenize(cleanText(cutText(doc, maxAnalysed))))
+}
+
+// observe adds one document read as runs of tokens (an item's title and its text, as Enrich
+// reads them): no pair of words spans two runs.
+func (s *Stats) observe(runs ...[]token) {
+	size := 0
+	for _, toks := range runs {
+		size += len(toks)
+	}
+	seen := make(map[uint64]struct{}, size/2)
+	pairs := make(map[uint64]struct{}, size/2)
 	n := 0
-	var prev uint64 // termKey of toks[i-1].key, when i-1 was a word and not a stop word
-	prevOK := false
-	for i, t := range toks {
-		if t.surface == "" {
-			prevOK = false
-			continue
-		}
-		n++
-		if !t.stop {
-			k := termKey(t.key)
-			seen[k] = struct{}{}
-			if i > 0 && !toks[i-1].stop {
-				if !prevOK {
-					prev = termKey(toks[i-1].key)
-				}
-				pairs[pairKey(prev, k)] = struct{}{}
+	for _, toks := range runs {
+		var prev uint64 // termKey of toks[i-1].key, when i-1 was a word and not a stop word
+		prevOK := false
+		for i, t := range toks {
+			if t.surface == "" {
+				prevOK = false
+				continue
 			}
-			prev, prevOK = k, true
-		} else {
-			prevOK = false
-		}
-		if caseSensitive(t.surface) {
-			seen[termKey(caseKey(t.surface))] = struct{}{}
-		}
-		if strings.ContainsRune(t.surface, '-') {
-			for _, p := range strings.Split(t.surface, "-") {
-				if caseSensitive(p) {
-					seen[termKey(caseKey(p))] = struct{}{}
+			n++
+			if !t.stop {
+				k := termKey(t.key)
+				seen[k] = struct{}{}
+				if i > 0 && !toks[i-1].stop {
+					if !prevOK {
+						prev = termKey(toks[i-1].key)
+					}
+					pairs[pairKey(prev, k)] = struct{}{}
+				}
+				prev, prevOK = k, true
+			} else {
+				prevOK = false
+			}
+			if caseSensitive(t.surface) {
+				seen[termKey(caseKey(t.surface))] = struct{}{}
+			}
+			if strings.ContainsRune(t.surface, '-') {
+				for _, p := range strings.Split(t.surface, "-") {
+					if caseSensitive(p) {
+						seen[termKey(caseKey(p))] = struct{}{}
+					}
 				}
 			}
 		}
@@ -285,7 +295,50 @@ func (e *Embedded) Enrich(ctx context.Context, in app.EnrichInput) (*app.Enrichm
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p := e.prepare(in)
+	return e.enrich(in, e.prepare(in)), nil
+}
+
+// importKeep bounds the analysed texts EnrichImport keeps from its first pass to its second
+// (bytes of text): a batch's analyses past it are made again rather than held all at once.
+const importKeep = 64 << 10
+
+// EnrichImport enriches a batch of items — a source's first import. With observe, the
+// statistics first learn every item's title and text (as Observe does), then each item is
+// enriched, so that the batch's own vocabulary weighs in its scores; each text is analysed
+// once for both (up to importKeep bytes of text a batch).
+func (e *Embedded) EnrichImport(ctx context.Context, ins []app.EnrichInput, observe bool) ([]*app.Enrichment, error) {
+	ps := make([]*prepared, len(ins))
+	kept := 0
+	for i := range ins {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if !observe {
+			break
+		}
+		p := e.prepare(ins[i])
+		e.stats.observe(p.title, p.body)
+		if kept += len(p.text) + len(ins[i].Title); kept <= importKeep {
+			ps[i] = p
+		}
+	}
+	out := make([]*app.Enrichment, len(ins))
+	for i := range ins {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		p := ps[i]
+		if p == nil {
+			p = e.prepare(ins[i])
+		}
+		ps[i] = nil
+		out[i] = e.enrich(ins[i], p)
+	}
+	return out, nil
+}
+
+// enrich is Enrich of an analysed item.
+func (e *Embedded) enrich(in app.EnrichInput, p *prepared) *app.Enrichment {
 	out := &app.Enrichment{EnrichedBy: app.EnricherEmbedded}
 	out.Summary = summarizeLang(p.text, e.summaryWords, p.lang)
 	if out.Summary == "" {
@@ -297,7 +350,7 @@ func (e *Embedded) Enrich(ctx context.Context, in app.EnrichInput) (*app.Enrichm
 		out.UsualTopics = limitStrings(in.SourceTopics, TopicLimit)
 	}
 	out.Score, out.Reasoning = e.score(in, p, out.Topics)
-	return out, nil
+	return out
 }
 
 // tags picks up to maxTags keywords and two-word phrases by TF-IDF, title words weighing more.
