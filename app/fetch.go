@@ -18,6 +18,9 @@ type FetchStore interface {
 	StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*Source, error)
 	StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter time.Duration) (*Source, error)
 	FinishFetch(ctx context.Context, src *Source, r *FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error) (int, error)
+	// FinishFetchLater is FinishFetch handed over to the database's writer: it returns at once
+	// and done is told the outcome after the commit.
+	FinishFetchLater(ctx context.Context, src *Source, r *FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error, done func(n int, err error))
 	FailFetch(ctx context.Context, src *Source, msg string, blame bool, retryAfter time.Duration, then TxFunc) error
 	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
 	IdentityStore
@@ -109,7 +112,7 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 			scored = false
 		}
 	}
-	n, err := s.Fetches.FinishFetch(ctx, src, res, func(ctx context.Context, tx *sql.Tx, ids []int64, first bool) error {
+	store := func(ctx context.Context, tx *sql.Tx, ids []int64, first bool) error {
 		if s.NewItems != nil && !first && len(ids) > 0 {
 			if err := s.NewItems(ctx, tx, ids); err != nil {
 				return err
@@ -122,7 +125,21 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 			}
 		}
 		return a.complete()(ctx, tx)
-	})
+	}
+	if a.Handoff != nil {
+		// The job is acknowledged by the transaction that stores its result; the worker need
+		// not wait for that commit, and more results share it.
+		a.Handoff()
+		s.Fetches.FinishFetchLater(ctx, src, res, store, func(n int, err error) {
+			if err != nil {
+				log.Error("storing a fetch failed; the source is fetched again when its job is redelivered", "url", src.URL, "error", err)
+				return
+			}
+			log.Info("fetched", "url", src.URL, "notModified", res.NotModified, "items", len(res.Items), "new", n, "duration", time.Since(start))
+		})
+		return nil
+	}
+	n, err := s.Fetches.FinishFetch(ctx, src, res, store)
 	if err != nil {
 		return err
 	}

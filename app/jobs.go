@@ -59,6 +59,11 @@ type Attempt struct {
 	// Complete acknowledges the job inside the service's final write transaction, so the effect
 	// and the acknowledgement commit together. Nil when nothing runs the service as a job.
 	Complete TxFunc
+	// Handoff, when set, lets the service return before its final transaction (the one that
+	// runs Complete) has committed: it calls Handoff, hands the transaction to the database's
+	// writer and returns nil. The job is then acknowledged by that commit, or, if the
+	// transaction fails, left to its redelivery — as if the process had stopped before it.
+	Handoff func()
 }
 
 // complete is a.Complete, or nothing.

@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -610,4 +611,44 @@ func TestDeletedWhileFetching(t *testing.T) {
 			t.Fatalf("%d dead jobs, %d items", len(dead), items)
 		}
 	})
+}
+
+// TestHandedOffFetch: a fetch worker hands the storing of its result over to the database's
+// writer and goes on to the next job; the job is acknowledged only by the transaction that
+// stores the result. When that transaction fails, the job is not acknowledged by anyone else:
+// it is redelivered and the source is fetched and stored again, once.
+func TestHandedOffFetch(t *testing.T) {
+	farm := feedtest.NewFarm(2, 3)
+	defer farm.Close()
+	db := sqlitetest.New(t)
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Timeout: 2 * time.Second, PollInterval: 20 * time.Millisecond})
+	f := feeds.New(feeds.Options{Timeout: 5 * time.Second})
+	var stores atomic.Int32
+	sources := &app.Sources{Store: db, Queue: q, Fetches: db, Fetcher: feeds.Adapter{Fetcher: f},
+		FirstImport: func(ctx context.Context, tx *sql.Tx, sourceID int64) error {
+			if stores.Add(1) == 1 {
+				return errors.New("the disk is full") // the first store fails: its transaction rolls back
+			}
+			return nil
+		}}
+	queue.HandleFetch(q, sources)
+	p := &pipeline{db: db, q: q, sources: sources, sched: &dueSources{s: sources}}
+	p.run(t)
+	a := p.add(t, farm.URL(0), 15)
+	b := p.add(t, farm.URL(1), 15)
+	p.drain(t)
+	if n := stores.Load(); n != 3 {
+		t.Errorf("%d stores, want 3 (one failed and was fetched again)", n)
+	}
+	for _, s := range []*app.Source{a, b} {
+		if n := countItems(t, db, s.ID); n != 3 {
+			t.Errorf("source %d: %d items, want 3", s.ID, n)
+		}
+		if got := p.source(t, s.ID); got.LastFetchedAt == nil || got.LastError != "" {
+			t.Errorf("source %d: fetched at %v, error %q", s.ID, got.LastFetchedAt, got.LastError)
+		}
+	}
+	if dead, err := q.Dead(context.Background(), 10); err != nil || len(dead) != 0 {
+		t.Errorf("dead jobs %v (%v)", dead, err)
+	}
 }

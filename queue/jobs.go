@@ -57,7 +57,8 @@ type Job struct {
 	Last bool
 
 	q         *Queue
-	completed *bool
+	completed *atomic.Bool // set by CompleteTx, which may run on the database's writer (Handoff)
+	handedOff *bool        // set by the handler's Handoff, before it returns
 }
 
 // CompleteTx deletes the job's message within the handler's own transaction, so the job's
@@ -71,13 +72,15 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 		return err
 	}
 	j.q.countOK()
-	*j.completed = true
+	j.completed.Store(true)
 	return nil
 }
 
 // Run is what the services know of the job: whether it is the last attempt, and how to
 // acknowledge it inside their final transaction.
-func (j Job) Run() app.Attempt { return app.Attempt{Last: j.Last, Complete: j.CompleteTx} }
+func (j Job) Run() app.Attempt {
+	return app.Attempt{Last: j.Last, Complete: j.CompleteTx, Handoff: func() { *j.handedOff = true }}
+}
 
 // Handler runs a job. Returning an error retries it (up to MaxAttempts) unless it is Permanent.
 // A job may run more than once (a crash, a redelivery), so handlers must be idempotent.
@@ -598,9 +601,10 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		return
 	}
 
-	var completed bool
+	var completed atomic.Bool
+	var handedOff bool
 	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received,
-		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, completed: &completed}
+		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, completed: &completed, handedOff: &handedOff}
 	log.Debug("job started")
 	start := time.Now()
 	q.active.Store(id, activeJob{kind: env.Kind, start: start})
@@ -612,7 +616,9 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 
 	var perm permanentError
 	switch {
-	case err == nil && completed:
+	case handedOff || err == nil && completed.Load():
+		// Acknowledged in the handler's transaction, committed or handed over to the writer
+		// (Handoff: committed later, or left to the redelivery if that transaction fails).
 		metrics.Finished(q.opts.Name, env.Kind, "ok", took)
 		log.Debug("job done", "duration", took)
 	case err == nil:

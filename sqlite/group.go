@@ -16,8 +16,17 @@ import (
 // commit is durable. A crash before the commit loses all of them, like separate transactions
 // that had not committed yet; nothing is ever half stored.
 
+//
+// A caller that need not wait for its commit hands its transaction over (groupLater): the
+// writer runs it with the next group and tells the caller how it went; meanwhile the caller
+// goes on (a fetch worker fetches the next source), so more transactions wait for each commit.
+
 // groupMax bounds how many transactions share a commit, so that none waits long for the others.
 const groupMax = 64
+
+// laterMax bounds the transactions handed over and not committed yet (each holds what it will
+// store): past it, groupLater waits for the commit like groupTx.
+const laterMax = 4
 
 type groupReq struct {
 	ctx   context.Context
@@ -25,12 +34,15 @@ type groupReq struct {
 	err   error
 	panic any
 	done  chan struct{}
+	later func(error) // groupLater's: told the outcome once the group committed
 }
 
 type grouper struct {
 	mu      sync.Mutex
 	pending []*groupReq
 	running bool
+	later   int            // handed over and not finished
+	laterWG sync.WaitGroup // the same, for Close
 }
 
 // groupTx runs fn in a write transaction that it may share with other callers of groupTx
@@ -52,6 +64,32 @@ func (db *DB) groupTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		panic(r.panic)
 	}
 	return r.err
+}
+
+// groupLater queues fn for the writer's next group commit, like groupTx, and returns at once;
+// done is called with fn's outcome after the commit (or its failure), from the writer's
+// goroutine: it must be quick. fn is given ctx stripped of its cancellation (the caller has
+// moved on), and must use that one. A panic in fn fails its transaction alone and reaches done as an error. When
+// laterMax transactions are already waiting, groupLater waits for its commit. Close waits for
+// all of them.
+func (db *DB) groupLater(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error, done func(error)) {
+	ctx = context.WithoutCancel(ctx)
+	r := &groupReq{ctx: ctx, fn: func(tx *sql.Tx) error { return fn(ctx, tx) }, done: make(chan struct{}), later: done}
+	g := &db.group
+	g.mu.Lock()
+	g.pending = append(g.pending, r)
+	g.later++
+	wait := g.later > laterMax
+	g.laterWG.Add(1)
+	lead := !g.running
+	g.running = true
+	g.mu.Unlock()
+	if lead {
+		go db.drain(nil)
+	}
+	if wait {
+		<-r.done
+	}
 }
 
 // drain commits the waiting transactions, batch after batch, until mine is done; then it hands
@@ -85,7 +123,20 @@ func (db *DB) drain(mine *groupReq) {
 func (db *DB) runGroup(batch []*groupReq) {
 	defer func() {
 		for _, r := range batch {
+			if r.later == nil {
+				close(r.done)
+				continue
+			}
+			err := r.err
+			if r.panic != nil && err == nil {
+				err = fmt.Errorf("panic: %v", r.panic)
+			}
+			r.later(err)
 			close(r.done)
+			db.group.mu.Lock()
+			db.group.later--
+			db.group.mu.Unlock()
+			db.group.laterWG.Done()
 		}
 	}()
 	if len(batch) == 1 {

@@ -114,3 +114,109 @@ func TestGroupTx(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestGroupLater: a transaction handed over to the writer (groupLater) returns before it is
+// committed, shares commits with the others waiting, is all or nothing on its own, tells its
+// outcome once committed, and Close commits what is still waiting before closing.
+func TestGroupLater(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "md.db")
+	db, err := Open(ctx, Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Write.Exec(`create table g (x integer primary key, note text not null)`); err != nil {
+		t.Fatal(err)
+	}
+	// Hold the write connection: nothing handed over can commit until it is released.
+	hold, err := db.Write.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = laterMax // as many as are handed over without waiting
+	var mu sync.Mutex
+	outcome := map[int]error{}
+	returned := make(chan int, n)
+	for i := range n {
+		go func() {
+			cctx, cancel := context.WithCancel(ctx)
+			db.groupLater(cctx, func(ctx context.Context, tx *sql.Tx) error {
+				if _, err := tx.ExecContext(ctx, `insert into g (x, note) values (?, 'first')`, i); err != nil {
+					return err
+				}
+				if _, err := tx.ExecContext(ctx, `insert into g (x, note) values (?, 'second')`, 100+i); err != nil {
+					return err
+				}
+				switch i {
+				case 1:
+					return errors.New("one fails")
+				case 2:
+					panic("two panics")
+				}
+				return nil
+			}, func(err error) {
+				mu.Lock()
+				outcome[i] = err
+				mu.Unlock()
+			})
+			cancel() // the caller has moved on: its context ends; the transaction must not care
+			returned <- i
+		}()
+	}
+	for range n {
+		select {
+		case <-returned:
+		case <-time.After(time.Minute):
+			t.Fatal("groupLater waited for the writer with fewer than laterMax transactions handed over")
+		}
+	}
+	mu.Lock()
+	if len(outcome) != 0 {
+		t.Errorf("outcomes told before the commit: %v", outcome)
+	}
+	mu.Unlock()
+	if err := hold.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// Close commits what waits, then closes.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		err, told := outcome[i]
+		switch {
+		case !told:
+			t.Errorf("transaction %d: no outcome told", i)
+		case i == 1 || i == 2:
+			if err == nil {
+				t.Errorf("transaction %d: no error told", i)
+			}
+		case err != nil:
+			t.Errorf("transaction %d: %v", i, err)
+		}
+	}
+	db, err = Open(ctx, Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	rows, err := db.Read.Query(`select x from g order by x`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := scanIDs(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []int64
+	for _, base := range []int64{0, 100} {
+		for i := range int64(n) {
+			if i != 1 && i != 2 {
+				want = append(want, base+i)
+			}
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("stored %v, want %v", got, want)
+	}
+}

@@ -427,6 +427,17 @@ var (
 // items' ids (the processing pipeline's seam) and whether this was the first import.
 // It returns the number of new items.
 func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error) (int, error) {
+	return db.finishFetch(ctx, src, r, then, nil)
+}
+
+// FinishFetchLater is FinishFetch handed over to the writer: it returns at once and done is
+// told how many items were new, or the error, once the transaction committed (or failed). ctx
+// loses its cancellation; Close waits for the transaction.
+func (db *DB) FinishFetchLater(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error, done func(n int, err error)) {
+	_, _ = db.finishFetch(context.WithoutCancel(ctx), src, r, then, done)
+}
+
+func (db *DB) finishFetch(ctx context.Context, src *app.Source, r *app.FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error, later func(int, error)) (int, error) {
 	now := db.clock.Now().UTC()
 	first := src.LastFetchedAt == nil
 	status := app.ItemNew
@@ -442,7 +453,7 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 		next = *r.NextFetchAt
 	}
 	var newIDs []int64
-	err := db.groupTx(ctx, func(tx *sql.Tx) error {
+	fn := func(tx *sql.Tx) error {
 		newIDs = nil
 		var exists int
 		if err := db.stmt(ctx, tx, qSourceExists).QueryRowContext(ctx, src.ID).Scan(&exists); err != nil {
@@ -480,7 +491,12 @@ func (db *DB) FinishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 			return then(ctx, tx, newIDs, first)
 		}
 		return nil
-	})
+	}
+	if later != nil {
+		db.groupLater(ctx, func(_ context.Context, tx *sql.Tx) error { return fn(tx) }, func(err error) { later(len(newIDs), err) })
+		return 0, nil
+	}
+	err := db.groupTx(ctx, fn)
 	return len(newIDs), err
 }
 

@@ -177,8 +177,10 @@ func (db *DB) CheckpointWAL(ctx context.Context, limit int64) (bool, error) {
 	return busy == 0, nil
 }
 
-// Close closes both pools.
+// Close commits the transactions handed over to the writer (groupLater), then closes both
+// pools.
 func (db *DB) Close() error {
+	db.group.laterWG.Wait()
 	db.stmts.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
 	db.reads.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
 	return errors.Join(db.Read.Close(), db.Write.Close())
