@@ -325,7 +325,7 @@ type doc struct {
 }
 
 func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {
-	d := &doc{lang: lang, titleText: titleText, bodyText: bodyText}
+	d := &doc{lang: lang, titleText: titleText, bodyText: bodyText, seq: make([]token, 0, len(title)+len(body)+len(body)/16+1)}
 	d.tf[0], d.surf[0] = make(map[string]float64, len(title)), make(map[string]float64, len(title))
 	d.tf[1], d.surf[1] = make(map[string]float64, len(body)/2), make(map[string]float64, len(body)/2)
 	caps := map[string]bool{}

@@ -78,8 +78,8 @@ type seenWord struct {
 
 // tokenizeLang is tokenize for a text whose language is known.
 func tokenizeLang(text string, lang int) []token {
-	out := make([]token, 0, len(text)/6)
-	seen := make(map[string]seenWord, len(text)/20) // words repeat: a plain map before the shared cache
+	out := make([]token, 0, len(text)/4+1)          // a word and its space are rarely shorter than four bytes
+	seen := make(map[string]seenWord, len(text)/16) // words repeat: a plain map before the shared cache
 	start := -1
 	flush := func(end int) {
 		if start < 0 {

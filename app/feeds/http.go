@@ -173,7 +173,17 @@ func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified
 		defer zr.Close()
 		body = zr
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(resp.ContentLength, 0), maxBytes)+bytes.MinRead))
+	// Read into one buffer of the body's size when it is known, so that it is not regrown
+	// from 512 bytes (a feed's body is tens of KB, and Go's transport decompressing gzip does
+	// not know its size).
+	hint := int64(32 << 10)
+	if resp.ContentLength >= 0 && !resp.Uncompressed {
+		hint = resp.ContentLength
+		if gz := strings.ToLower(resp.Header.Get("Content-Encoding")); strings.Contains(gz, "gzip") {
+			hint *= 4
+		}
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, min(hint, maxBytes)+bytes.MinRead))
 	_, err = buf.ReadFrom(io.LimitReader(body, maxBytes+1))
 	res.body = buf.Bytes()
 	if err != nil {

@@ -20,6 +20,8 @@ func TestFirstImageAsGofeed(t *testing.T) {
 		`<svg><image href="x.svg"/></svg><img src="z.jpg">`, `<template><img src="tpl.jpg"></template>`,
 		`<img src=a.jpg src=b.jpg>`, `<img src = "spaced.jpg" >`, `<p><img src="unclosed.jpg"`, `<img/src="slash.jpg">`,
 		`<iframe><img src="if.jpg"></iframe><img src="o.jpg">`, `&lt;img src="escaped.jpg"&gt;`,
+		`<ImG src="mixed.jpg">`, "<img\nsrc=\"newline.jpg\">", `< img src="spaced-open.jpg">`, `<imgx src="other-tag.jpg">`,
+		`a < b and <<Img src="late.jpg">`, `<IMAGE src="upper-image.jpg">`, `<imagine>`, `<`, `x<`, `<i`, `<im`,
 	}
 	for _, content := range append(docs, "") {
 		for _, desc := range docs {

@@ -175,8 +175,8 @@ func (rssTranslator) Translate(feed any) (*gofeed.Feed, error) {
 // HTML parser would find it (text inside script, style, noscript and the like holds no
 // elements; <image> is read as <img>), without building the tree.
 func firstImage(doc string) (string, bool) {
-	if !strings.Contains(doc, "<") {
-		return "", false
+	if !hasImageTag(doc) {
+		return "", false // no tag named img or image: nothing to tokenize
 	}
 	z := html.NewTokenizer(strings.NewReader(doc))
 	for {
@@ -197,6 +197,23 @@ func firstImage(doc string) (string, bool) {
 			}
 		}
 	}
+}
+
+// hasImageTag reports whether doc has "<img" or "<image" in any case: a start tag's name
+// follows its "<" at once, so without it the fragment has no img element.
+func hasImageTag(doc string) bool {
+	for i := strings.IndexByte(doc, '<'); i >= 0; {
+		rest := doc[i+1:]
+		if len(rest) >= 3 && (rest[0]|0x20) == 'i' && (rest[1]|0x20) == 'm' && ((rest[2]|0x20) == 'g' || (rest[2]|0x20) == 'a') {
+			return true
+		}
+		j := strings.IndexByte(rest, '<')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 func describeParseError(err error) string {
