@@ -137,7 +137,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		_ = write.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	n := max(4, runtime.NumCPU())
+	// A read connection per core (at least two): each holds its page cache and its own copy of
+	// the schema; a pool of four on two cores cost ~1 MB of peak RSS in a first ingestion
+	// (ingestbench 48.1 / 47.8 → 47.0 / 46.9 MB) and read no faster.
+	n := max(2, runtime.NumCPU())
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 
