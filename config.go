@@ -106,7 +106,7 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	pf.BoolVarP(&cfg.Verbose, "verbose", "v", false, "log what the command does on stderr (serve and worker always log)")
 	pf.BoolVar(&cfg.FetchEnabled, "fetch-enabled", true, "run the fetch scheduler and workers")
-	pf.IntVar(&cfg.FetchWorkers, "fetch-workers", 4, "number of fetch workers")
+	pf.IntVar(&cfg.FetchWorkers, "fetch-workers", 8, "number of fetch workers (at most 4 of them parse or score at once)")
 	pf.IntVar(&cfg.FetchQueueCapacity, "fetch-queue-capacity", 1000, "most fetch jobs waiting before the scheduler holds back")
 	pf.DurationVar(&cfg.FetchInterval, "fetch-scheduler-interval", time.Minute, "how often the fetch scheduler looks for due sources")
 	pf.IntVar(&cfg.FetchBatchSize, "fetch-batch-size", 100, "sources the scheduler enqueues per transaction (a cycle queues every due source the fetch queue has room for)")

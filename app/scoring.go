@@ -203,6 +203,11 @@ func (e *Enriching) ScoreFirstImport(ctx context.Context, userID int64, items []
 			ok, err = false, nil
 		}
 	}()
+	release, err := e.firstSlot(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer release()
 	c, err := e.importContext(ctx, userID)
 	if err != nil {
 		return false, err

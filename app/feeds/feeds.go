@@ -57,6 +57,10 @@ type Options struct {
 	MaxBodyBytes   int64         // after gzip decoding; default 10 MiB
 	MaxRedirects   int           // default 5
 	PerHost        int           // max concurrent requests per host; default 2
+	// Parsers bounds the feeds parsed at once, however many requests are in flight: a parse
+	// (and what it builds) is where a fetch holds memory, a request waiting on the network
+	// holds little. Default DefaultParsers.
+	Parsers int
 	Clock          app.Clock
 	// Transport is for tests; nil means a tuned *http.Transport.
 	Transport http.RoundTripper
@@ -67,9 +71,13 @@ type Fetcher struct {
 	opts   Options
 	clock  app.Clock
 	client *http.Client
-	hosts  hostLimiter
-	pauses pauses
+	hosts   hostLimiter
+	pauses  pauses
+	parsers chan struct{} // a slot per feed being parsed (Options.Parsers)
 }
+
+// DefaultParsers is how many feeds are parsed at once by default.
+const DefaultParsers = 4
 
 // New returns a Fetcher.
 func New(opts Options) *Fetcher {
@@ -91,11 +99,15 @@ func New(opts Options) *Fetcher {
 	if opts.PerHost <= 0 {
 		opts.PerHost = DefaultPerHost
 	}
+	if opts.Parsers <= 0 {
+		opts.Parsers = DefaultParsers
+	}
 	f := &Fetcher{
-		opts:   opts,
-		clock:  app.ClockOrSystem(opts.Clock),
-		hosts:  hostLimiter{perHost: opts.PerHost},
-		pauses: pauses{until: map[string]time.Time{}},
+		opts:    opts,
+		clock:   app.ClockOrSystem(opts.Clock),
+		hosts:   hostLimiter{perHost: opts.PerHost},
+		pauses:  pauses{until: map[string]time.Time{}},
+		parsers: make(chan struct{}, opts.Parsers),
 	}
 	transport := opts.Transport
 	if transport == nil {
@@ -114,6 +126,16 @@ func New(opts Options) *Fetcher {
 		},
 	}
 	return f
+}
+
+// parsing takes a parser slot, waiting for one while ctx lasts; release gives it back.
+func (f *Fetcher) parsing(ctx context.Context) (release func(), err error) {
+	select {
+	case f.parsers <- struct{}{}:
+		return func() { <-f.parsers }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Request says what to fetch.

@@ -32,6 +32,11 @@ func (f *Fetcher) fetchFeed(ctx context.Context, req Request) (*Result, error) {
 		res.CacheUntil = cacheUntil(resp.header, 0, f.clock.Now())
 		return res, nil
 	}
+	release, err := f.parsing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	_, cs := resp.contentType()
 	feed, ttl, err := parseFeed(ctx, resp.body, cs)
 	if err != nil {
