@@ -61,16 +61,16 @@ type Options struct {
 	// (and what it builds) is where a fetch holds memory, a request waiting on the network
 	// holds little. Default DefaultParsers.
 	Parsers int
-	Clock          app.Clock
+	Clock   app.Clock
 	// Transport is for tests; nil means a tuned *http.Transport.
 	Transport http.RoundTripper
 }
 
 // Fetcher fetches and parses sources. It is safe for concurrent use.
 type Fetcher struct {
-	opts   Options
-	clock  app.Clock
-	client *http.Client
+	opts    Options
+	clock   app.Clock
+	client  *http.Client
 	hosts   hostLimiter
 	pauses  pauses
 	parsers chan struct{} // a slot per feed being parsed (Options.Parsers)
