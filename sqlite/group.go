@@ -11,11 +11,12 @@ import (
 // source's state and the job's acknowledgement); with the single write connection those
 // transactions queue for it, and a commit (with its WAL write) cost as much as the rest of the
 // transaction. groupTx runs the transactions that are waiting when the writer becomes free in
-// one database transaction, each in a savepoint of its own: one that fails is rolled back
-// alone and gets its error; the others commit together, and none of them returns before its
-// commit is durable. A crash before the commit loses all of them, like separate transactions
-// that had not committed yet; nothing is ever half stored.
-
+// one database transaction; when one of them fails, they all run again, each in a
+// transaction of its own, so that the one is rolled back alone and gets its error (failures
+// are rare: a savepoint for each, as before, made SQLite copy every page each one changed).
+// The others commit together, and none of them returns before its commit is durable. A
+// crash before the commit loses all of them, like separate transactions that had not
+// committed yet; nothing is ever half stored.
 //
 // A caller that need not wait for its commit hands its transaction over (groupLater): the
 // writer runs it with the next group and tells the caller how it went; meanwhile the caller
@@ -144,7 +145,10 @@ func (db *DB) runGroup(batch []*groupReq) {
 		r.err = db.tx(r.ctx, func(tx *sql.Tx) error { return call(r, tx) })
 		return
 	}
-	// The shared transaction outlives any one caller's context; each fn uses its own.
+	// The shared transaction outlives any one caller's context; each fn uses its own. The fns
+	// run one after the other in it, with no savepoint between them (a savepoint makes SQLite
+	// keep a copy of every page a fn changes); when one fails, the whole batch is rolled back
+	// and each fn runs again in a transaction of its own, so that it fails alone.
 	ctx := context.WithoutCancel(batch[0].ctx)
 	tx, err := db.Write.BeginTx(ctx, nil)
 	if err != nil {
@@ -153,45 +157,25 @@ func (db *DB) runGroup(batch []*groupReq) {
 		}
 		return
 	}
-	ok := 0
+	failed := false
 	for _, r := range batch {
-		if _, err := tx.ExecContext(ctx, `savepoint g`); err != nil {
-			_ = tx.Rollback()
-			for _, r := range batch {
-				r.err, r.panic = describe(fmt.Errorf("savepoint: %w", err)), nil
-			}
-			return
-		}
 		if err := call(r, tx); err != nil {
-			r.err = describe(err)
-			if _, err := tx.ExecContext(ctx, `rollback to g`); err != nil {
-				_ = tx.Rollback()
-				for _, r := range batch {
-					if r.err == nil {
-						r.err = describe(fmt.Errorf("rollback to savepoint: %w", err))
-					}
-				}
-				return
-			}
-		} else {
-			ok++
-		}
-		if _, err := tx.ExecContext(ctx, `release g`); err != nil {
-			_ = tx.Rollback()
-			for _, r := range batch {
-				if r.err == nil {
-					r.err = describe(fmt.Errorf("release savepoint: %w", err))
-				}
-			}
-			return
+			failed = true
+			break
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		for _, r := range batch {
-			if r.err == nil {
+	if !failed {
+		if err := tx.Commit(); err != nil {
+			for _, r := range batch {
 				r.err = describe(fmt.Errorf("commit: %w", err))
 			}
 		}
+		return
+	}
+	_ = tx.Rollback()
+	for _, r := range batch {
+		r.err, r.panic = nil, nil
+		r.err = db.tx(r.ctx, func(tx *sql.Tx) error { return call(r, tx) })
 	}
 }
 
