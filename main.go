@@ -274,7 +274,10 @@ func (e *env) runWorkers(ctx context.Context) *sync.WaitGroup {
 	return &wg
 }
 
-// indexLoop adds new items to the search index every couple of seconds.
+// indexLoop adds new items to the search index every couple of seconds: all of them, batch
+// after batch, unless fetch results are waiting for the write connection — then one batch a
+// tick, and the rest once the burst is over (a first ingestion of 20,000 items had the index
+// hold the writer for 16 batches in a row, ~1.3 s, while fetches waited behind it).
 func (e *env) indexLoop(ctx context.Context) {
 	queue.Every(ctx, 2*time.Second, func() {
 		for ctx.Err() == nil {
@@ -285,7 +288,7 @@ func (e *env) indexLoop(ctx context.Context) {
 				}
 				return
 			}
-			if n < app.IndexBatch {
+			if n < app.IndexBatch || e.db.WritesWaiting() {
 				return
 			}
 		}

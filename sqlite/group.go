@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Group commit. The fetch workers each end a job with a write transaction (the items, the
@@ -39,11 +40,12 @@ type groupReq struct {
 }
 
 type grouper struct {
-	mu      sync.Mutex
-	pending []*groupReq
-	running bool
-	later   int            // handed over and not finished
-	laterWG sync.WaitGroup // the same, for Close
+	mu        sync.Mutex
+	pending   []*groupReq
+	running   bool
+	later     int            // handed over and not finished
+	lastLater time.Time      // when the last one was handed over
+	laterWG   sync.WaitGroup // the same, for Close
 }
 
 // groupTx runs fn in a write transaction that it may share with other callers of groupTx
@@ -67,6 +69,15 @@ func (db *DB) groupTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return r.err
 }
 
+// WritesWaiting reports whether transactions handed over to the writer (fetch results) are
+// waiting for it, or were in the last half second (a burst of fetches): background work that
+// can wait (the search indexer) then lets them go first.
+func (db *DB) WritesWaiting() bool {
+	db.group.mu.Lock()
+	defer db.group.mu.Unlock()
+	return db.group.later > 0 || time.Since(db.group.lastLater) < 500*time.Millisecond
+}
+
 // groupLater queues fn for the writer's next group commit, like groupTx, and returns at once;
 // done is called with fn's outcome after the commit (or its failure), from the writer's
 // goroutine: it must be quick. fn is given ctx stripped of its cancellation (the caller has
@@ -80,6 +91,7 @@ func (db *DB) groupLater(ctx context.Context, fn func(ctx context.Context, tx *s
 	g.mu.Lock()
 	g.pending = append(g.pending, r)
 	g.later++
+	g.lastLater = time.Now()
 	wait := g.later > laterMax
 	g.laterWG.Add(1)
 	lead := !g.running
