@@ -175,6 +175,9 @@ func TestGroupLater(t *testing.T) {
 		t.Errorf("outcomes told before the commit: %v", outcome)
 	}
 	mu.Unlock()
+	if !db.WritesWaiting() {
+		t.Error("WritesWaiting is false with transactions handed over and not committed")
+	}
 	if err := hold.Rollback(); err != nil {
 		t.Fatal(err)
 	}
@@ -200,6 +203,9 @@ func TestGroupLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
+	if db.WritesWaiting() {
+		t.Error("WritesWaiting is true on a database nothing was handed over to")
+	}
 	rows, err := db.Read.Query(`select x from g order by x`)
 	if err != nil {
 		t.Fatal(err)
