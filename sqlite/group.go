@@ -28,7 +28,7 @@ const groupMax = 64
 
 // laterMax bounds the transactions handed over and not committed yet (each holds what it will
 // store): past it, groupLater waits for the commit like groupTx.
-const laterMax = 4
+const laterMax = 8
 
 type groupReq struct {
 	ctx   context.Context
