@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
 	"net/url"
 	"sort"
 	"sync"
@@ -22,6 +23,8 @@ type FetchStore interface {
 	// and done is told the outcome after the commit.
 	FinishFetchLater(ctx context.Context, src *Source, r *FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error, done func(n int, err error))
 	FailFetch(ctx context.Context, src *Source, msg string, blame bool, retryAfter time.Duration, then TxFunc) error
+	// ReleaseFetch makes a FETCHING source QUEUED again, for its job's retry.
+	ReleaseFetch(ctx context.Context, id int64) error
 	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
 	IdentityStore
 }
@@ -129,22 +132,38 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 	if a.Handoff != nil {
 		// The job is acknowledged by the transaction that stores its result; the worker need
 		// not wait for that commit, and more results share it.
-		a.Handoff()
+		finished := a.Handoff()
 		s.Fetches.FinishFetchLater(ctx, src, res, store, func(n int, err error) {
-			if err != nil {
-				log.Error("storing a fetch failed; the source is fetched again when its job is redelivered", "url", src.URL, "error", err)
+			if err == nil {
+				log.Info("fetched", "url", src.URL, "notModified", res.NotModified, "items", len(res.Items), "new", n, "duration", time.Since(start))
+				finished(nil)
 				return
 			}
-			log.Info("fetched", "url", src.URL, "notModified", res.NotModified, "items", len(res.Items), "new", n, "duration", time.Since(start))
+			// Off the writer's goroutine: both write.
+			go func() {
+				log.Error("storing a fetch failed; the job will retry", "url", src.URL, "error", err)
+				s.releaseFetch(context.WithoutCancel(ctx), log, src.ID)
+				finished(err)
+			}()
 		})
 		return nil
 	}
 	n, err := s.Fetches.FinishFetch(ctx, src, res, store)
 	if err != nil {
+		s.releaseFetch(context.WithoutCancel(ctx), log, src.ID)
 		return err
 	}
 	log.Info("fetched", "url", src.URL, "notModified", res.NotModified, "items", len(res.Items), "new", n, "duration", time.Since(start))
 	return nil
+}
+
+// releaseFetch hands a source whose result could not be stored back to its job's retry:
+// QUEUED again, so that the retry (sooner than a fetch is deemed stale) can claim it. If even
+// this write fails, the stuck-source recovery frees it later.
+func (s *Sources) releaseFetch(ctx context.Context, log *slog.Logger, id int64) {
+	if err := s.Fetches.ReleaseFetch(ctx, id); err != nil {
+		log.Warn("could not release the source for its retry; the recovery will", "error", err)
+	}
 }
 
 // QueueDue enqueues the due sources, batch per transaction, until none is due or the queue is

@@ -61,9 +61,11 @@ type Attempt struct {
 	Complete TxFunc
 	// Handoff, when set, lets the service return before its final transaction (the one that
 	// runs Complete) has committed: it calls Handoff, hands the transaction to the database's
-	// writer and returns nil. The job is then acknowledged by that commit, or, if the
-	// transaction fails, left to its redelivery — as if the process had stopped before it.
-	Handoff func()
+	// writer, returns nil, and tells finished how the transaction ended. The job is then
+	// acknowledged by that commit; if the transaction failed, the job has failed with that
+	// error (retried with backoff, or dead-lettered); if the process stops first, the job is
+	// redelivered. finished must not be called from inside a transaction.
+	Handoff func() (finished func(err error))
 }
 
 // complete is a.Complete, or nothing.

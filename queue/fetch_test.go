@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -615,20 +616,37 @@ func TestDeletedWhileFetching(t *testing.T) {
 
 // TestHandedOffFetch: a fetch worker hands the storing of its result over to the database's
 // writer and goes on to the next job; the job is acknowledged only by the transaction that
-// stores the result. When that transaction fails, the job is not acknowledged by anyone else:
-// it is redelivered and the source is fetched and stored again, once.
+// stores the result. When that transaction fails, the job has failed: it is retried after its
+// backoff (5 s), the source released for the retry, fetched and stored again, once. (The
+// visibility timeout is a minute: a job merely left to its redelivery would not be retried
+// within the test's 20 s.)
 func TestHandedOffFetch(t *testing.T) {
 	farm := feedtest.NewFarm(2, 3)
 	defer farm.Close()
 	db := sqlitetest.New(t)
-	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Timeout: 2 * time.Second, PollInterval: 20 * time.Millisecond})
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Timeout: time.Minute, PollInterval: 20 * time.Millisecond})
 	f := feeds.New(feeds.Options{Timeout: 5 * time.Second})
-	var stores atomic.Int32
+	// The first source's store fails on its first try and on any try within a second of it
+	// (a group commit that fails runs each of its transactions again at once, alone): only
+	// the job's retry, after its backoff, can store it.
+	var mu sync.Mutex
+	var failedAt time.Time
+	var retriedAfter time.Duration
+	first := int64(1)
 	sources := &app.Sources{Store: db, Queue: q, Fetches: db, Fetcher: feeds.Adapter{Fetcher: f},
 		FirstImport: func(ctx context.Context, tx *sql.Tx, sourceID int64) error {
-			if stores.Add(1) == 1 {
-				return errors.New("the disk is full") // the first store fails: its transaction rolls back
+			if sourceID != first {
+				return nil
 			}
+			mu.Lock()
+			defer mu.Unlock()
+			if failedAt.IsZero() || time.Since(failedAt) < time.Second {
+				if failedAt.IsZero() {
+					failedAt = time.Now()
+				}
+				return errors.New("the disk is full") // its transaction rolls back
+			}
+			retriedAfter = time.Since(failedAt)
 			return nil
 		}}
 	queue.HandleFetch(q, sources)
@@ -636,10 +654,15 @@ func TestHandedOffFetch(t *testing.T) {
 	p.run(t)
 	a := p.add(t, farm.URL(0), 15)
 	b := p.add(t, farm.URL(1), 15)
-	p.drain(t)
-	if n := stores.Load(); n != 3 {
-		t.Errorf("%d stores, want 3 (one failed and was fetched again)", n)
+	if a.ID != first {
+		t.Fatalf("the first source has id %d, want %d", a.ID, first)
 	}
+	p.drain(t)
+	mu.Lock()
+	if failedAt.IsZero() || retriedAfter < 3*time.Second {
+		t.Errorf("the failed store was stored again %v after it failed, want after the job's backoff (~5 s)", retriedAfter)
+	}
+	mu.Unlock()
 	for _, s := range []*app.Source{a, b} {
 		if n := countItems(t, db, s.ID); n != 3 {
 			t.Errorf("source %d: %d items, want 3", s.ID, n)

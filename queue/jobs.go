@@ -57,8 +57,8 @@ type Job struct {
 	Last bool
 
 	q         *Queue
-	completed *atomic.Bool // set by CompleteTx, which may run on the database's writer (Handoff)
-	handedOff *bool        // set by the handler's Handoff, before it returns
+	completed *atomic.Bool           // set by CompleteTx, which may run on the database's writer (Handoff)
+	handoff   func() func(err error) // the queue's side of app.Attempt.Handoff
 }
 
 // CompleteTx deletes the job's message within the handler's own transaction, so the job's
@@ -71,7 +71,8 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 	if err := j.q.deleteTx(ctx, tx, j.ID); err != nil {
 		return err
 	}
-	j.q.countOK()
+	// Counted once the transaction is known to have committed (handle, or the handoff's
+	// finished): a group commit may roll this one back and run it again.
 	j.completed.Store(true)
 	return nil
 }
@@ -79,7 +80,7 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 // Run is what the services know of the job: whether it is the last attempt, and how to
 // acknowledge it inside their final transaction.
 func (j Job) Run() app.Attempt {
-	return app.Attempt{Last: j.Last, Complete: j.CompleteTx, Handoff: func() { *j.handedOff = true }}
+	return app.Attempt{Last: j.Last, Complete: j.CompleteTx, Handoff: j.handoff}
 }
 
 // Handler runs a job. Returning an error retries it (up to MaxAttempts) unless it is Permanent.
@@ -603,10 +604,23 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 
 	var completed atomic.Bool
 	var handedOff bool
-	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received,
-		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, completed: &completed, handedOff: &handedOff}
-	log.Debug("job started")
 	start := time.Now()
+	// The handler hands its final transaction to the database's writer and returns; finished
+	// is told how that transaction ended: committed (the job is done, its message deleted in
+	// it) or failed (the job failed: retried with backoff, or dead-lettered).
+	handoff := func() func(err error) {
+		handedOff = true
+		return func(err error) {
+			if err == nil {
+				q.countOK()
+				return
+			}
+			go q.failed(context.Background(), log, m, env, time.Since(start), err)
+		}
+	}
+	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received,
+		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, completed: &completed, handoff: handoff}
+	log.Debug("job started")
 	q.active.Store(id, activeJob{kind: env.Kind, start: start})
 	defer q.active.Delete(id)
 	stop := q.heartbeat(log, m.ID)
@@ -614,11 +628,15 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 	stop()
 	took := time.Since(start)
 
-	var perm permanentError
 	switch {
-	case handedOff || err == nil && completed.Load():
-		// Acknowledged in the handler's transaction, committed or handed over to the writer
-		// (Handoff: committed later, or left to the redelivery if that transaction fails).
+	case handedOff:
+		// Acknowledged in the transaction handed over to the writer: counted when it commits,
+		// failed (retried or dead-lettered) if it does not.
+		metrics.Finished(q.opts.Name, env.Kind, "ok", took)
+		log.Debug("job handed over", "duration", took)
+	case err == nil && completed.Load():
+		// Acknowledged in the handler's transaction, committed.
+		q.countOK()
 		metrics.Finished(q.opts.Name, env.Kind, "ok", took)
 		log.Debug("job done", "duration", took)
 	case err == nil:
@@ -638,6 +656,16 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		}
 		metrics.Finished(q.opts.Name, env.Kind, "interrupted", took)
 		log.Warn("job interrupted by shutdown", "duration", took, "error", err)
+	default:
+		q.failed(wctx, log, m, env, took, err)
+	}
+}
+
+// failed records a job's failure: dead-lettered when it is permanent or the job's last
+// attempt, otherwise the job is sent again, one attempt further, after a backoff.
+func (q *Queue) failed(wctx context.Context, log *slog.Logger, m app.JobMessage, env envelope, took time.Duration, err error) {
+	var perm permanentError
+	switch {
 	case errors.As(err, &perm), env.Attempt >= q.opts.MaxAttempts:
 		metrics.Finished(q.opts.Name, env.Kind, "dead", took)
 		q.deadLetter(log, m, env.Kind, env.Attempt, err)

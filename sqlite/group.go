@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -45,6 +46,7 @@ type grouper struct {
 	running   bool
 	later     int            // handed over and not finished
 	lastLater time.Time      // when the last one was handed over
+	closed    bool           // Close has begun: nothing more is handed over
 	laterWG   sync.WaitGroup // the same, for Close
 }
 
@@ -78,9 +80,21 @@ func (db *DB) WritesWaiting() bool {
 	return db.group.later > 0 || time.Since(db.group.lastLater) < 500*time.Millisecond
 }
 
+// tell gives a handed-over transaction's outcome to its callback; a panic there is logged, not
+// let loose on the writer.
+func (db *DB) tell(done func(error), err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			db.log.Error("the callback of a handed-over transaction panicked", "component", "sqlite", "panic", p)
+		}
+	}()
+	done(err)
+}
+
 // groupLater queues fn for the writer's next group commit, like groupTx, and returns at once;
 // done is called with fn's outcome after the commit (or its failure), from the writer's
-// goroutine: it must be quick. fn is given ctx stripped of its cancellation (the caller has
+// goroutine: it must be quick and must not write to the database itself (it would wait for
+// the writer it runs on; start a goroutine for that). fn is given ctx stripped of its cancellation (the caller has
 // moved on), and must use that one. A panic in fn fails its transaction alone and reaches done as an error. When
 // laterMax transactions are already waiting, groupLater waits for its commit. Close waits for
 // all of them.
@@ -89,6 +103,11 @@ func (db *DB) groupLater(ctx context.Context, fn func(ctx context.Context, tx *s
 	r := &groupReq{ctx: ctx, fn: func(tx *sql.Tx) error { return fn(ctx, tx) }, done: make(chan struct{}), later: done}
 	g := &db.group
 	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
+		db.tell(done, errors.New("sqlite: the database is closing"))
+		return
+	}
 	g.pending = append(g.pending, r)
 	g.later++
 	g.lastLater = time.Now()
@@ -144,7 +163,7 @@ func (db *DB) runGroup(batch []*groupReq) {
 			if r.panic != nil && err == nil {
 				err = fmt.Errorf("panic: %v", r.panic)
 			}
-			r.later(err)
+			db.tell(r.later, err)
 			close(r.done)
 			db.group.mu.Lock()
 			db.group.later--

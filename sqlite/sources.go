@@ -500,6 +500,19 @@ func (db *DB) finishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 	return len(newIDs), err
 }
 
+// ReleaseFetch makes a FETCHING source QUEUED again (its result could not be stored), so that
+// its job's retry can claim it before the fetch would be deemed stale.
+func (db *DB) ReleaseFetch(ctx context.Context, id int64) error {
+	return db.tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'QUEUED', queued_at = ?, fetch_started_at = null
+			where id = ? and fetch_status = 'FETCHING'`, FormatTime(db.clock.Now().UTC()), id)
+		if err != nil {
+			return fmt.Errorf("sqlite: release fetch: %w", err)
+		}
+		return nil
+	})
+}
+
 // FailFetch records a failed fetch. When blame is false (the machine seems offline) the
 // source's error count is left alone. The next attempt waits interval × 2^errors (capped at
 // app.MaxBackoff), or retryAfter when the server asked for longer.

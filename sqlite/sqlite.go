@@ -183,6 +183,9 @@ func (db *DB) CheckpointWAL(ctx context.Context, limit int64) (bool, error) {
 // Close commits the transactions handed over to the writer (groupLater), then closes both
 // pools.
 func (db *DB) Close() error {
+	db.group.mu.Lock()
+	db.group.closed = true
+	db.group.mu.Unlock()
 	db.group.laterWG.Wait()
 	db.stmts.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
 	db.reads.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
