@@ -70,23 +70,12 @@ type Enriching struct {
 	Clock        Clock
 
 	firstOnce  sync.Once
-	firstSlots chan struct{} // a slot per first import being scored (FirstImportsScored)
+	firstSlots Slots // a slot per first import being scored (FirstImportsScored)
 }
 
 // FirstImportsScored bounds the first imports ScoreFirstImport scores at once, however many
 // fetch workers there are: scoring is where a fetch holds the most memory.
 const FirstImportsScored = 4
-
-// firstSlot takes a slot for scoring a first import, waiting for one while ctx lasts.
-func (e *Enriching) firstSlot(ctx context.Context) (release func(), err error) {
-	e.firstOnce.Do(func() { e.firstSlots = make(chan struct{}, FirstImportsScored) })
-	select {
-	case e.firstSlots <- struct{}{}:
-		return func() { <-e.firstSlots }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
 
 // Pend makes new items PENDING and enqueues them, in the caller's transaction (the one that
 // stores them): Sources.NewItems.

@@ -129,13 +129,16 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 		}
 		return a.complete()(ctx, tx)
 	}
+	fetched := func(n int) {
+		log.Info("fetched", "url", src.URL, "notModified", res.NotModified, "items", len(res.Items), "new", n, "duration", time.Since(start))
+	}
 	if a.Handoff != nil {
 		// The job is acknowledged by the transaction that stores its result; the worker need
 		// not wait for that commit, and more results share it.
 		finished := a.Handoff()
 		s.Fetches.FinishFetchLater(ctx, src, res, store, func(n int, err error) {
 			if err == nil {
-				log.Info("fetched", "url", src.URL, "notModified", res.NotModified, "items", len(res.Items), "new", n, "duration", time.Since(start))
+				fetched(n)
 				finished(nil)
 				return
 			}
@@ -153,7 +156,7 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 		s.releaseFetch(context.WithoutCancel(ctx), log, src.ID)
 		return err
 	}
-	log.Info("fetched", "url", src.URL, "notModified", res.NotModified, "items", len(res.Items), "new", n, "duration", time.Since(start))
+	fetched(n)
 	return nil
 }
 

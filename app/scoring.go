@@ -203,7 +203,8 @@ func (e *Enriching) ScoreFirstImport(ctx context.Context, userID int64, items []
 			ok, err = false, nil
 		}
 	}()
-	release, err := e.firstSlot(ctx)
+	e.firstOnce.Do(func() { e.firstSlots = NewSlots(FirstImportsScored) })
+	release, err := e.firstSlots.Take(ctx)
 	if err != nil {
 		return false, err
 	}

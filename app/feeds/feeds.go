@@ -73,7 +73,7 @@ type Fetcher struct {
 	client  *http.Client
 	hosts   hostLimiter
 	pauses  pauses
-	parsers chan struct{} // a slot per feed being parsed (Options.Parsers)
+	parsers app.Slots // a slot per feed being parsed (Options.Parsers)
 }
 
 // DefaultParsers is how many feeds are parsed at once by default.
@@ -107,7 +107,7 @@ func New(opts Options) *Fetcher {
 		clock:   app.ClockOrSystem(opts.Clock),
 		hosts:   hostLimiter{perHost: opts.PerHost},
 		pauses:  pauses{until: map[string]time.Time{}},
-		parsers: make(chan struct{}, opts.Parsers),
+		parsers: app.NewSlots(opts.Parsers),
 	}
 	transport := opts.Transport
 	if transport == nil {
@@ -126,16 +126,6 @@ func New(opts Options) *Fetcher {
 		},
 	}
 	return f
-}
-
-// parsing takes a parser slot, waiting for one while ctx lasts; release gives it back.
-func (f *Fetcher) parsing(ctx context.Context) (release func(), err error) {
-	select {
-	case f.parsers <- struct{}{}:
-		return func() { <-f.parsers }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
 }
 
 // Request says what to fetch.

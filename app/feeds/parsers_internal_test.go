@@ -22,7 +22,7 @@ func TestParsersBound(t *testing.T) {
 		t.Fatalf("a fetch with a free slot: %v, %+v", err, first)
 	}
 
-	release, err := f.parsing(ctx) // the only slot, held as by a long parse
+	release, err := f.parsers.Take(ctx) // the only slot, held as by a long parse
 	if err != nil {
 		t.Fatal(err)
 	}

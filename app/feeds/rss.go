@@ -32,7 +32,7 @@ func (f *Fetcher) fetchFeed(ctx context.Context, req Request) (*Result, error) {
 		res.CacheUntil = cacheUntil(resp.header, 0, f.clock.Now())
 		return res, nil
 	}
-	release, err := f.parsing(ctx)
+	release, err := f.parsers.Take(ctx)
 	if err != nil {
 		return nil, err
 	}
