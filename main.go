@@ -56,6 +56,7 @@ func main() {
 	// The runtime samples allocations for a heap profile nobody reads here (the binary serves
 	// no pprof): its buckets were 1.6 MB of a first ingestion's peak RSS (issue 14).
 	runtime.MemProfileRate = 0
+	tuneGC(gcLimit)
 	if err := newRoot().Execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "Error:", err)
 		os.Exit(1)

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"math"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestGCLimited(t *testing.T) {
+	const limit = 24 << 20
+	for _, c := range []struct {
+		live, roots uint64
+		limited     bool // the mode before
+		want        bool
+	}{
+		{0, 0, true, true},               // nothing measured yet
+		{4 << 20, 1 << 20, true, true},   // a small live heap: collect at the limit
+		{4 << 20, 1 << 20, false, true},  // and back to it when the heap is small again
+		{10 << 20, 1 << 20, true, false}, // the default's goal (21 MB) past three quarters: the default
+		{8 << 20, 0, true, true},         // between half and three quarters: as it was
+		{8 << 20, 0, false, false},
+		{100 << 20, 0, true, false}, // a large live heap is collected as by default, never continuously
+	} {
+		if got := gcLimited(c.live, c.roots, limit, c.limited); got != c.want {
+			t.Errorf("gcLimited(%d, %d, %d, %v) = %v, want %v", c.live, c.roots, limit, c.limited, got, c.want)
+		}
+	}
+}
+
+// The tuner really follows collections: with a limit far above this test's heap it collects
+// at the limit (GOGC off); with one far below, after a collection, by the default; stopping it
+// restores the default.
+func TestTuneGC(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	gogc := func() int { p := debug.SetGCPercent(-1); debug.SetGCPercent(p); return p }
+
+	stop := tuneGC(1 << 40)
+	if p, l := gogc(), debug.SetMemoryLimit(-1); p != -1 || l != 1<<40 {
+		t.Fatalf("limit mode: GOGC %d, memory limit %d; want off and %d", p, l, int64(1<<40))
+	}
+	stop()
+	if p, l := gogc(), debug.SetMemoryLimit(-1); p != 100 || l != math.MaxInt64 {
+		t.Fatalf("after stop: GOGC %d, memory limit %d; want the default", p, l)
+	}
+
+	keep := make([]byte, 4<<20) // a live heap far above the next limit
+	stop = tuneGC(1 << 20)
+	defer stop()
+	deadline := time.Now().Add(time.Minute)
+	for gogc() != 100 {
+		if time.Now().After(deadline) {
+			t.Fatal("the tuner never left limit mode after a collection with a large live heap")
+		}
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond) // the finalizer runs on its own goroutine
+	}
+	if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
+		t.Fatalf("default mode with memory limit %d", l)
+	}
+	runtime.KeepAlive(keep)
+}
