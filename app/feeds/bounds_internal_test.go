@@ -6,6 +6,10 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -186,4 +190,233 @@ func BenchmarkNamespaceBomb(b *testing.B) {
 			}
 		})
 	}
+}
+
+// scanXMLDecoder is the scan as it was written first, through encoding/xml's RawToken: the
+// reference scanXML is compared with (TestScanXMLAsDecoder, FuzzScanXML).
+func scanXMLDecoder(b []byte) (*xmlScan, error) {
+	d := xml.NewDecoder(bytes.NewReader(b))
+	d.Strict = false
+	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil }
+	var (
+		s         xmlScan
+		stack     []string
+		locals    []string
+		scopes    []int
+		itemDepth = -1
+		cur       span
+	)
+	for {
+		off := int(d.InputOffset())
+		if tagTooLong(b[off:]) {
+			return nil, errTooMany()
+		}
+		tok, err := d.RawToken()
+		if err != nil {
+			s.complete = err == io.EOF
+			if itemDepth >= 0 {
+				s.nodes += cur.nodes
+			}
+			return &s, nil
+		}
+		switch t := tok.(type) {
+		case xml.Directive:
+			if up := bytes.ToUpper(t); bytes.HasPrefix(up, []byte("ENTITY")) || bytes.Contains(up, []byte("<!ENTITY")) {
+				return nil, errEntities()
+			}
+		case xml.StartElement:
+			if len(stack) >= maxDepth {
+				return nil, errTooDeep()
+			}
+			if len(t.Attr) > maxAttrs {
+				return nil, errTooManyAttrs()
+			}
+			scope := 0
+			if len(scopes) > 0 {
+				scope = scopes[len(scopes)-1]
+			}
+			for _, a := range t.Attr {
+				if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
+					scope++
+				}
+			}
+			n := 1 + len(t.Attr) + max(0, scope-nsFree)/nsPerNode
+			if itemDepth < 0 && (t.Name.Local == "item" || t.Name.Local == "entry") &&
+				len(locals) > 0 && itemContainers[locals[len(locals)-1]] {
+				itemDepth = len(stack)
+				cur = span{start: off}
+				if len(s.items) == 0 {
+					for i := len(stack) - 1; i >= 0; i-- {
+						s.closing += "</" + stack[i] + ">"
+					}
+				}
+			}
+			if itemDepth >= 0 {
+				cur.nodes += n
+			} else {
+				s.nodes += n
+			}
+			name := t.Name.Local
+			if t.Name.Space != "" {
+				name = t.Name.Space + ":" + name
+			}
+			stack, locals, scopes = append(stack, name), append(locals, t.Name.Local), append(scopes, scope)
+		case xml.EndElement:
+			if len(stack) == 0 {
+				continue
+			}
+			stack, locals, scopes = stack[:len(stack)-1], locals[:len(locals)-1], scopes[:len(scopes)-1]
+			if len(stack) == itemDepth {
+				cur.end = int(d.InputOffset())
+				s.items = append(s.items, cur)
+				itemDepth = -1
+			}
+		}
+	}
+}
+
+// checkScanAsDecoder: where the decoder reads a document to its end, scanXML finds exactly
+// what it finds; where the decoder stops early, scanXML finds the same items up to there and
+// counts at least as many nodes (it reads on past errors it does not look for); where the
+// decoder's scan refuses a document, so does scanXML.
+func checkScanAsDecoder(t *testing.T, name string, doc []byte) {
+	t.Helper()
+	want, werr := scanXMLDecoder(doc)
+	got, gerr := scanXML(doc)
+	if werr != nil {
+		if gerr == nil || gerr.Error() != werr.Error() {
+			t.Errorf("%s: the decoder's scan refused it (%v), scanXML said %v", name, werr, gerr)
+		}
+		return
+	}
+	if gerr != nil {
+		if want.complete {
+			t.Errorf("%s: scanXML refused a document the decoder reads whole: %v", name, gerr)
+		}
+		return // refusing what the decoder reads only in part is on the safe side
+	}
+	total := func(s *xmlScan) int {
+		n := s.nodes
+		for _, it := range s.items {
+			n += it.nodes
+		}
+		return n
+	}
+	if want.complete {
+		if !got.complete || got.nodes != want.nodes || got.closing != want.closing || !slices.Equal(got.items, want.items) {
+			t.Errorf("%s: scanXML = {complete %v, nodes %d, closing %q, %d items %v}, the decoder {complete %v, nodes %d, closing %q, %d items %v}",
+				name, got.complete, got.nodes, got.closing, len(got.items), first(got.items), want.complete, want.nodes, want.closing, len(want.items), first(want.items))
+		}
+		return
+	}
+	if len(got.items) < len(want.items) || !slices.Equal(got.items[:len(want.items)], want.items) || total(got) < total(want) {
+		t.Errorf("%s: the decoder stopped early (%d items, %d nodes); scanXML found %d items, %d nodes", name, len(want.items), total(want), len(got.items), total(got))
+	}
+}
+
+func first(items []span) []span { return items[:min(len(items), 3)] }
+
+// scanCases are documents that exercise every construct the scan reads, with the ways they go wrong.
+var scanCases = []string{
+	`<?xml version="1.0" encoding="UTF-8"?><rss version="2.0"><channel><title>T</title><item><title>a</title></item><item/><item x=y z><title>b</title></item></channel></rss>`,
+	`<?xml version="1.1"?><rss><channel><item/></channel></rss>`,
+	`<!DOCTYPE rss PUBLIC "-//Netscape Communications//DTD RSS 0.91//EN" "http://my.netscape.com/publish/formats/rss-0.91.dtd"><rss><channel><item><title>x</title></item></channel></rss>`,
+	`<!DOCTYPE x [ <!-- <!ENTITY a "b"> --> <!ELEMENT e (#PCDATA)> ]><rss><channel><item/></channel></rss>`,
+	`<!DOCTYPE x [ <!ENTITY a "b"> ]><rss/>`,
+	`<!entity a "b"><rss/>`,
+	`<!DOCTYPE x [ <!ATTLIST a b CDATA "<x>"> ]><rss><channel><item/></channel></rss>`,
+	`<rss><channel><!-- a comment <item> --><item><![CDATA[ <item> ]]></item><?pi <item>?><item/></channel></rss>`,
+	`<rss><channel><!----><item/><!-- x -- y --><item/></channel></rss>`,
+	`<rss><channel><!- x --><item/></channel></rss>`,
+	`<rss><channel><![CDAT[ x ]]><item/></channel></rss>`,
+	`<rss><channel><item><title a='<'>x</title></item><item/></channel></rss>`,
+	`<rss><channel><item><title a="x"b='y'c=d-e:f_g e=>x</title></item></channel></rss>`,
+	`<rss><channel><item><title a =  "x" / ></title></item></channel></rss>`,
+	`<rss><channel><item><title/ ></item><item/></channel></rss>`,
+	`<rss><channel><item></title x></item><item/></channel></rss>`,
+	`<rss><channel><item>< item/><item/></channel></rss>`,
+	`<rss><channel><a:b:c/><item/></channel></rss>`,
+	`<rss><channel><item a:b:c="x"/><item/></channel></rss>`,
+	`<rss xmlns="x" xmlns:a="y" xmlns:="z" xmlns:b:c="w"><channel><a:item/><item/><:item/><item:/></channel></rss>`,
+	`<rdf:RDF xmlns:rdf="r"><channel/><item><title>t</title></item><rdf:item/></rdf:RDF>`,
+	`<feed><entry><title>é</title></entry><entry><ünïcode/></entry></feed>`,
+	`<rss><channel><item><title>text ]]> here</title></item><item/></channel></rss>`,
+	"<rss><channel><item><title>\x01</title></item><item/></channel></rss>",
+	"<rss><channel><item><title>\xff\xfe</title></item><item/></channel></rss>",
+	`<rss><channel><item><title>truncated`,
+	`<rss><channel><item><title a="truncated`,
+	`<rss><channel><item><title a=truncated`,
+	`<rss><channel><item><!-- truncated`,
+	`<rss><channel><item><![CDATA[ truncated`,
+	`<rss><channel><item><?pi truncated`,
+	`<rss><channel><item><!DOCTYPE truncated`,
+	`<rss><channel><item></title`,
+	`<rss><channel><item><`,
+	`<rss><channel><item>`,
+	`</rss></rss><rss><channel><item/></channel>`,
+	`<feed><item/><channel><entry/><entry><entry/></entry></channel></feed>`,
+	``, `<`, `<<`, `<!`, `<?`, `</`, `<a`, `<a/`, `<a b`, `<a b=`, `<!-`, `<![`, `<![CDATA[`,
+}
+
+func TestScanXMLAsDecoder(t *testing.T) {
+	docs := map[string][]byte{}
+	for i, c := range scanCases {
+		docs[fmt.Sprintf("case %d", i)] = []byte(c)
+	}
+	for _, sub := range []string{"feeds", "encodings"} {
+		for name, b := range fuzzCorpus(t, sub, 8<<20) {
+			docs[sub+"/"+name] = b
+		}
+	}
+	for _, dir := range []string{"../../../shared/corpus/feedparser", "/work/shared/corpus/feedparser"} {
+		if _, err := os.Stat(dir); err != nil {
+			continue
+		}
+		filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && strings.HasSuffix(path, ".xml") {
+				if b, err := os.ReadFile(path); err == nil {
+					docs[path] = b
+				}
+			}
+			return nil
+		})
+		break
+	}
+	if len(docs) < 2000 {
+		t.Fatalf("only %d documents: the shared corpus is incomplete", len(docs))
+	}
+	docs["namespace bomb"] = nsBomb(357 << 10)
+	docs["namespace bomb per item"] = nsBombPerItem(357 << 10)
+	deep := strings.Repeat("<a>", maxDepth+1)
+	docs["too deep"] = []byte(`<rss><channel>` + deep)
+	var attrs strings.Builder
+	for i := range maxAttrs + 1 {
+		fmt.Fprintf(&attrs, ` a%d=""`, i)
+	}
+	docs["too many attributes"] = []byte(`<rss><channel><item` + attrs.String() + `/></channel></rss>`)
+	docs["long tag"] = []byte(`<rss><channel><item a="` + strings.Repeat("x", maxTagBytes) + `"/></channel></rss>`)
+	docs["long tag of many attributes"] = []byte(`<rss><channel><item` + strings.Repeat(attrs.String(), maxTagBytes/attrs.Len()+1) + `/></channel></rss>`)
+	checked := 0
+	for name, doc := range docs {
+		checkScanAsDecoder(t, name, doc)
+		// The same document cut short at a few places: what a truncated download looks like.
+		for _, frac := range []int{1, 3, 5, 7, 9} {
+			checkScanAsDecoder(t, fmt.Sprintf("%s cut at %d/10", name, frac), doc[:len(doc)*frac/10])
+		}
+		checked++
+	}
+	t.Logf("%d documents, each whole and cut at five places", checked)
+}
+
+// FuzzScanXML compares scanXML with the decoder's scan on any bytes (its seeds run in make test).
+func FuzzScanXML(f *testing.F) {
+	for _, c := range scanCases {
+		f.Add([]byte(c))
+	}
+	for _, b := range fuzzCorpus(f, "feeds", 24<<10) {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		checkScanAsDecoder(t, "fuzzed", doc)
+	})
 }
