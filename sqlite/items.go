@@ -598,9 +598,19 @@ func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
 var _ app.ItemStore = (*DB)(nil)
 var _ app.FilterStore = (*DB)(nil)
 
-var qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, text_content, extra, status, created_at, status_changed_at,
+// qInsertItems are the statements that insert 1, 2, 4, 8 and 16 items at once: a fetch's items
+// go in as few statements as the sizes add up to (20 = 16 + 4). A statement of many rows opens
+// the table's and its indexes' cursors once, instead of once an item, and crosses database/sql
+// once (issue 14).
+var qInsertItems = func() (qs [5]string) {
+	const row = `(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	for i := range qs {
+		qs[i] = hot(`insert into items (source_id, user_id, guid, title, link, author, published_at, raw_content, clean_content, text_content, extra, status, created_at, status_changed_at,
 		summary, tags, topics, usual_topics, score, score_reasoning, enriched_by, read_at, starred, hidden)
-	values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (source_id, guid) do nothing returning id`)
+	values ` + strings.Repeat(row+", ", 1<<i-1) + row + ` on conflict (source_id, guid) do nothing returning id`)
+	}
+	return qs
+}()
 
 // insertItemsTx stores a fetch's items of src with the given status, within tx, and returns
 // the ids of those that were new (a re-fetch never duplicates an item: same source, same GUID).
@@ -611,22 +621,41 @@ var qInsertItem = hot(`insert into items (source_id, user_id, guid, title, link,
 // An item enriched before it is stored (a first import scored by its fetch) is stored with its
 // enrichment and the filters' effect on it.
 func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, items []app.Item, status app.ItemStatus, now time.Time) ([]int64, error) {
-	stmt := db.stmt(ctx, tx, qInsertItem)
 	created := FormatTime(now)
-	var ids []int64
-	for i := range items {
-		it := &items[i]
-		var id int64
-		err := stmt.QueryRowContext(ctx, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
-			"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created,
-			it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
-			formatTimePtr(it.ReadAt), it.Starred, it.Hidden).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // already stored
-		} else if err != nil {
-			return ids, fmt.Errorf("sqlite: insert item: %w", err)
+	ids := make([]int64, 0, len(items))
+	args := make([]any, 0, 24*min(len(items), 16))
+	for len(items) > 0 {
+		k := len(qInsertItems) - 1
+		for 1<<k > len(items) {
+			k--
 		}
-		ids = append(ids, id)
+		args = args[:0]
+		for i := range items[:1<<k] {
+			it := &items[i]
+			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
+				"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created,
+				it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
+				formatTimePtr(it.ReadAt), it.Starred, it.Hidden)
+		}
+		items = items[1<<k:]
+		rows, err := db.stmt(ctx, tx, qInsertItems[k]).QueryContext(ctx, args...)
+		if err != nil {
+			return ids, fmt.Errorf("sqlite: insert items: %w", err)
+		}
+		for rows.Next() { // the new ones: a GUID already stored returns no row
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return ids, fmt.Errorf("sqlite: insert items: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		if err := rows.Close(); err != nil {
+			return ids, fmt.Errorf("sqlite: insert items: %w", err)
+		}
+		if err := rows.Err(); err != nil {
+			return ids, fmt.Errorf("sqlite: insert items: %w", err)
+		}
 	}
 	return ids, nil
 }
