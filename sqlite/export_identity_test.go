@@ -5,3 +5,6 @@ const KnownItemsQueryForTest = qKnownItems
 
 // DueSourcesQueryForTest is qDueSources, for the query plan test.
 const DueSourcesQueryForTest = qDueSources
+
+// NewItemsQueryForTest is qNewItems, for the query plan test.
+const NewItemsQueryForTest = qNewItems

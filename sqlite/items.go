@@ -219,6 +219,9 @@ func (db *DB) items(ctx context.Context, f app.ItemFilter, srch search, mode mat
 	case "":
 	case app.ItemError:
 		q.WriteString(` and i.status = 'ERROR'`) // written out, so that its partial index applies
+	case app.ItemNew, app.ItemPending, app.ItemProcessing:
+		q.WriteString(` and i.status = ? and i.` + inFlight) // the same: items in flight are few
+		args = append(args, f.Status)
 	default:
 		q.WriteString(` and i.status = ?`)
 		args = append(args, f.Status)

@@ -29,16 +29,23 @@ func (db *DB) PendTx(ctx context.Context, tx *sql.Tx, ids []int64) ([]app.Pendin
 	return out, nil
 }
 
+// inFlight is the condition of items_status_changed_idx (migration 0023), which holds only the
+// items on their way through processing: a query of that index writes it out, for SQLite uses
+// a partial index only for a query whose WHERE holds the index's condition as written.
+const inFlight = `status in ('NEW', 'PENDING', 'PROCESSING')`
+
 // NewItems returns up to limit NEW items whose users have credits, newest first.
 func (db *DB) NewItems(ctx context.Context, limit int) ([]int64, error) {
-	rows, err := db.Read.QueryContext(ctx, `select i.id from items i join users u on u.id = i.user_id
-		where i.status = 'NEW' and i.hidden = 0 and u.credits > 0
-		order by coalesce(i.published_at, i.created_at) desc limit ?`, limit)
+	rows, err := db.Read.QueryContext(ctx, qNewItems, limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: new items: %w", err)
 	}
 	return scanIDs(rows)
 }
+
+const qNewItems = `select i.id from items i join users u on u.id = i.user_id
+		where i.status = 'NEW' and i.` + inFlight + ` and i.hidden = 0 and u.credits > 0
+		order by coalesce(i.published_at, i.created_at) desc limit ?`
 
 // PendAndEnqueue marks the items PENDING and calls enqueue for each marked one, in one
 // transaction; it stops at app.ErrQueueFull.
@@ -205,7 +212,7 @@ func (db *DB) ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, e
 	var ids []int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.QueryContext(ctx, `update items set status = 'NEW', status_changed_at = ?
-			where status in ('PENDING', 'PROCESSING') and status_changed_at < ? and `+noLiveJob("process", "itemId", "id")+`
+			where status in ('PENDING', 'PROCESSING') and `+inFlight+` and status_changed_at < ? and `+noLiveJob("process", "itemId", "id")+`
 			returning id`, db.now(), FormatTime(cutoff))
 		if err != nil {
 			return fmt.Errorf("sqlite: reset stuck items: %w", err)

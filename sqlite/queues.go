@@ -32,7 +32,7 @@ func (db *DB) StuckEntities(ctx context.Context, cutoff time.Time, limit int) ([
 			and `+noLiveJob("fetch", "sourceId", "id")+`
 			union all
 			select 'item', id, title, status, status_changed_at from items
-			where status in ('PENDING', 'PROCESSING') and status_changed_at < ?1 and `+noLiveJob("process", "itemId", "id")+`
+			where status in ('PENDING', 'PROCESSING') and `+inFlight+` and status_changed_at < ?1 and `+noLiveJob("process", "itemId", "id")+`
 			union all
 			select 'briefing', id, name, status, status_changed_at from briefings
 			where status in ('QUEUED', 'PROCESSING') and status_changed_at < ?1 and `+noLiveJob("briefing", "briefingId", "id")+`

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
@@ -61,5 +63,37 @@ func TestStoreFetchInChunks(t *testing.T) {
 	var n int
 	if err := db.Write.QueryRowContext(ctx, `select count(*) from items where source_id = ?`, src.ID).Scan(&n); err != nil || n != 20+len(want) {
 		t.Fatalf("%d items stored (%v), want %d", n, err, 20+len(want))
+	}
+}
+
+// TestInFlightIndex: the pipeline's status index holds only items in flight (migration 0023),
+// and the scheduler's query for NEW items reads it, not the whole table.
+func TestInFlightIndex(t *testing.T) {
+	ctx := context.Background()
+	db := sqlitetest.New(t)
+	src := newSource(t, db, "http://x/feed")
+	fetch(t, db, src, "a", "b", "c") // a first fetch: stored DONE (scored by its fetch)
+	src, err := db.Source(ctx, 1, src.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fetch(t, db, src, "d", "e") // later posts: NEW, for processing
+	ids, err := db.NewItems(ctx, 10)
+	if err != nil || len(ids) != 2 {
+		t.Fatalf("NewItems = %v, %v; want the 2 NEW items", ids, err)
+	}
+	var def string
+	if err := db.Write.QueryRowContext(ctx, `select sql from sqlite_master where name = 'items_status_changed_idx'`).Scan(&def); err != nil ||
+		!strings.Contains(def, "where status in ('NEW', 'PENDING', 'PROCESSING')") {
+		t.Fatalf("the status index is %q (%v), want one of the items in flight", def, err)
+	}
+	var inIndex int
+	if err := db.Write.QueryRowContext(ctx, `select count(*) from items indexed by items_status_changed_idx
+		where status in ('NEW', 'PENDING', 'PROCESSING')`).Scan(&inIndex); err != nil || inIndex != 2 {
+		t.Fatalf("%d items in the status index (%v), want the 2 in flight", inIndex, err)
+	}
+	plan := strings.Join(queryPlan(t, db, sqlite.NewItemsQueryForTest, 10), "\n")
+	if !strings.Contains(plan, "USING INDEX items_status_changed_idx") {
+		t.Errorf("NewItems does not read the status index:\n%s", plan)
 	}
 }
