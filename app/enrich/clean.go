@@ -176,7 +176,7 @@ func cleanText(text string) string {
 	if loc := reByline.FindStringIndex(head); loc != nil && loc[1] < len(t) {
 		t = t[loc[1]:]
 	}
-	t = strings.Join(strings.Fields(t), " ")
+	t = singleSpaced(t)
 	lower = asciiLower(t)
 	if !hasAny(lower, trigFurniture) {
 		return t

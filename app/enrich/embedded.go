@@ -54,15 +54,20 @@ func (s *Stats) Observe(doc string) {
 	s.observe(tokenize(cleanText(cutText(doc, maxAnalysed))))
 }
 
+// termSets are observe's scratch sets, reused: two maps an item were 4 % of what a first
+// ingestion allocated.
+var termSets = sync.Pool{New: func() any { return &[2]map[uint64]struct{}{{}, {}} }}
+
 // observe adds one document read as runs of tokens (an item's title and its text, as Enrich
 // reads them): no pair of words spans two runs.
 func (s *Stats) observe(runs ...[]token) {
-	size := 0
-	for _, toks := range runs {
-		size += len(toks)
-	}
-	seen := make(map[uint64]struct{}, size/2)
-	pairs := make(map[uint64]struct{}, size/2)
+	sets := termSets.Get().(*[2]map[uint64]struct{})
+	seen, pairs := sets[0], sets[1]
+	defer func() {
+		clear(seen)
+		clear(pairs)
+		termSets.Put(sets)
+	}()
 	n := 0
 	for _, toks := range runs {
 		var prev uint64 // termKey of toks[i-1].key, when i-1 was a word and not a stop word

@@ -142,10 +142,45 @@ func tokenizeLang(text string, lang int) []token {
 	return out
 }
 
+// singleSpaced is strings.Join(strings.Fields(s), " "): s with its white space runs made one
+// space and trimmed; s itself, unallocated, when it is that already (as text from a feed, whose
+// white space was collapsed when it was read, usually is).
+func singleSpaced(s string) string {
+	space := true // a space here would be leading
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch c {
+			case ' ':
+				if space {
+					return strings.Join(strings.Fields(s), " ")
+				}
+				space = true
+			case '\t', '\n', '\v', '\f', '\r':
+				return strings.Join(strings.Fields(s), " ")
+			default:
+				space = false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		space = false
+		i += size
+	}
+	if space && s != "" { // trailing
+		return strings.Join(strings.Fields(s), " ")
+	}
+	return s
+}
+
 // sentences splits text into sentences, keeping abbreviations and decimals together.
 func sentences(text string) []string {
 	var out []string
-	text = strings.Join(strings.Fields(text), " ")
+	text = singleSpaced(text)
 	start := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]

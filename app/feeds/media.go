@@ -45,6 +45,7 @@ func IdentityKey(guid, link string) string { return app.IdentityKey(guid, link) 
 // (repeated is then true): the feed gives one GUID to different posts, and the app keys them
 // by GUID and link (app.IdentifyItems), which it can only do knowing the GUID.
 func dedupe(items []app.Item) (out []app.Item, repeated bool) {
+	out = make([]app.Item, 0, len(items)) // an Item is large: no regrowing
 	type key struct{ guid, link string }
 	links := map[string]string{} // the first link of each GUID
 	seen := map[key]bool{}
