@@ -35,22 +35,47 @@ var (
 // Literal triggers: a regular expression runs only on a text that has one of its words, which
 // keeps cleaning cheap (most texts have none).
 var (
-	trigPostAppeared = []string{"appeared first", "erschien zuerst", "apparu en premier", "apareció primero", "verscheen eerst"}
-	trigContinue     = []string{"continue reading", "keep reading", "read more", "read the ", "lire la suite", "weiterlesen", "leer más", "lees verder", "continua a leggere", "ler mais"}
-	trigTimestamp    = []string{"posted", "published", "updated", "veröffentlicht", "aktualisiert", "publié", "mis à jour", "publicado", "actualizado"}
-	trigFurniture    = []string{"sponsor", "brought to you", "promo code", "coupon code", "offer code", "discount code", "use code", "use the code",
+	trigSubmitted    = newTriggers("submitted by")
+	trigPostAppeared = newTriggers("appeared first", "erschien zuerst", "apparu en premier", "apareció primero", "verscheen eerst")
+	trigContinue     = newTriggers("continue reading", "keep reading", "read more", "read the ", "lire la suite", "weiterlesen", "leer más", "lees verder", "continua a leggere", "ler mais")
+	trigTimestamp    = newTriggers("posted", "published", "updated", "veröffentlicht", "aktualisiert", "publié", "mis à jour", "publicado", "actualizado")
+	trigFurniture    = newTriggers("sponsor", "brought to you", "promo code", "coupon code", "offer code", "discount code", "use code", "use the code",
 		"free trial", ".com/", ".io/", ".fm/", ".co/", "share this", "share on", "follow us", "follow me", "subscribe", "sign up",
 		"like us", "tweet this", "click here", "for reading", "rights reserved", "originally", "appeared first", "abonnieren",
-		"folgen sie", "abonnez", "suivez-nous", "suscríbete", "síguenos"}
+		"folgen sie", "abonnez", "suivez-nous", "suscríbete", "síguenos")
 )
 
-func hasAny(lower string, words []string) bool {
-	for _, w := range words {
-		if strings.Contains(lower, w) {
-			return true
+func hasAny(lower string, t *triggers) bool {
+	for i := 0; i+1 < len(lower); i++ {
+		if k := uint16(lower[i])<<8 | uint16(lower[i+1]); t.heads[k>>6]&(1<<(k&63)) != 0 {
+			for _, w := range t.words {
+				if strings.HasPrefix(lower[i:], w) {
+					return true
+				}
+			}
 		}
 	}
 	return false
+}
+
+// triggers are literal words and the set of their first two bytes: hasAny reads a text once,
+// looking for the words only where one of them could start, instead of searching the text for
+// each word in turn (55 searches an item were 2.4 % of a first ingestion's CPU, issue 14).
+type triggers struct {
+	words []string
+	heads [1 << 16 / 64]uint64
+}
+
+func newTriggers(words ...string) *triggers {
+	t := &triggers{words: words}
+	for _, w := range words {
+		if len(w) < 2 {
+			panic("enrich: a trigger word of fewer than two bytes: " + w)
+		}
+		k := uint16(w[0])<<8 | uint16(w[1])
+		t.heads[k>>6] |= 1 << (k & 63)
+	}
+	return t
 }
 
 // hasHexRun reports whether s has 12 hexadecimal characters in a row, a hash's sign.
@@ -84,8 +109,8 @@ func asciiLower(s string) string {
 // nearTriggers calls fn for every occurrence of a trigger in lower (the ASCII-lower-cased t) at
 // byte i, with the window of t around it, from before bytes before to after bytes after the
 // trigger's end, widened to whole characters.
-func nearTriggers(t, lower string, triggers []string, before, after int, fn func(i, lo, hi int)) {
-	for _, trig := range triggers {
+func nearTriggers(t, lower string, triggers *triggers, before, after int, fn func(i, lo, hi int)) {
+	for _, trig := range triggers.words {
 		for from := 0; ; {
 			i := strings.Index(lower[from:], trig)
 			if i < 0 {
@@ -108,7 +133,7 @@ func nearTriggers(t, lower string, triggers []string, before, after int, fn func
 // removeNear takes out the matches of re that are near an occurrence of one of triggers (from
 // before bytes before it to after bytes after it): the expression runs on small windows, not on
 // the whole text.
-func removeNear(t, lower string, triggers []string, re *regexp.Regexp, before, after int) string {
+func removeNear(t, lower string, triggers *triggers, re *regexp.Regexp, before, after int) string {
 	var cuts [][2]int
 	nearTriggers(t, lower, triggers, before, after, func(i, lo, hi int) {
 		for _, m := range re.FindAllStringIndex(t[lo:hi], -1) {
@@ -142,7 +167,7 @@ func cleanText(text string) string {
 	}
 	lower := asciiLower(t)
 	if strings.Contains(lower, "submitted by") {
-		t = removeNear(t, lower, []string{"submitted by"}, reSubmitted, 0, 80)
+		t = removeNear(t, lower, trigSubmitted, reSubmitted, 0, 80)
 		lower = asciiLower(t)
 	}
 	if hasAny(lower, trigPostAppeared) {
