@@ -21,11 +21,15 @@ import (
 // the live heap is large the runtime's default takes over again, and returns when it is small.
 const gcLimit = 24 << 20
 
-// gcTuner switches the collector between the two after every collection: limit mode (GOGC
-// off, memory limit gcLimit) while the default's next goal, about twice the live heap, is
-// under half the limit, and the default (GOGC=100, no limit) once it reaches three quarters
-// of it; in between it stays as it is, so that it does not flap. It stays off when the user
-// set GOGC or GOMEMLIMIT: their choice stands.
+// gcTuner switches the collector between the two after every collection. The limit counts all
+// the runtime's memory, not only the heap: stacks, the collector's metadata and fragmentation
+// take ~8–11 MB of it, so limit mode lets the heap grow further than the default only while the
+// live heap is small. The tuner estimates both heap goals from the runtime's metrics — the
+// default's, live + (live + roots); limit mode's, the limit less the memory that is not heap
+// objects — and takes limit mode while its goal is at least 1.25 times the default's (leaving
+// it below 1.1 times, so that it does not flap). A heap near the limit in limit mode would make
+// every allocation help the collector (the pages of a large server would wait on it): the
+// margin keeps it from there. It stays off when the user set GOGC or GOMEMLIMIT.
 type gcTuner struct {
 	limit   uint64
 	limited atomic.Bool // in limit mode
@@ -33,13 +37,22 @@ type gcTuner struct {
 	sample  []metrics.Sample
 }
 
+// gcMetrics are what adjust reads, in this order.
+var gcMetrics = []string{
+	"/gc/heap/live:bytes", "/gc/scan/stack:bytes", "/gc/scan/globals:bytes",
+	"/memory/classes/total:bytes", "/memory/classes/heap/released:bytes",
+	"/memory/classes/heap/objects:bytes", "/memory/classes/heap/free:bytes", "/memory/classes/heap/unused:bytes",
+}
+
 // tuneGC starts the tuner for this process; stop ends it and restores the default.
 func tuneGC(limit uint64) (stop func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
-	t := &gcTuner{limit: limit, sample: []metrics.Sample{
-		{Name: "/gc/heap/live:bytes"}, {Name: "/gc/scan/stack:bytes"}, {Name: "/gc/scan/globals:bytes"}}}
+	t := &gcTuner{limit: limit}
+	for _, name := range gcMetrics {
+		t.sample = append(t.sample, metrics.Sample{Name: name})
+	}
 	t.set(true) // a process starts with a small heap
 	t.arm()
 	return func() {
@@ -75,27 +88,33 @@ func (t *gcTuner) arm() {
 // adjust picks the mode for the live heap the last collection found.
 func (t *gcTuner) adjust() {
 	metrics.Read(t.sample)
-	var v [3]uint64
+	var v [8]uint64
 	for i, s := range t.sample {
 		if s.Value.Kind() != metrics.KindUint64 {
 			return
 		}
 		v[i] = s.Value.Uint64()
 	}
-	if limited := gcLimited(v[0], v[1]+v[2], t.limit, t.limited.Load()); limited != t.limited.Load() {
+	live, roots := v[0], v[1]+v[2]
+	total, released, objects, free, unused := v[3], v[4], v[5], v[6], v[7]
+	var nonHeap uint64 // stacks, metadata and the rest: what the limit holds besides the heap
+	if held := objects + free + unused + released; total > held {
+		nonHeap = total - held
+	}
+	if limited := gcLimited(live, roots, nonHeap+unused, t.limit, t.limited.Load()); limited != t.limited.Load() {
 		t.set(limited)
 	}
 }
 
-// gcLimited tells the mode for a live heap and the roots the collector scans (stacks and
-// globals): the default's goal is live + (live + roots) at GOGC=100.
-func gcLimited(live, roots, limit uint64, limited bool) bool {
-	goal := 2*live + roots
-	switch {
-	case goal >= limit*3/4:
+// gcLimited tells the mode: the default's heap goal is live + (live + roots); limit mode's, the
+// limit less the memory that is not heap objects (other, fragmentation included).
+func gcLimited(live, roots, other, limit uint64, limited bool) bool {
+	if other >= limit {
 		return false
-	case goal < limit/2:
-		return true
 	}
-	return limited
+	limitGoal, defaultGoal := limit-other, 2*live+roots
+	if limited {
+		return limitGoal*10 >= defaultGoal*11
+	}
+	return limitGoal*4 >= defaultGoal*5
 }

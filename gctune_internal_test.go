@@ -10,21 +10,23 @@ import (
 
 func TestGCLimited(t *testing.T) {
 	const limit = 24 << 20
+	const other = 10 << 20 // stacks, metadata, fragmentation: limit mode's heap goal is 14 MiB
 	for _, c := range []struct {
-		live, roots uint64
-		limited     bool // the mode before
-		want        bool
+		live, roots, other uint64
+		limited            bool // the mode before
+		want               bool
 	}{
-		{0, 0, true, true},               // nothing measured yet
-		{4 << 20, 1 << 20, true, true},   // a small live heap: collect at the limit
-		{4 << 20, 1 << 20, false, true},  // and back to it when the heap is small again
-		{10 << 20, 1 << 20, true, false}, // the default's goal (21 MB) past three quarters: the default
-		{8 << 20, 0, true, true},         // between half and three quarters: as it was
-		{8 << 20, 0, false, false},
-		{100 << 20, 0, true, false}, // a large live heap is collected as by default, never continuously
+		{0, 0, other, true, true},              // nothing measured yet
+		{4 << 20, 1 << 20, other, true, true},  // default goal 9 MiB, limit mode's 14: collect at the limit
+		{4 << 20, 1 << 20, other, false, true}, // and back to it from the default
+		{6 << 20, 0, other, true, true},        // 12 vs 14: still worth it once in it (≥ 1.1)
+		{6 << 20, 0, other, false, false},      // but not worth entering (< 1.25)
+		{7 << 20, 0, other, true, false},       // 14 vs 14: nothing gained, and the heap would sit at the limit
+		{100 << 20, 0, other, true, false},     // a large live heap is collected as by default, never continuously
+		{1 << 20, 0, 30 << 20, true, false},    // the runtime's other memory alone past the limit
 	} {
-		if got := gcLimited(c.live, c.roots, limit, c.limited); got != c.want {
-			t.Errorf("gcLimited(%d, %d, %d, %v) = %v, want %v", c.live, c.roots, limit, c.limited, got, c.want)
+		if got := gcLimited(c.live, c.roots, c.other, limit, c.limited); got != c.want {
+			t.Errorf("gcLimited(live %d, roots %d, other %d, limited %v) = %v, want %v", c.live, c.roots, c.other, c.limited, got, c.want)
 		}
 	}
 }
