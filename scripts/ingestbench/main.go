@@ -11,6 +11,7 @@
 //
 //	go run ./scripts/ingestbench                      # 1,000 feeds × 20 items, 100 hosts, 3 rounds
 //	go run ./scripts/ingestbench -feeds 200 -rounds 1 # a quick look
+//	go run ./scripts/ingestbench -observe             # with the Sources and Queues pages open
 //
 // It prints one line per round and the medians; BENCHMARKS.md records them with the machine.
 package main
@@ -21,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -47,6 +49,7 @@ func main() {
 	limit := flag.Duration("limit", 10*time.Minute, "give up on a phase after this long")
 	keep := flag.Bool("keep", false, "keep the data directories and server logs (their place is printed)")
 	cycles := flag.Int("cycles", 3, "all-304 cycles per round (the round reports their median time and mean CPU)")
+	flag.BoolVar(&observe, "observe", false, "during the first ingestion, keep the Sources page open as a browser does (its live list polled every 2 s, revalidated by ETag) and the Queues page (every 3 s)")
 	flag.Parse()
 	if err := run(*feeds, *items, *hosts, *rounds, *cycles, *bin, *limit, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "ingestbench:", err)
@@ -54,11 +57,15 @@ func main() {
 	}
 }
 
+// observe: see the -observe flag.
+var observe bool
+
 type result struct {
 	first, cycle         time.Duration
 	cpuFirst, cpuCycle   time.Duration
 	scored, cpuScored    time.Duration // until the back catalogue is scored and searchable too (from process start)
 	peakRSS              int64         // bytes
+	observed             int           // requests of the observer (-observe)
 	stored, want, notMod int
 }
 
@@ -95,6 +102,9 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 			r, res.first.Seconds(), res.cpuFirst.Seconds(), res.cpuFirst.Seconds()*1000/float64(feeds),
 			res.scored.Seconds(), res.cpuScored.Seconds(), res.cpuScored.Seconds()*1000/float64(feeds),
 			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.peakRSS)/1e6, res.stored, res.want, res.notMod)
+		if observe {
+			fmt.Printf("round %d: the observer made %d requests during the first ingestion\n", r, res.observed)
+		}
 	}
 	med := func(f func(result) float64) float64 {
 		v := make([]float64, len(results))
@@ -185,6 +195,19 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 		}
 	}()
 
+	if observe {
+		stop := make(chan struct{})
+		done := make(chan int)
+		go func() { done <- observer(port, stop) }()
+		defer func() {
+			if stop != nil {
+				close(stop)
+				<-done
+			}
+		}()
+		observeStop = func() { close(stop); res.observed = <-done; stop = nil }
+	}
+
 	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {
 		return res, err
@@ -204,6 +227,10 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 		return stored >= res.want && busy == 0, nil
 	})
 	res.first = time.Since(start)
+	if observeStop != nil {
+		observeStop()
+		observeStop = nil
+	}
 	if err != nil {
 		return res, fmt.Errorf("first ingestion: %w (items %d of %d; log in %s)", err, res.stored, res.want, logf.Name())
 	}
@@ -297,6 +324,62 @@ func serveHosts(farm *feedtest.Farm, feeds, hosts int) ([]string, func(), error)
 		urls[i] = base[i%hosts] + "/feed/" + strconv.Itoa(i) + ".xml"
 	}
 	return urls, closeAll, nil
+}
+
+// observeStop ends the observer of the round under way and counts its requests.
+var observeStop func()
+
+// observer is a person with the Sources page open (its live list asked for every 2 s, with the
+// ETag of the last answer, as a browser revalidates it) and the Queues page (every 3 s), until
+// stop; it returns how many requests it made.
+func observer(port int, stop <-chan struct{}) int {
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	n := 0
+	get := func(path, etag string) string {
+		req, _ := http.NewRequest("GET", base+path, nil)
+		if etag != "" {
+			req.Header.Set("If-None-Match", etag)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return etag
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		n++
+		if e := resp.Header.Get("ETag"); e != "" {
+			return e
+		}
+		return etag
+	}
+	for { // the page itself, once the server answers
+		if resp, err := http.Get(base + "/sources"); err == nil {
+			_, _ = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			n++
+			break
+		}
+		select {
+		case <-stop:
+			return n
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	get("/queues", "")
+	sources, queues := time.NewTicker(2*time.Second), time.NewTicker(3*time.Second)
+	defer sources.Stop()
+	defer queues.Stop()
+	etag := ""
+	for {
+		select {
+		case <-stop:
+			return n
+		case <-sources.C:
+			etag = get("/fragments/sources", etag)
+		case <-queues.C:
+			get("/fragments/queues", "")
+		}
+	}
 }
 
 func poll(limit time.Duration, done func() (bool, error)) error {
