@@ -62,15 +62,7 @@ func nsWork(t *testing.T, doc []byte) int {
 		}
 		switch tk := tok.(type) {
 		case xml.StartElement:
-			n := 0
-			if len(scopes) > 0 {
-				n = scopes[len(scopes)-1]
-			}
-			for _, a := range tk.Attr {
-				if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
-					n++
-				}
-			}
+			n := nsInScope(scopes, tk.Attr)
 			scopes = append(scopes, n)
 			work += n
 		case xml.EndElement:
@@ -79,6 +71,21 @@ func nsWork(t *testing.T, doc []byte) int {
 			}
 		}
 	}
+}
+
+// nsInScope is the namespace bindings in scope at an element with attrs whose parent had
+// scopes' last (an upper bound: a prefix declared twice counts twice).
+func nsInScope(scopes []int, attrs []xml.Attr) int {
+	n := 0
+	if len(scopes) > 0 {
+		n = scopes[len(scopes)-1]
+	}
+	for _, a := range attrs {
+		if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
+			n++
+		}
+	}
+	return n
 }
 
 // maxNSWork is what boundXML lets through: maxNodes elements, each with nsFree bindings in
@@ -231,15 +238,7 @@ func scanXMLDecoder(b []byte) (*xmlScan, error) {
 			if len(t.Attr) > maxAttrs {
 				return nil, errTooManyAttrs()
 			}
-			scope := 0
-			if len(scopes) > 0 {
-				scope = scopes[len(scopes)-1]
-			}
-			for _, a := range t.Attr {
-				if a.Name.Space == "xmlns" || a.Name.Space == "" && a.Name.Local == "xmlns" {
-					scope++
-				}
-			}
+			scope := nsInScope(scopes, t.Attr)
 			n := 1 + len(t.Attr) + max(0, scope-nsFree)/nsPerNode
 			if itemDepth < 0 && (t.Name.Local == "item" || t.Name.Local == "entry") &&
 				len(locals) > 0 && itemContainers[locals[len(locals)-1]] {
