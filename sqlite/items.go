@@ -645,20 +645,11 @@ func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, it
 		if err != nil {
 			return ids, fmt.Errorf("sqlite: insert items: %w", err)
 		}
-		for rows.Next() { // the new ones: a GUID already stored returns no row
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return ids, fmt.Errorf("sqlite: insert items: %w", err)
-			}
-			ids = append(ids, id)
-		}
-		if err := rows.Close(); err != nil {
+		added, err := scanIDs(rows) // the new ones: a GUID already stored returns no row
+		if err != nil {
 			return ids, fmt.Errorf("sqlite: insert items: %w", err)
 		}
-		if err := rows.Err(); err != nil {
-			return ids, fmt.Errorf("sqlite: insert items: %w", err)
-		}
+		ids = append(ids, added...)
 	}
 	return ids, nil
 }

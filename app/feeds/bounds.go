@@ -256,8 +256,8 @@ func scanXML(b []byte) (*xmlScan, error) {
 			i = j
 			local := localName(b[name.start:name.end])
 			nodes := 1 + attrs + max(0, scope-nsFree)/nsPerNode
-			if itemDepth < 0 && (local == "item" || local == "entry") && len(stack) > 0 {
-				if parent := stack[len(stack)-1]; itemContainers[localName(b[parent.start:parent.end])] {
+			if itemDepth < 0 && (string(local) == "item" || string(local) == "entry") && len(stack) > 0 {
+				if parent := stack[len(stack)-1]; itemContainers[string(localName(b[parent.start:parent.end]))] {
 					itemDepth = len(stack)
 					cur = span{start: off}
 					if len(s.items) == 0 {
@@ -298,11 +298,11 @@ func oneColonAtMost(name []byte) bool { return bytes.Count(name, []byte(":")) <=
 
 // localName is a name's local part as encoding/xml splits it: after its colon, unless the
 // colon is first or last.
-func localName(name []byte) string {
+func localName(name []byte) []byte { // []byte: compared and looked up without a copy
 	if k := bytes.IndexByte(name, ':'); k > 0 && k < len(name)-1 {
-		return string(name[k+1:])
+		return name[k+1:]
 	}
-	return string(name)
+	return name
 }
 
 // xmlSpace skips XML white space from b[i:].
