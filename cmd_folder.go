@@ -48,7 +48,7 @@ func folderCmd(cfg *config) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
-				fs, err := svc.Sources.Folders(ctx, app.DefaultUserID)
+				fs, err := svc.Sources.Folders(ctx, app.DefaultUserID, 0)
 				if err != nil {
 					return err
 				}

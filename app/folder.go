@@ -21,8 +21,9 @@ const MaxFolderName = 100
 
 // FolderStore keeps folders. Each method is one transaction.
 type FolderStore interface {
-	// Folders returns the user's folders by name, with their counts.
-	Folders(ctx context.Context, userID int64) ([]*Folder, error)
+	// Folders returns the user's folders by name, with their counts; each unread count up to
+	// unreadCap when it is above 0 (the navigation's, which shows "999+").
+	Folders(ctx context.Context, userID int64, unreadCap int) ([]*Folder, error)
 	// EnsureFolder returns the user's folder of that name (any case), making it when new.
 	EnsureFolder(ctx context.Context, userID int64, name string) (*Folder, error)
 	RenameFolder(ctx context.Context, userID, id int64, name string) (*Folder, error)
@@ -49,18 +50,19 @@ func CleanFolderName(name string) (string, error) {
 
 func (s *Sources) folders() (FolderStore, error) { return s.Store, nil }
 
-// Folders returns the user's folders with their source and unread counts, by name.
-func (s *Sources) Folders(ctx context.Context, userID int64) ([]*Folder, error) {
+// Folders returns the user's folders with their source and unread counts, by name; each unread
+// count up to unreadCap when it is above 0.
+func (s *Sources) Folders(ctx context.Context, userID int64, unreadCap int) ([]*Folder, error) {
 	fs, err := s.folders()
 	if err != nil {
 		return nil, err
 	}
-	return fs.Folders(ctx, userID)
+	return fs.Folders(ctx, userID, unreadCap)
 }
 
 // Folder finds one of the user's folders by id or by name (any case).
 func (s *Sources) Folder(ctx context.Context, userID int64, idOrName string) (*Folder, error) {
-	all, err := s.Folders(ctx, userID)
+	all, err := s.Folders(ctx, userID, 0)
 	if err != nil {
 		return nil, err
 	}

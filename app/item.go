@@ -67,6 +67,11 @@ type ItemCounts struct {
 	Unread, Starred, Errors, Hidden int
 }
 
+// NavUnreadCap is where the navigation stops counting unread items (it shows "999+" past 999):
+// counting reads one index entry an item, and a reader who follows thousands of sources may
+// leave 100,000 unread, which every page would count again.
+const NavUnreadCap = 1000
+
 // ItemFilter selects items.
 type ItemFilter struct {
 	UserID   int64
@@ -95,7 +100,8 @@ type ItemStore interface {
 	UpdateItem(ctx context.Context, userID, id int64, u ItemUpdate) (*Item, error)
 	// MarkRead marks the user's unread, not hidden items in scope read and says how many.
 	MarkRead(ctx context.Context, userID int64, scope ReadScope) (int, error)
-	Counts(ctx context.Context, userID int64) (ItemCounts, error)
+	// Counts counts the user's items, the unread ones up to unreadCap when it is above 0.
+	Counts(ctx context.Context, userID int64, unreadCap int) (ItemCounts, error)
 	// RetryItem puts an ERROR (or DONE) item back to PENDING and calls enqueue in the same transaction.
 	RetryItem(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx, it PendingItem) error) error
 }

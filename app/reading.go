@@ -60,9 +60,10 @@ func (r *Reading) MarkAllRead(ctx context.Context, userID int64, scope ReadScope
 	return r.Store.MarkRead(ctx, userID, scope)
 }
 
-// Counts are the user's unread, starred and other counts.
-func (r *Reading) Counts(ctx context.Context, userID int64) (ItemCounts, error) {
-	return r.Store.Counts(ctx, userID)
+// Counts are the user's unread, starred and other counts, the unread one up to unreadCap when
+// it is above 0.
+func (r *Reading) Counts(ctx context.Context, userID int64, unreadCap int) (ItemCounts, error) {
+	return r.Store.Counts(ctx, userID, unreadCap)
 }
 
 // Retry enqueues an item's enrichment again (the retry button of an ERROR item).

@@ -12,14 +12,19 @@ import (
 
 var _ app.FolderStore = (*DB)(nil)
 
-// Folders returns the user's folders by name with their source and unread counts. The unread
-// count reads items_source_unread_idx's entries of each source, not the items.
-func (db *DB) Folders(ctx context.Context, userID int64) ([]*app.Folder, error) {
-	rows, err := db.Read.QueryContext(ctx, `select f.id, f.user_id, f.name,
+// Folders returns the user's folders by name with their source and unread counts, each unread
+// count up to unreadCap when it is above 0. The unread count reads items_source_unread_idx's
+// entries of each source, not the items.
+func (db *DB) Folders(ctx context.Context, userID int64, unreadCap int) ([]*app.Folder, error) {
+	st, err := db.readStmt(ctx, `select f.id, f.user_id, f.name,
 		(select count(*) from sources s where s.folder_id = f.id),
-		(select count(*) from sources s join items i indexed by items_source_unread_idx on i.source_id = s.id
-			where s.folder_id = f.id and i.read_at is null and i.hidden = 0)
-		from folders f where f.user_id = ? order by f.name collate nocase, f.id`, userID)
+		(select count(*) from (select 1 from sources s join items i indexed by items_source_unread_idx on i.source_id = s.id
+			where s.folder_id = f.id and i.read_at is null and i.hidden = 0 limit ?2))
+		from folders f where f.user_id = ?1 order by f.name collate nocase, f.id`)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: folders: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, userID, sqlLimit(unreadCap))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: folders: %w", err)
 	}
@@ -47,7 +52,7 @@ func (db *DB) UnfiledUnread(ctx context.Context, userID int64) (int, error) {
 }
 
 func (db *DB) folder(ctx context.Context, userID, id int64) (*app.Folder, error) {
-	all, err := db.Folders(ctx, userID)
+	all, err := db.Folders(ctx, userID, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,7 @@ func BenchmarkItemIndexes(b *testing.B) {
 			_, err := db.Items(ctx, app.ItemFilter{UserID: 1, SourceID: 7, Limit: 30, Offset: 120})
 			return err
 		}},
-		{"counts", func() error { _, err := db.Counts(ctx, 1); return err }},
+		{"counts", func() error { _, err := db.Counts(ctx, 1, app.NavUnreadCap); return err }},
 		{"count-source", func() error { _, err := db.CountItems(ctx, 1, 7); return err }},
 		{"briefing-day", func() error {
 			_, err := db.Candidates(ctx, &app.Briefing{UserID: 1}, end.Add(-24*time.Hour), end, 20)

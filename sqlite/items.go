@@ -557,19 +557,32 @@ func (db *DB) CountItems(ctx context.Context, userID, sourceID int64) (int, erro
 	return n, nil
 }
 
-// Counts returns the user's item counts.
-func (db *DB) Counts(ctx context.Context, userID int64) (app.ItemCounts, error) {
+// Counts returns the user's item counts, the unread one up to unreadCap when it is above 0.
+func (db *DB) Counts(ctx context.Context, userID int64, unreadCap int) (app.ItemCounts, error) {
 	var c app.ItemCounts
-	// Each count is answered by a partial index (migration 0013), not by reading the items.
-	err := db.Read.QueryRowContext(ctx, `select
-		(select count(*) from items indexed by items_unread_idx where user_id = ?1 and read_at is null and hidden = 0),
+	// Each count is answered by a partial index (migration 0013), not by reading the items; the
+	// unread count reads one index entry an unread item (95,000 of them: 13 ms), so the
+	// navigation's, which shows "999+" past 999, stops at its cap.
+	st, err := db.readStmt(ctx, `select
+		(select count(*) from (select 1 from items indexed by items_unread_idx where user_id = ?1 and read_at is null and hidden = 0 limit ?2)),
 		(select count(*) from items where user_id = ?1 and starred = 1),
 		(select count(*) from items where user_id = ?1 and status = 'ERROR'),
-		(select count(*) from items where user_id = ?1 and hidden = 1)`, userID).Scan(&c.Unread, &c.Starred, &c.Errors, &c.Hidden)
+		(select count(*) from items where user_id = ?1 and hidden = 1)`)
+	if err == nil {
+		err = st.QueryRowContext(ctx, userID, sqlLimit(unreadCap)).Scan(&c.Unread, &c.Starred, &c.Errors, &c.Hidden)
+	}
 	if err != nil {
 		return c, fmt.Errorf("sqlite: counts: %w", err)
 	}
 	return c, nil
+}
+
+// sqlLimit is a LIMIT's value for a cap: none (-1) when the cap is 0 or less.
+func sqlLimit(n int) int {
+	if n <= 0 {
+		return -1
+	}
+	return n
 }
 
 // IndexItems adds items stored since the last call to the search index, up to batch at a time,

@@ -21,7 +21,7 @@ func NewFolderJSON(f *app.Folder) FolderJSON {
 }
 
 func (s *Server) apiListFolders(w http.ResponseWriter, r *http.Request) {
-	fs, err := s.opts.Sources.Folders(r.Context(), userID(r))
+	fs, err := s.opts.Sources.Folders(r.Context(), userID(r), 0)
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -87,7 +87,7 @@ func (s *Server) folders(r *http.Request) []*app.Folder {
 	if s.opts.Sources == nil {
 		return nil
 	}
-	fs, err := s.opts.Sources.Folders(r.Context(), userID(r))
+	fs, err := s.opts.Sources.Folders(r.Context(), userID(r), app.NavUnreadCap)
 	if err != nil {
 		return nil
 	}

@@ -59,7 +59,7 @@ func TestGReaderFolders(t *testing.T) {
 		t.Fatalf("after r=: %q", src.Folder)
 	}
 	c.ok(http.MethodPost, api+"disable-tag", url.Values{"s": {"user/-/label/Science"}})
-	if fs, _ := e.db.Folders(ctx, 1); len(fs) != 0 {
+	if fs, _ := e.db.Folders(ctx, 1, 0); len(fs) != 0 {
 		t.Fatalf("after disable-tag: %+v", fs)
 	}
 	c.fails(http.StatusNotFound, "No folder", http.MethodPost, api+"rename-tag", url.Values{"s": {"user/-/label/Nope"}, "dest": {"user/-/label/X"}})

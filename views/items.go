@@ -1,6 +1,7 @@
 package views
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -298,7 +299,7 @@ func (s *Server) itemViews(items []*app.Item) []ItemView {
 
 // today is the home page: onboarding on the first start, the newest items afterwards.
 func (s *Server) today(w http.ResponseWriter, r *http.Request) {
-	sum, err := s.opts.Sources.Summary(r.Context(), userID(r))
+	sum, err := s.sourceSummary(r)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -393,15 +394,28 @@ func keyFor(action string) string {
 
 // items is the river: filters, search and paging kept in the URL so a view can be bookmarked.
 func (s *Server) items(w http.ResponseWriter, r *http.Request) {
-	srcs, err := s.sourceNames(r)
+	sum, err := s.sourceSummary(r)
 	if err != nil {
 		s.serverError(w, r, err)
 		return
 	}
 	f, show, _ := itemsPageFilter(r, r.URL.Query()) // a hand-edited URL shows the defaults
 	f.Limit = itemsPerPage + 1                      // one more tells whether there is a next page
-	v := ItemsPageView{Sources: srcs, AllSources: len(srcs), Filter: f, Show: show, Searching: f.Q != ""}
-	for _, src := range srcs {
+	v := ItemsPageView{AllSources: sum.Total, Filter: f, Show: show, Searching: f.Q != ""}
+	// A picker of thousands of sources is neither quick to send nor to use (nor to read from
+	// the store at every page): past maxSourceChoices it offers the current source only and
+	// points to the Sources page.
+	if sum.Total <= maxSourceChoices {
+		if v.Sources, err = s.sourceNames(r); err != nil {
+			s.serverError(w, r, err)
+			return
+		}
+	} else if f.SourceID != 0 {
+		if src, err := s.opts.Sources.Get(r.Context(), userID(r), f.SourceID); err == nil {
+			v.Sources = []app.SourceName{{ID: src.ID, Name: cmp.Or(src.Name, hostOf(src.URL))}}
+		}
+	}
+	for _, src := range v.Sources {
 		if src.ID == f.SourceID {
 			v.SourceName = src.Name
 		}
@@ -411,16 +425,6 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	for _, fo := range v.Folders {
 		if fo.ID == f.FolderID {
 			v.FolderName = fo.Name
-		}
-	}
-	// A picker of thousands of sources is neither quick to send nor to use: past
-	// maxSourceChoices it offers the current source only and points to the Sources page.
-	if len(srcs) > maxSourceChoices {
-		v.Sources = nil
-		for _, src := range srcs {
-			if src.ID == f.SourceID {
-				v.Sources = append(v.Sources, src)
-			}
 		}
 	}
 	if s.opts.Settings != nil {
@@ -528,7 +532,7 @@ func (s *Server) toggleItem(action string) http.HandlerFunc {
 		here := back(r, "/items")
 		if r.Header.Get("HX-Request") == "true" {
 			card := itemCard(s.itemView(it, ""), true, false, here)
-			if c, err := s.opts.Reading.Counts(r.Context(), userID(r)); err == nil {
+			if c, err := s.opts.Reading.Counts(r.Context(), userID(r), app.NavUnreadCap); err == nil {
 				card = templ.Join(card, unreadBadge(c.Unread, true)) // the sidebar's count follows
 			}
 			s.render(w, r, card)

@@ -37,12 +37,12 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 		p.Account = currentUser(r).Name
 	}
 	if s.opts.Sources != nil {
-		if sum, err := s.opts.Sources.Summary(r.Context(), userID(r)); err == nil {
+		if sum, err := s.sourceSummary(r); err == nil {
 			p.ErrorSources = sum.Errors
 		}
 	}
 	if s.opts.Reading != nil {
-		if c, err := s.opts.Reading.Counts(r.Context(), userID(r)); err == nil {
+		if c, err := s.opts.Reading.Counts(r.Context(), userID(r), app.NavUnreadCap); err == nil {
 			p.UnreadItems = c.Unread
 		}
 	}
@@ -114,10 +114,20 @@ func countWords(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, map[bool]string{true: one, false: many}[n == 1])
 }
 
-// unreadCount is the sidebar's unread number, capped so it fits the badge.
+// unreadCount is the sidebar's unread number, capped so it fits the badge (the navigation
+// counts up to app.NavUnreadCap).
 func unreadCount(n int) string {
-	if n > 999 {
-		return "999+"
+	if n >= app.NavUnreadCap {
+		return strconv.Itoa(app.NavUnreadCap-1) + "+"
 	}
 	return strconv.Itoa(n)
+}
+
+// unreadTitle says the sidebar's unread number in words: "3 unread items", "more than 999
+// unread items".
+func unreadTitle(n int) string {
+	if n >= app.NavUnreadCap {
+		return fmt.Sprintf("more than %d unread items", app.NavUnreadCap-1)
+	}
+	return countWords(n, "unread item", "unread items")
 }

@@ -401,7 +401,7 @@ func TestReadingFrame(t *testing.T) {
 		src, _ := seedItems(t, e)
 		other := e.createSource("https://other.example/feed", "Other")
 		e.fetch(other.ID, app.Item{GUID: "o1", Title: "Elsewhere", Link: "https://other.example/1", Text: "x"})
-		c, _ := e.db.Counts(context.Background(), 1)
+		c, _ := e.db.Counts(context.Background(), 1, 0)
 		res, body := e.get("/sources")
 		mustContain(t, res, body, 200, `data-testid="unread-count"`, fmt.Sprintf(`title="%d unread items">%d`, c.Unread, c.Unread))
 
@@ -417,6 +417,25 @@ func TestReadingFrame(t *testing.T) {
 		e.form("/items/read", url.Values{})
 		if _, body = e.get("/items"); strings.Contains(body, `data-testid="unread-count"`) || !strings.Contains(body, "All caught up") {
 			t.Fatal("with nothing unread, the count stays or the empty state is missing")
+		}
+	})
+
+	t.Run("past 999 unread the sidebar says 999+, the folder's too, and the API counts them all", func(t *testing.T) {
+		e := newEnv(t)
+		src := e.createSource("https://many.example/feed", "Many")
+		if code, body := e.json("PATCH", fmt.Sprintf("/api/sources/%d", src.ID), `{"folder":"Busy"}`); code != 200 {
+			t.Fatalf("move to a folder: %d %s", code, body)
+		}
+		var items []app.Item
+		for i := range app.NavUnreadCap + 5 {
+			items = append(items, app.Item{GUID: fmt.Sprint(i), Title: fmt.Sprintf("Story %d", i), Link: fmt.Sprintf("https://many.example/%d", i), Text: "x"})
+		}
+		e.fetch(src.ID, items...)
+		res, body := e.get("/sources")
+		mustContain(t, res, body, 200, `title="more than 999 unread items">999+`, `title="Busy: more than 999 unread items"`)
+		code, body := e.json("GET", "/api/folders", "")
+		if code != 200 || !strings.Contains(body, fmt.Sprintf(`"unreadCount":%d`, app.NavUnreadCap+5)) {
+			t.Fatalf("the API's folder count: %d %s", code, body)
 		}
 	})
 

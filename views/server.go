@@ -235,7 +235,30 @@ func (s *Server) routes(mux *http.ServeMux) {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	s.handler.ServeHTTP(w, r)
+	s.handler.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), memoKey{}, &requestMemo{})))
+}
+
+// requestMemo keeps what more than one part of a page asks the store for, once a request: the
+// source summary serves the page's own counts and the navigation's.
+type requestMemo struct {
+	summary    app.SourceSummary
+	summaryErr error
+	summarized bool
+}
+
+type memoKey struct{}
+
+// sourceSummary counts the user's sources, once a request.
+func (s *Server) sourceSummary(r *http.Request) (app.SourceSummary, error) {
+	m, ok := r.Context().Value(memoKey{}).(*requestMemo)
+	if !ok {
+		return s.opts.Sources.Summary(r.Context(), userID(r))
+	}
+	if !m.summarized {
+		m.summary, m.summaryErr = s.opts.Sources.Summary(r.Context(), userID(r))
+		m.summarized = true
+	}
+	return m.summary, m.summaryErr
 }
 
 // secure sets the security headers of every response and refuses cross-origin requests that

@@ -74,7 +74,7 @@ func (s *Server) sourceList(r *http.Request) (SourceListView, error) {
 	offset, _ := strconv.Atoi(q.Get("offset"))
 	offset = max(offset, 0)
 	var err error
-	if l.Summary, err = s.opts.Sources.Summary(r.Context(), userID(r)); err != nil {
+	if l.Summary, err = s.sourceSummary(r); err != nil {
 		return l, err
 	}
 	srcs, err := s.opts.Sources.Page(r.Context(), app.SourceFilter{UserID: userID(r), Q: l.Q, Show: l.Show, Limit: sourcesPerPage + 1, Offset: offset})
