@@ -73,6 +73,33 @@ func Path(name string) string {
 	return "/static/" + name
 }
 
+// icons are the ids of the symbols in icons.svg, the UI's icon sprite.
+var icons = func() map[string]bool {
+	body, err := files.ReadFile("icons.svg")
+	if err != nil {
+		panic(err)
+	}
+	ids := map[string]bool{}
+	for _, part := range strings.Split(string(body), `<symbol id="`)[1:] {
+		if id, _, ok := strings.Cut(part, `"`); ok {
+			ids[id] = true
+		}
+	}
+	return ids
+}()
+
+// Icon returns the URL of one of the sprite's icons, for <use href>: "/static/icons.HASH.svg#refresh".
+// A name the sprite does not have gets its "info" icon.
+func Icon(name string) string {
+	if !icons[name] {
+		name = "info"
+	}
+	return Path("icons.svg") + "#" + name
+}
+
+// HasIcon reports whether the sprite has an icon of that name.
+func HasIcon(name string) bool { return icons[name] }
+
 // Handler serves the files under /static/. Hashed names are cached for a year as immutable;
 // plain names (for tools and old links) must be revalidated.
 func Handler() http.Handler {
