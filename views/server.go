@@ -109,7 +109,7 @@ func New(opts Options) *Server {
 	mux := http.NewServeMux()
 	s.routes(mux)
 	// The Google Reader API (greader.go) signs its requests in itself, ahead of authenticate.
-	s.handler = s.secure(s.recoverer(s.greaderRoute(s.authenticate(mux))))
+	s.handler = compress(s.secure(s.recoverer(s.greaderRoute(s.authenticate(mux)))))
 	return s
 }
 
