@@ -24,7 +24,8 @@ var gzipWriters = sync.Pool{New: func() any {
 // and feeds are text that shrinks 5–20× (the Sources page of 100 rows: 260 KB → 13 KB). A
 // loopback client (the local app, or a reverse proxy on the same machine, which compresses
 // for its own clients) gets the answer as it is: there the bytes cost nothing and the CPU does.
-// Partial answers (Range) and HEAD requests are left alone; an ETag becomes weak when its body
+// (Compression next to secrets matters under TLS (BREACH); here TLS is a proxy's, on loopback,
+// and the pages carry no CSRF tokens.) Partial answers (Range) and HEAD requests are left alone; an ETag becomes weak when its body
 // is compressed, which every conditional request here compares weakly.
 func compress(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
