@@ -27,6 +27,11 @@ func TestNavigationCounts(t *testing.T) {
 		{"ACTIVE", "IDLE", 1, "The server answered 500 Internal Server Error."},
 		{"ERROR", "IDLE", 9, "The connection to example.org failed."},
 		{"ERROR", "QUEUED", 9, "Not a feed."},
+		{"ACTIVE", "IDLE", 1, "feeds.example.org refused the connection."},
+		{"ACTIVE", "IDLE", 1, "10.0.0.9 could not be reached."},
+		{"ERROR", "IDLE", 5, "feeds.example.org did not answer within 30 s."},
+		{"ACTIVE", "IDLE", 1, "Could not connect to feeds.example.org: network is unreachable."},
+		{"ACTIVE", "FETCHING", 1, "The server answered 404 Not Found."},
 		{"PAUSED", "IDLE", 0, ""},
 		{"PAUSED", "IDLE", 3, "example.org timed out."},
 	}
@@ -43,7 +48,7 @@ func TestNavigationCounts(t *testing.T) {
 			st.status, st.fetch, st.errors, st.lastError, src.ID); err != nil {
 			t.Fatal(err)
 		}
-		for j := range 4 { // 4 unread items a source, and one read
+		for j := range 4 { // 4 items a source, 3 of them unread
 			if _, err := db.Write.Exec(`insert into items (source_id, user_id, guid, title, link, status, created_at, read_at)
 				values (?, 1, ?, 't', 'http://x', 'DONE', '2026-11-27T00:00:00.000Z', ?)`, src.ID, fmt.Sprint(j), map[bool]any{true: "2026-11-27T01:00:00.000Z"}[j == 3]); err != nil {
 				t.Fatal(err)
@@ -73,22 +78,24 @@ func TestNavigationCounts(t *testing.T) {
 	var want app.SourceSummary
 	if err := db.Read.QueryRow(`select count(*), sum(status = 'ERROR' or error_count > 0), sum(status = 'PAUSED'),
 		sum(fetch_status in ('QUEUED', 'FETCHING')),
-		sum(status != 'PAUSED' and error_count > 0 and (last_error like '%could not be found.' or last_error like '%failed.'))
+		sum(status != 'PAUSED' and error_count > 0 and (last_error like '%could not be found.' or last_error like '%refused the connection.'
+			or last_error like '%could not be reached.' or last_error like '%did not answer%' or last_error like '%timed out.'
+			or last_error like 'Could not connect to %' or last_error like 'The connection to % failed.'))
 		from sources where user_id = 1`).Scan(&want.Total, &want.Errors, &want.Paused, &want.Busy, &want.Unreachable); err != nil {
 		t.Fatal(err)
 	}
-	if got != want || want != (app.SourceSummary{Total: 9, Errors: 5, Paused: 2, Busy: 3, Unreachable: 2}) {
+	if got != want || want != (app.SourceSummary{Total: 14, Errors: 10, Paused: 2, Busy: 4, Unreachable: 6}) {
 		t.Fatalf("source summary %+v; the table says %+v", got, want)
 	}
 
-	for _, c := range []struct{ cap, want int }{{0, 27}, {-1, 27}, {10, 10}, {27, 27}, {1000, 27}} {
+	for _, c := range []struct{ cap, want int }{{0, 42}, {-1, 42}, {10, 10}, {42, 42}, {1000, 42}} {
 		counts, err := db.Counts(ctx, 1, c.cap)
 		if err != nil || counts.Unread != c.want {
 			t.Errorf("Counts(cap %d): unread %d, %v; want %d", c.cap, counts.Unread, err, c.want)
 		}
 		folders, err := db.Folders(ctx, 1, c.cap)
-		if err != nil || len(folders) != 1 || folders[0].Name != "Even" || folders[0].Sources != 5 || folders[0].Unread != min(15, c.want) {
-			t.Errorf("Folders(cap %d): %+v, %v; want Even with 5 sources and %d unread", c.cap, folders, err, min(15, c.want))
+		if err != nil || len(folders) != 1 || folders[0].Name != "Even" || folders[0].Sources != 7 || folders[0].Unread != min(21, c.want) {
+			t.Errorf("Folders(cap %d): %d folders %+v, %v; want Even with 7 sources and %d unread", c.cap, len(folders), folders, err, min(21, c.want))
 		}
 	}
 }

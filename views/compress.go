@@ -7,26 +7,35 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 )
 
 // minGzipBytes is the smallest answer worth compressing: below it gzip's header and the CPU cost
 // more than they save.
 const minGzipBytes = 1024
 
-var gzipWriters = sync.Pool{New: func() any {
-	w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
-	return w
-}}
+// gzipWriters holds the compressors, made when first needed: a gzip.Writer keeps ~1.2 MB of
+// tables, so there are at most two (not a sync.Pool, which every collection empties: with the
+// collector running every few milliseconds while fetching, each answer would make a new one).
+// An answer that finds both busy goes out uncompressed.
+var gzipWriters = make(chan *gzip.Writer, 2)
+
+func init() {
+	for range cap(gzipWriters) {
+		gzipWriters <- nil
+	}
+}
 
 // compress gzips the answers to clients elsewhere on the network — a phone on the Wi-Fi, a feed
 // reader syncing through the Google Reader API — when they accept it: pages, fragments, JSON
 // and feeds are text that shrinks 5–20× (the Sources page of 100 rows: 260 KB → 13 KB). A
 // loopback client (the local app, or a reverse proxy on the same machine, which compresses
 // for its own clients) gets the answer as it is: there the bytes cost nothing and the CPU does.
-// (Compression next to secrets matters under TLS (BREACH); here TLS is a proxy's, on loopback,
-// and the pages carry no CSRF tokens.) Partial answers (Range) and HEAD requests are left alone; an ETag becomes weak when its body
-// is compressed, which every conditional request here compares weakly.
+// Partial answers (Range) and HEAD requests are left alone; an ETag becomes weak when its body
+// is compressed, which every conditional request here compares weakly (and so it is in a 304).
+//
+// Compressing secrets next to text an attacker chooses can leak them through TLS (BREACH). The
+// pages carry no CSRF tokens, and the session cookie is SameSite, so another site cannot make
+// the browser ask for a page with the reader's secrets (a briefing's feed token, say) at all.
 func compress(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead || r.Header.Get("Range") != "" || !acceptsGzip(r.Header.Get("Accept-Encoding")) || !remotePeer(r.RemoteAddr) {
@@ -112,6 +121,17 @@ func (g *gzipResponse) WriteHeader(code int) {
 }
 
 func (g *gzipResponse) Write(p []byte) (int, error) {
+	if !g.decided && len(g.buf) == 0 && len(p) >= minGzipBytes {
+		// A whole page in one write (templ renders into a buffer): no copy of it is held.
+		if g.status == 0 {
+			g.status = http.StatusOK
+		}
+		g.buf = p
+		if err := g.decide(true); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
 	if !g.decided {
 		if g.status == 0 {
 			g.status = http.StatusOK
@@ -141,19 +161,34 @@ func (g *gzipResponse) decide(want bool) error {
 	if h.Get("Content-Type") == "" && len(g.buf) > 0 {
 		h.Set("Content-Type", http.DetectContentType(g.buf)) // as net/http would
 	}
-	if want && compressible(h, g.status) {
-		h.Del("Content-Length")
-		h.Set("Content-Encoding", "gzip")
+	weaken := func() {
 		h.Add("Vary", "Accept-Encoding")
 		if tag := h.Get("ETag"); tag != "" && !strings.HasPrefix(tag, "W/") {
 			h.Set("ETag", "W/"+tag)
 		}
+	}
+	if want && compressible(h, g.status) {
+		select {
+		case g.gz = <-gzipWriters:
+			if g.gz == nil {
+				g.gz, _ = gzip.NewWriterLevel(g.ResponseWriter, gzip.BestSpeed)
+			} else {
+				g.gz.Reset(g.ResponseWriter)
+			}
+		default: // both compressors busy
+		}
+	}
+	if g.gz != nil {
+		h.Del("Content-Length")
+		h.Set("Content-Encoding", "gzip")
+		weaken()
 		g.ResponseWriter.WriteHeader(g.status)
-		g.gz = gzipWriters.Get().(*gzip.Writer)
-		g.gz.Reset(g.ResponseWriter)
 		_, err := g.gz.Write(g.buf)
 		g.buf = nil
 		return err
+	}
+	if g.status == http.StatusNotModified {
+		weaken() // the headers the compressed answer had
 	}
 	g.ResponseWriter.WriteHeader(g.status)
 	var err error
@@ -194,7 +229,7 @@ func (g *gzipResponse) close() {
 	if g.gz != nil {
 		_ = g.gz.Close()
 		g.gz.Reset(nil)
-		gzipWriters.Put(g.gz)
+		gzipWriters <- g.gz
 		g.gz = nil
 	}
 }

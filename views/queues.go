@@ -68,9 +68,8 @@ type healthCache struct {
 	at       time.Time
 	problems []string
 
-	dbMu  sync.Mutex
-	dbAt  time.Time
-	dbErr error
+	dbMu sync.Mutex
+	dbAt time.Time // the last database check that passed
 }
 
 const healthEvery = 10 * time.Second
@@ -82,17 +81,20 @@ const healthEvery = 10 * time.Second
 func (s *Server) checkDB(ctx context.Context, fresh bool) error {
 	c := &s.health
 	c.dbMu.Lock()
-	defer c.dbMu.Unlock()
-	if !fresh && !c.dbAt.IsZero() && time.Since(c.dbAt) < healthEvery {
+	recent := !c.dbAt.IsZero() && time.Since(c.dbAt) < healthEvery
+	c.dbMu.Unlock()
+	if recent && !fresh {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	err := s.opts.Queues.Check(ctx)
+	err := s.opts.Queues.Check(ctx) // not under the lock: a slow check holds up no other page
+	c.dbMu.Lock()
 	c.dbAt = time.Time{}
 	if err == nil {
 		c.dbAt = time.Now()
 	}
+	c.dbMu.Unlock()
 	return err
 }
 
