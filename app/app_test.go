@@ -99,6 +99,11 @@ func TestNormalizeURL(t *testing.T) {
 			t.Errorf("NormalizeURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
+	// The message quotes what was typed, not the https:// added to it, and shows the form.
+	_, err := app.NormalizeURL(" not a url ")
+	if msg := app.ErrorMessage(err); msg != `"not a url" is not a web address: give one like https://example.com/feed.xml (http or https).` {
+		t.Errorf("the message for a sentence: %q", msg)
+	}
 }
 
 func TestParseOPML(t *testing.T) {

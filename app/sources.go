@@ -309,13 +309,15 @@ func (s *Sources) log() *slog.Logger { return logOrDiscard(s.Log) }
 
 // NormalizeURL checks a user-given URL and adds https:// when it has no scheme.
 func NormalizeURL(raw string) (string, error) {
-	raw = strings.TrimSpace(raw)
+	given := strings.TrimSpace(raw)
+	raw = given
 	if !strings.Contains(raw, "://") {
 		raw = "https://" + raw
 	}
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return "", Errorf(EINVALID, "%q is not a web address (http or https).", raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || strings.ContainsAny(u.Host, " \t") {
+		// Quoted as the user typed it, not with the https:// added for them.
+		return "", Errorf(EINVALID, "%q is not a web address: give one like https://example.com/feed.xml (http or https).", given)
 	}
 	u.Fragment = ""
 	return u.String(), nil
