@@ -308,4 +308,34 @@
     var radio = want && scope.querySelector('input[name=scope][value="' + want + '"]');
     if (radio) radio.checked = true;
   });
+
+  // A long list of sources gets a filter box: the sources whose name holds what is typed (any
+  // case) stay, with a count of those shown and of those chosen; Enter in the box does not
+  // submit the form.
+  function setupPickFilters() {
+    document.querySelectorAll("[data-picks-filter]").forEach(function (box) {
+      var input = box.querySelector("input"), status = box.querySelector("[data-picks-status]");
+      var list = box.parentElement.querySelector("[data-picks]");
+      if (!input || !list) return;
+      var labels = Array.prototype.slice.call(list.querySelectorAll("label"));
+      function update() {
+        var q = input.value.trim().toLowerCase(), shown = 0, chosen = 0;
+        labels.forEach(function (l) {
+          var show = !q || l.textContent.toLowerCase().indexOf(q) >= 0;
+          l.hidden = !show;
+          if (show) shown++;
+          var c = l.querySelector("input");
+          if (c && c.checked) chosen++;
+        });
+        if (status) status.textContent = (q ? shown + " of " + labels.length + " shown" : labels.length + " sources") + (chosen ? " · " + chosen + " chosen" : "");
+      }
+      input.addEventListener("input", update);
+      input.addEventListener("keydown", function (e) { if (e.key === "Enter") e.preventDefault(); });
+      list.addEventListener("change", update);
+      box.hidden = false;
+      update();
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setupPickFilters);
+  else setupPickFilters();
 })();
