@@ -89,6 +89,21 @@ func TestCLIGlobal(t *testing.T) {
 		}
 	})
 
+	t.Run("a missing or extra argument shows the command's usage line", func(t *testing.T) {
+		dir := t.TempDir()
+		for _, tc := range []struct {
+			args []string
+			want string
+		}{
+			{[]string{"brief", "add"}, "usage: morningdeck brief add NAME (see morningdeck brief add --help)"},
+			{[]string{"source", "list", "extra"}, "usage: morningdeck source list (see morningdeck source list --help)"},
+		} {
+			if _, errOut, err := run(t, dir, tc.args...); err == nil || !strings.Contains(errOut, tc.want) {
+				t.Errorf("%v: err %v, stderr %q; want %q", tc.args, err, errOut, tc.want)
+			}
+		}
+	})
+
 	t.Run("flag mistakes are sentences saying what to give", func(t *testing.T) {
 		dir := t.TempDir()
 		for _, tc := range []struct {

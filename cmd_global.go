@@ -56,6 +56,14 @@ func setupGlobal(root *cobra.Command) {
 				}
 				return fmt.Errorf("%s needs a command: one of %s", cmd.CommandPath(), strings.Join(subcommandNames(cmd), ", "))
 			}
+		} else if check := c.Args; check != nil {
+			// cobra's "accepts 1 arg(s), received 0" does not say which: the usage line does.
+			c.Args = func(cmd *cobra.Command, args []string) error {
+				if err := check(cmd, args); err != nil {
+					return fmt.Errorf("%w; usage: %s (see %s --help)", err, strings.TrimSuffix(cmd.UseLine(), " [flags]"), cmd.CommandPath())
+				}
+				return nil
+			}
 		}
 		for _, sub := range c.Commands() {
 			walk(sub)
