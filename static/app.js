@@ -50,7 +50,8 @@
     (scope || document).querySelectorAll("time[datetime][data-relative]").forEach(function (t) {
       var d = new Date(t.getAttribute("datetime"));
       if (isNaN(d.getTime())) return;
-      t.textContent = relative(d);
+      // A time something is due at (a source's next fetch) that has passed is due now.
+      t.textContent = t.hasAttribute("data-due") && d.getTime() <= Date.now() ? "due now" : relative(d);
       if (dtf) t.title = dtf.format(d);
     });
   }

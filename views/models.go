@@ -93,15 +93,15 @@ func relativeTime(t, now time.Time) string {
 		}
 		return "just now"
 	case d < time.Hour:
-		s = app.Plural(int(d.Round(time.Minute)/time.Minute), "min", "min")
+		s = countWords(int(d.Round(time.Minute)/time.Minute), "min", "min")
 	case d < 24*time.Hour:
-		s = app.Plural(int(d.Round(time.Hour)/time.Hour), "hour", "hours")
+		s = countWords(int(d.Round(time.Hour)/time.Hour), "hour", "hours")
 	case d < 30*24*time.Hour:
-		s = app.Plural(int(d.Round(24*time.Hour)/(24*time.Hour)), "day", "days")
+		s = countWords(int(d.Round(24*time.Hour)/(24*time.Hour)), "day", "days")
 	case d < 365*24*time.Hour:
-		s = app.Plural(int(d/(30*24*time.Hour)), "month", "months")
+		s = countWords(int(d/(30*24*time.Hour)), "month", "months")
 	default:
-		s = app.Plural(int(d/(365*24*time.Hour)), "year", "years")
+		s = countWords(int(d/(365*24*time.Hour)), "year", "years")
 	}
 	if future {
 		return "in " + s

@@ -695,6 +695,7 @@ type SourceView struct {
 	AutoInterval bool
 	LastFetched  TimeView
 	NextFetch    TimeView
+	NextDue      bool // the next fetch's time has come
 	ItemCount    int
 	LastError    string
 	ErrorCount   int
@@ -702,6 +703,15 @@ type SourceView struct {
 	Folder       string // the folder's name; "" in no folder
 	Unread       int
 	IconHref     string // the stored favicon; "" when there is none (the initials stand in)
+}
+
+// nextFetchText is when the next fetch is due, relative ("in 12 min"), or "due now" once the
+// time has passed (the scheduler takes it at its next round).
+func (v SourceView) nextFetchText() string {
+	if v.NextDue {
+		return "due now"
+	}
+	return v.NextFetch.Relative
 }
 
 // Failing reports whether the last fetch failed (whether or not the source is in ERROR yet):
@@ -744,15 +754,19 @@ func (v SourceView) IntervalLabel() string {
 	return s
 }
 
+// intervalWords is "15 minutes", "2 hours", "day" (as in "every day").
 func intervalWords(m int) string {
+	n, one, many := m, "minute", "minutes"
 	switch {
 	case m%(24*60) == 0:
-		return app.Plural(m/(24*60), "day", "days")
+		n, one, many = m/(24*60), "day", "days"
 	case m%60 == 0:
-		return app.Plural(m/60, "hour", "hours")
-	default:
-		return app.Plural(m, "minute", "minutes")
+		n, one, many = m/60, "hour", "hours"
 	}
+	if n == 1 {
+		return one
+	}
+	return countWords(n, one, many)
 }
 
 func (s *Server) sourceView(src *app.Source) SourceView {
@@ -773,6 +787,7 @@ func (s *Server) sourceView(src *app.Source) SourceView {
 		AutoInterval: src.AutoInterval,
 		LastFetched:  s.timeView(src.LastFetchedAt),
 		NextFetch:    s.timeView(src.NextFetchAt),
+		NextDue:      src.NextFetchAt != nil && !src.NextFetchAt.After(s.clock.Now()),
 		ItemCount:    src.ItemCount,
 		LastError:    src.LastError,
 		ErrorCount:   src.ErrorCount,
