@@ -3,7 +3,6 @@ package main_test
 import (
 	"database/sql"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,20 +14,14 @@ import (
 // typing keeps the matching sources (any case) and says how many are shown and chosen; Enter in
 // the box does not send the form; a source chosen from the filtered list is the briefing's.
 func TestBrowserBriefingSourceFilter(t *testing.T) {
-	var opml strings.Builder
-	opml.WriteString(`<?xml version="1.0"?><opml version="2.0"><head><title>subs</title></head><body>`)
+	var outlines [][2]string
 	for _, kind := range []string{"Alpha news", "Beta blog", "Gamma digest"} {
 		for i := range 10 {
-			fmt.Fprintf(&opml, `<outline type="rss" text="%s %d" xmlUrl="http://127.0.0.1:9/%s/%d.xml"/>`, kind, i, strings.Fields(kind)[0], i)
+			outlines = append(outlines, [2]string{fmt.Sprintf("%s %d", kind, i), fmt.Sprintf("http://127.0.0.1:9/%s/%d.xml", strings.Fields(kind)[0], i)})
 		}
 	}
-	opml.WriteString(`</body></opml>`)
 	dir := t.TempDir()
-	file := filepath.Join(dir, "subs.opml")
-	if err := os.WriteFile(file, []byte(opml.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, dir, "import", "opml", file)
+	importOutlines(t, dir, outlines)
 	base, _ := startServer(t, dir, "--no-workers")
 	ctx := browser(t)
 

@@ -25,18 +25,12 @@ func TestBrowserSourcesList(t *testing.T) {
 	for i := range failing {
 		farm.SetStatus(i, 404)
 	}
-	var opml strings.Builder
-	opml.WriteString(`<?xml version="1.0"?><opml version="2.0"><head><title>subs</title></head><body>`)
+	var outlines [][2]string
 	for i := range n {
-		fmt.Fprintf(&opml, `<outline type="rss" text="Source number %d with a fairly long name" xmlUrl="%s"/>`, i, farm.URL(i))
+		outlines = append(outlines, [2]string{fmt.Sprintf("Source number %d with a fairly long name", i), farm.URL(i)})
 	}
-	opml.WriteString(`</body></opml>`)
 	dir := t.TempDir()
-	file := filepath.Join(dir, "subs.opml")
-	if err := os.WriteFile(file, []byte(opml.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, dir, "import", "opml", file)
+	importOutlines(t, dir, outlines)
 	mustRun(t, dir, "fetch")
 	base, _ := startServer(t, dir)
 	ctx := browser(t)

@@ -9,12 +9,14 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -196,4 +198,21 @@ func (m *mailbox) messages() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return append([]string(nil), m.got...)
+}
+
+// importOutlines imports into dataDir, through `morningdeck import opml`, an OPML file of RSS
+// outlines given as title → feed address, in the order given.
+func importOutlines(t *testing.T, dataDir string, outlines [][2]string) {
+	t.Helper()
+	var opml strings.Builder
+	opml.WriteString(`<?xml version="1.0"?><opml version="2.0"><head><title>subs</title></head><body>`)
+	for _, o := range outlines {
+		fmt.Fprintf(&opml, `<outline type="rss" text="%s" xmlUrl="%s"/>`, html.EscapeString(o[0]), html.EscapeString(o[1]))
+	}
+	opml.WriteString(`</body></opml>`)
+	file := filepath.Join(t.TempDir(), "subs.opml")
+	if err := os.WriteFile(file, []byte(opml.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, dataDir, "import", "opml", file)
 }
