@@ -121,23 +121,13 @@ func (g *gzipResponse) WriteHeader(code int) {
 }
 
 func (g *gzipResponse) Write(p []byte) (int, error) {
-	if !g.decided && len(g.buf) == 0 && len(p) >= minGzipBytes {
-		// A whole page in one write (templ renders into a buffer): no copy of it is held.
-		if g.status == 0 {
-			g.status = http.StatusOK
-		}
-		g.buf = p
-		if err := g.decide(true); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
 	if !g.decided {
 		if g.status == 0 {
-			g.status = http.StatusOK
+			g.status = http.StatusOK // as net/http: a write before WriteHeader is a 200
 		}
-		g.buf = append(g.buf, p...)
-		if len(g.buf) < minGzipBytes {
+		if len(g.buf) == 0 && len(p) >= minGzipBytes {
+			g.buf = p // a whole page in one write (templ renders into a buffer): not copied
+		} else if g.buf = append(g.buf, p...); len(g.buf) < minGzipBytes {
 			return len(p), nil
 		}
 		if err := g.decide(true); err != nil {
