@@ -305,7 +305,7 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sum.Total == 0 {
-		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil))
+		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil, s.firstSteps(r)))
 		return
 	}
 	// Since your last visit: what is unread, best first (then newest); of one folder with ?folder=ID.
@@ -316,7 +316,7 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
-		Items: s.itemViews(items), FolderID: folderID}
+		Items: s.itemViews(items), FolderID: folderID, Steps: s.firstSteps(r)}
 	if sum.Offline() {
 		v.Unreachable = sum.Unreachable
 	}
@@ -336,6 +336,23 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 	p := s.page(w, r, "today", "Today")
 	v.Folders = p.Folders // counted once a request: the sidebar's list serves the picker too
 	s.render(w, r, todayPage(p, v))
+}
+
+// firstSteps says which of the first steps the user has not taken (none when the services that
+// would take them are not there, or cannot be read).
+func (s *Server) firstSteps(r *http.Request) FirstSteps {
+	var st FirstSteps
+	if s.opts.Settings != nil {
+		if set, err := s.opts.Settings.Get(r.Context(), userID(r)); err == nil {
+			st.Interests = strings.TrimSpace(set.Interests) == "" && len(set.Topics) == 0
+		}
+	}
+	if s.opts.Briefings != nil {
+		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
+			st.Briefing = len(bs) == 0
+		}
+	}
+	return st
 }
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }

@@ -163,6 +163,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	}
 	mux.HandleFunc("GET /settings", s.settingsPage)
 	mux.HandleFunc("POST /settings", s.saveSettings)
+	mux.HandleFunc("POST /settings/interests", s.saveInterests)
 	mux.HandleFunc("POST /settings/test-llm", s.testLLM)
 	mux.HandleFunc("POST /settings/filters", s.addFilter)
 	mux.HandleFunc("POST /settings/filters/preview", s.previewFilter)

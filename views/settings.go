@@ -49,6 +49,30 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 	s.renderStatus(w, r, status, settingsPage(s.page(w, r, "settings", "Settings"), v))
 }
 
+// saveInterests saves the interests alone (Today's first steps), leaving every other setting as
+// it is, and goes back where the form was.
+func (s *Server) saveInterests(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Settings == nil {
+		s.notFound(w, r)
+		return
+	}
+	interests := r.PostFormValue("interests")
+	to := back(r, "/settings")
+	if strings.TrimSpace(interests) == "" {
+		s.redirect(w, r, to, flashError("Say what you want to read about: a few words or phrases, such as \"sqlite, go, cycling\"."))
+		return
+	}
+	if _, err := s.opts.Settings.Update(r.Context(), userID(r), app.SettingsUpdate{Interests: &interests}); err != nil {
+		if app.ErrorCode(err) != app.EINVALID {
+			s.serverError(w, r, err)
+			return
+		}
+		s.redirect(w, r, to, flashError(app.ErrorMessage(err)))
+		return
+	}
+	s.redirect(w, r, to, flashSuccess("Interests saved: your items are being scored with them. Change them any time in Settings."))
+}
+
 func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Settings == nil {
 		s.notFound(w, r)

@@ -268,7 +268,7 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) addFailed(w http.ResponseWriter, r *http.Request, form AddForm) {
 	if form.Onboarding {
-		s.renderStatus(w, r, http.StatusUnprocessableEntity, onboardingPage(s.page(w, r, "today", "Welcome"), form, s.opts.ImportOPML != nil))
+		s.renderStatus(w, r, http.StatusUnprocessableEntity, onboardingPage(s.page(w, r, "today", "Welcome"), form, s.opts.ImportOPML != nil, s.firstSteps(r)))
 		return
 	}
 	s.renderSources(w, r, http.StatusUnprocessableEntity, form, nil)
