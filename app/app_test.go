@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,21 @@ func TestParseOPML(t *testing.T) {
 			}
 		}
 	})
+}
+
+func TestNaturalCompare(t *testing.T) {
+	names := []string{"Feed 10", "feed 2", "Feed 1", "ars technica", "Ars Technica 2", "Alpha", "Feed 02b", "Feed 2a", "", "Zeta", "Économie", "feed 007"}
+	slices.SortStableFunc(names, app.NaturalCompare)
+	want := []string{"", "Alpha", "ars technica", "Ars Technica 2", "Feed 1", "feed 2", "Feed 2a", "Feed 02b", "feed 007", "Feed 10", "Zeta", "Économie"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("sorted %q\nwant   %q", names, want)
+	}
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{{"a", "A", 0}, {"x9", "x10", -1}, {"x10", "x9", 1}, {"x01", "x1", 0}, {"a", "ab", -1}} {
+		if got := app.NaturalCompare(c.a, c.b); got != c.want {
+			t.Errorf("NaturalCompare(%q, %q) = %d; want %d", c.a, c.b, got, c.want)
+		}
+	}
 }

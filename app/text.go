@@ -1,6 +1,47 @@
 package app
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// NaturalCompare orders names as a reader expects: letters without regard to case, and runs of
+// digits by their value, so that "Feed 2" comes before "Feed 10". It returns -1, 0 or +1.
+func NaturalCompare(a, b string) int {
+	for a != "" && b != "" {
+		if isDigit(a[0]) && isDigit(b[0]) {
+			da, db := digitRun(a), digitRun(b)
+			na, nb := strings.TrimLeft(a[:da], "0"), strings.TrimLeft(b[:db], "0")
+			if len(na) != len(nb) {
+				return cmp.Compare(len(na), len(nb))
+			}
+			if c := strings.Compare(na, nb); c != 0 {
+				return c
+			}
+			a, b = a[da:], b[db:]
+			continue
+		}
+		ra, sa := utf8.DecodeRuneInString(a)
+		rb, sb := utf8.DecodeRuneInString(b)
+		if la, lb := unicode.ToLower(ra), unicode.ToLower(rb); la != lb {
+			return cmp.Compare(int(la), int(lb))
+		}
+		a, b = a[sa:], b[sb:]
+	}
+	return cmp.Compare(len(a), len(b))
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+func digitRun(s string) int {
+	n := 0
+	for n < len(s) && isDigit(s[n]) {
+		n++
+	}
+	return n
+}
 
 // Plural is one when n is 1, else many.
 func Plural(n int, one, many string) string {

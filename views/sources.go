@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -34,6 +35,8 @@ func (s *Server) sourceNames(r *http.Request) ([]app.SourceName, error) {
 			names[i].Name = hostOf(names[i].Name)
 		}
 	}
+	// In the order they are read: "Feed 2" before "Feed 10", "ars" beside "Ars".
+	slices.SortStableFunc(names, func(a, b app.SourceName) int { return app.NaturalCompare(a.Name, b.Name) })
 	return names, err
 }
 
