@@ -60,9 +60,14 @@ func (s *Sources) Folders(ctx context.Context, userID int64, unreadCap int) ([]*
 	return fs.Folders(ctx, userID, unreadCap)
 }
 
-// Folder finds one of the user's folders by id or by name (any case).
+// lookupUnreadCap is the unread cap of a lookup of folders by name or id, which reads no unread
+// count: each stops at the folder's first unread item rather than count them all.
+const lookupUnreadCap = 1
+
+// Folder finds one of the user's folders by id or by name (any case), with its source count; its
+// unread count is not counted (0 or 1).
 func (s *Sources) Folder(ctx context.Context, userID int64, idOrName string) (*Folder, error) {
-	all, err := s.Folders(ctx, userID, 0)
+	all, err := s.Folders(ctx, userID, lookupUnreadCap)
 	if err != nil {
 		return nil, err
 	}

@@ -201,7 +201,7 @@ func ItemCategories(it *Item, folder string) []string {
 
 // folderNamed returns the user's folder called name (any case), or nil when there is none.
 func (r *Reader) folderNamed(ctx context.Context, userID int64, name string) (*Folder, error) {
-	fs, err := r.Sources.Folders(ctx, userID, 0)
+	fs, err := r.Sources.Folders(ctx, userID, lookupUnreadCap)
 	if err != nil {
 		return nil, err
 	}
@@ -533,7 +533,7 @@ type Label struct {
 // Labels are the states, the Top stories label and the user's folders.
 func (r *Reader) Labels(ctx context.Context, userID int64) ([]Label, error) {
 	out := []Label{{ID: StateStarred}, {ID: StateRead}, {ID: StateReadingList}, {ID: TopLabel, Type: "tag"}}
-	fs, err := r.Sources.Folders(ctx, userID, 0)
+	fs, err := r.Sources.Folders(ctx, userID, lookupUnreadCap)
 	if err != nil {
 		return nil, err
 	}

@@ -97,9 +97,6 @@ func Icon(name string) string {
 	return Path("icons.svg") + "#" + name
 }
 
-// HasIcon reports whether the sprite has an icon of that name.
-func HasIcon(name string) bool { return icons[name] }
-
 // Handler serves the files under /static/. Hashed names are cached for a year as immutable;
 // plain names (for tools and old links) must be revalidated.
 func Handler() http.Handler {

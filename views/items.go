@@ -305,7 +305,8 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sum.Total == 0 {
-		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil, s.firstSteps(r)))
+		bs, listed := s.briefings(r)
+		s.render(w, r, onboardingPage(s.page(w, r, "today", "Welcome"), AddForm{Onboarding: true}, s.opts.ImportOPML != nil, s.firstSteps(r, bs, listed)))
 		return
 	}
 	// Since your last visit: what is unread, best first (then newest); of one folder with ?folder=ID.
@@ -316,40 +317,43 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
-		Items: s.itemViews(items), FolderID: folderID, Steps: s.firstSteps(r)}
+		Items: s.itemViews(items), FolderID: folderID}
 	if sum.Offline() {
 		v.Unreachable = sum.Unreachable
 	}
 	placeInList(v.Items, r.URL.Query(), "today", 0, s.clock.Now())
-	if s.opts.Briefings != nil {
-		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
-			for _, b := range bs {
-				// The latest report with stories is the one offered: an empty run does not hide it.
-				if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 5); err == nil && len(reps) > 0 {
-					rep := app.LatestNonEmpty(reps)
-					v.Reports = append(v.Reports, TodayReport{ID: rep.ID, Name: b.Name, Overview: rep.Overview, When: s.timeView(&rep.GeneratedAt),
-						Stories: rep.Stories(), NewerEmpty: rep != reps[0]})
-				}
-			}
+	bs, listed := s.briefings(r)
+	for _, b := range bs {
+		// The latest report with stories is the one offered: an empty run does not hide it.
+		if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 5); err == nil && len(reps) > 0 {
+			rep := app.LatestNonEmpty(reps)
+			v.Reports = append(v.Reports, TodayReport{ID: rep.ID, Name: b.Name, Overview: rep.Overview, When: s.timeView(&rep.GeneratedAt),
+				Stories: rep.Stories(), NewerEmpty: rep != reps[0]})
 		}
 	}
+	v.Steps = s.firstSteps(r, bs, listed)
 	p := s.page(w, r, "today", "Today")
 	v.Folders = p.Folders // counted once a request: the sidebar's list serves the picker too
 	s.render(w, r, todayPage(p, v))
 }
 
-// firstSteps says which of the first steps the user has not taken (none when the services that
-// would take them are not there, or cannot be read).
-func (s *Server) firstSteps(r *http.Request) FirstSteps {
-	var st FirstSteps
+// briefings lists the user's briefings; listed is false when there is no briefing service or
+// the list cannot be read.
+func (s *Server) briefings(r *http.Request) (bs []*app.Briefing, listed bool) {
+	if s.opts.Briefings == nil {
+		return nil, false
+	}
+	bs, err := s.opts.Briefings.List(r.Context(), userID(r))
+	return bs, err == nil
+}
+
+// firstSteps says which of the first steps the user has not taken, given their briefings (bs,
+// when listed): none that cannot be known (no service, or a store that cannot be read).
+func (s *Server) firstSteps(r *http.Request, bs []*app.Briefing, listed bool) FirstSteps {
+	st := FirstSteps{Briefing: listed && len(bs) == 0}
 	if s.opts.Settings != nil {
 		if set, err := s.opts.Settings.Get(r.Context(), userID(r)); err == nil {
 			st.Interests = strings.TrimSpace(set.Interests) == "" && len(set.Topics) == 0
-		}
-	}
-	if s.opts.Briefings != nil {
-		if bs, err := s.opts.Briefings.List(r.Context(), userID(r)); err == nil {
-			st.Briefing = len(bs) == 0
 		}
 	}
 	return st

@@ -26,14 +26,16 @@ const (
 	healthMaxStuck      = 10
 )
 
-// health checks the database (with check), every queue's fill and the stuck entities.
-func health(ctx context.Context, a app.QueueAdmin, check func(context.Context) error) (Health, []app.QueueInfo, []app.StuckEntity) {
+// healthReport checks the database (afresh when fresh, see checkDB), every queue's fill and the
+// stuck entities.
+func (s *Server) healthReport(ctx context.Context, fresh bool) (Health, []app.QueueInfo, []app.StuckEntity) {
+	a := s.opts.Queues
 	h := Health{OK: true, Status: "ok", Problems: []string{}}
 	fail := func(format string, args ...any) {
 		h.OK, h.Status = false, "unhealthy"
 		h.Problems = append(h.Problems, fmt.Sprintf(format, args...))
 	}
-	if err := check(ctx); err != nil {
+	if err := s.checkDB(ctx, fresh); err != nil {
 		fail("database: %v", err)
 		return h, nil, nil
 	}
@@ -110,10 +112,8 @@ func (s *Server) trouble(ctx context.Context) []string {
 	if !c.at.IsZero() && time.Since(c.at) < healthEvery {
 		return c.problems
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
 	c.problems = nil
-	if err := s.checkDB(ctx, false); err != nil {
+	if err := s.checkDB(ctx, false); err != nil { // bounded by checkDB's own timeout
 		c.problems = append(c.problems, "database: "+err.Error())
 	}
 	for _, p := range s.opts.Queues.Pinned() {
@@ -131,7 +131,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
-	h, _, _ := health(ctx, s.opts.Queues, func(ctx context.Context) error { return s.checkDB(ctx, true) })
+	h, _, _ := s.healthReport(ctx, true)
 	if !h.OK {
 		// The banner looks again at the next page rather than keep an older verdict.
 		s.health.mu.Lock()
@@ -248,7 +248,7 @@ var queueAbout = map[string][2]string{
 }
 
 func (s *Server) queuesView(r *http.Request) QueuesView {
-	h, qs, stuck := health(r.Context(), s.opts.Queues, func(ctx context.Context) error { return s.checkDB(ctx, false) })
+	h, qs, stuck := s.healthReport(r.Context(), false)
 	v := QueuesView{Health: h}
 	for _, q := range qs {
 		about := queueAbout[q.Name]

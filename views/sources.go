@@ -271,7 +271,8 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) addFailed(w http.ResponseWriter, r *http.Request, form AddForm) {
 	if form.Onboarding {
-		s.renderStatus(w, r, http.StatusUnprocessableEntity, onboardingPage(s.page(w, r, "today", "Welcome"), form, s.opts.ImportOPML != nil, s.firstSteps(r)))
+		bs, listed := s.briefings(r)
+		s.renderStatus(w, r, http.StatusUnprocessableEntity, onboardingPage(s.page(w, r, "today", "Welcome"), form, s.opts.ImportOPML != nil, s.firstSteps(r, bs, listed)))
 		return
 	}
 	s.renderSources(w, r, http.StatusUnprocessableEntity, form, nil)
