@@ -35,11 +35,14 @@ func TestBrowserItemNav(t *testing.T) {
 		chromedp.Navigate(base+"items"),
 		chromedp.WaitVisible(`[data-testid=nav-folder]`, chromedp.ByQuery),
 		chromedp.Evaluate(`[document.querySelector('[data-testid=nav-folder]').textContent.replace(/\s+/g,' ').trim()]`, &listed),
-		chromedp.Click(`[data-testid=nav-folder]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
 	); err != nil {
 		t.Fatal(err)
 	}
+	// The folder's river has the same filters as the page it is opened from: wait for its address.
+	if err := chromedp.Run(ctx, chromedp.Click(`[data-testid=nav-folder]`, chromedp.ByQuery)); err != nil && !navigating(err) {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the folder's river", `location.search.includes('folder=') && document.readyState == 'complete' && document.querySelector('[data-testid=item-filters]') !== null`, patience)
 	if len(listed) != 1 || !strings.HasPrefix(listed[0], "Tech 3") {
 		t.Fatalf("sidebar folder %q, want Tech with 3 unread", listed)
 	}

@@ -97,13 +97,25 @@ func browser(t *testing.T) context.Context {
 // waits poll and return as soon as the condition holds, so only a real failure waits this long.
 const patience = 3 * time.Minute
 
-// waitFor polls a JavaScript expression until it is true.
+// navigating tells the errors of a script run while the page is being replaced (a click that
+// submits a form, a link) from real failures: the next poll runs on the new page.
+func navigating(err error) bool {
+	msg := err.Error()
+	for _, s := range []string{"Inspected target navigated or closed", "Execution context was destroyed", "Cannot find context with specified id", "Cannot find default execution context"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitFor polls a JavaScript expression until it is true, across a navigation.
 func waitFor(t *testing.T, ctx context.Context, what, expr string, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
 		var ok bool
-		if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok)); err != nil {
+		if err := chromedp.Run(ctx, chromedp.Evaluate(expr, &ok)); err != nil && !navigating(err) {
 			t.Fatalf("%s: %v", what, err)
 		}
 		if ok {
