@@ -67,6 +67,9 @@ func TestNavigationCounts(t *testing.T) {
 	if err := db.CreateSource(ctx, other, nil); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := db.Write.Exec(`update sources set fetch_status = 'FETCHING', error_count = 1, last_error = 'x could not be found.' where id = ?`, other.ID); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := db.Write.Exec(`insert into items (source_id, user_id, guid, title, link, status, created_at) values (?, ?, 'g', 't', 'http://x', 'DONE', '2026-11-27T00:00:00.000Z')`, other.ID, u.ID); err != nil {
 		t.Fatal(err)
 	}

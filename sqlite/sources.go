@@ -149,19 +149,20 @@ func (db *DB) SourceList(ctx context.Context, f app.SourceFilter) ([]*app.Source
 
 // SourceSummary counts the user's sources: all, failing, paused, being fetched. Every page asks
 // for it, so it reads sources_user_state_idx grouped by status (a few thousand index entries a
-// millisecond) rather than the table, and the failing sources' rows only for the messages.
+// millisecond) rather than the table, sources_busy_idx (only the sources being fetched), and the
+// failing sources' rows only for the messages.
 func (db *DB) SourceSummary(ctx context.Context, userID int64) (app.SourceSummary, error) {
 	var s app.SourceSummary
 	// Unreachable matches the messages app/feeds writes when a fetch never reached its host
 	// (KindDNS, KindConnect, KindTimeout, KindNetwork).
 	st, err := db.readStmt(ctx, `select coalesce(sum(n), 0), coalesce(sum(iif(status = 'ERROR', n, failing)), 0),
-		coalesce(sum(iif(status = 'PAUSED', n, 0)), 0), coalesce(sum(busy), 0),
+		coalesce(sum(iif(status = 'PAUSED', n, 0)), 0),
+		(select count(*) from sources where user_id = ?1 and fetch_status != 'IDLE'),
 		(select count(*) from sources where user_id = ?1 and status in ('ACTIVE', 'ERROR') and error_count > 0
 			and (last_error like '%could not be found.' or last_error like '%refused the connection.'
 			or last_error like '%could not be reached.' or last_error like '%did not answer%' or last_error like '%timed out.'
 			or last_error like 'Could not connect to %' or last_error like 'The connection to % failed.'))
-		from (select status, count(*) as n, count(*) filter (where error_count > 0) as failing,
-			count(*) filter (where fetch_status in ('QUEUED', 'FETCHING')) as busy
+		from (select status, count(*) as n, count(*) filter (where error_count > 0) as failing
 			from sources where user_id = ?1 group by status)`)
 	if err == nil {
 		err = st.QueryRowContext(ctx, userID).Scan(&s.Total, &s.Errors, &s.Paused, &s.Busy, &s.Unreachable)
