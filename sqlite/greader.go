@@ -232,30 +232,36 @@ func (db *DB) MarkRead(ctx context.Context, userID int64, scope app.ReadScope) (
 }
 
 // ReaderUnreadCounts returns the user's unread items per source with the newest one's sort
-// time, and how many unread items score at least topScore, in one pass over the unread items.
-// (It reads each unread row: about 3 ms per 1,000 unread items; a covering index would make it
-// cheaper, with the unread counts of issue 16.)
+// time, and how many unread items score at least topScore. A Reader client asks for them at
+// every sync, so they come from indexes: the counts from the per-source unread index (index
+// entries only), each source's newest unread item from the source's date index (its first
+// entries), the top count from the best-first index (only the items scoring that high). Reading
+// every unread row instead took 4 times as long with 95,000 unread items.
 func (db *DB) ReaderUnreadCounts(ctx context.Context, userID int64, topScore int) (map[int64]int, map[int64]time.Time, int, error) {
 	counts, newest := map[int64]int{}, map[int64]time.Time{}
-	rows, err := db.Read.QueryContext(ctx, `select source_id, count(*), max(coalesce(published_at, created_at)), sum(score >= ?)
-		from items indexed by items_unread_idx where user_id = ? and read_at is null and hidden = 0 group by source_id`, topScore, userID)
+	rows, err := db.Read.QueryContext(ctx, `select source_id, n, (select coalesce(i.published_at, i.created_at) from items i indexed by items_source_sort_idx
+			where i.source_id = c.source_id and i.read_at is null and i.hidden = 0 order by coalesce(i.published_at, i.created_at) desc, i.id desc limit 1)
+		from (select source_id, count(*) as n from items indexed by items_source_unread_idx
+			where read_at is null and hidden = 0 and source_id in (select id from sources where user_id = ?) group by source_id) as c`, userID)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("sqlite: reader unread counts: %w", err)
 	}
 	defer rows.Close()
-	top := 0
 	for rows.Next() {
 		var id int64
 		var n int
-		var at string
-		var t sql.NullInt64
-		if err := rows.Scan(&id, &n, &at, &t); err != nil {
+		var at sql.NullString
+		if err := rows.Scan(&id, &n, &at); err != nil {
 			return nil, nil, 0, fmt.Errorf("sqlite: reader unread counts: %w", err)
 		}
-		counts[id], newest[id] = n, parseTime(at)
-		top += int(t.Int64)
+		counts[id], newest[id] = n, parseTime(at.String)
 	}
 	if err := rows.Err(); err != nil {
+		return nil, nil, 0, fmt.Errorf("sqlite: reader unread counts: %w", err)
+	}
+	var top int
+	if err := db.Read.QueryRowContext(ctx, `select count(*) from items indexed by items_user_best_idx
+		where user_id = ? and (score is null) = 0 and score >= ? and read_at is null and hidden = 0`, userID, topScore).Scan(&top); err != nil {
 		return nil, nil, 0, fmt.Errorf("sqlite: reader unread counts: %w", err)
 	}
 	return counts, newest, top, nil
