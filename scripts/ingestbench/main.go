@@ -61,12 +61,13 @@ func main() {
 var observe bool
 
 type result struct {
-	first, cycle         time.Duration
-	cpuFirst, cpuCycle   time.Duration
-	scored, cpuScored    time.Duration // until the back catalogue is scored and searchable too (from process start)
-	peakRSS              int64         // bytes
-	observed             int           // requests of the observer (-observe)
-	stored, want, notMod int
+	first, cycle           time.Duration
+	cpuFirst, cpuCycle     time.Duration
+	scored, cpuScored      time.Duration // until the back catalogue is scored and searchable too (from process start)
+	peakRSS                int64         // bytes
+	wroteFirst, wroteCycle int64         // bytes the server wrote (write syscalls: the WAL, the database, logs)
+	observed               int           // requests of the observer (-observe)
+	stored, want, notMod   int
 }
 
 func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duration, keep bool) error {
@@ -98,10 +99,10 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 			return fmt.Errorf("round %d: %w", r, err)
 		}
 		results = append(results, res)
-		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s), peak RSS %.1f MB, items %d/%d, 304s %d\n",
-			r, res.first.Seconds(), res.cpuFirst.Seconds(), res.cpuFirst.Seconds()*1000/float64(feeds),
+		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed, wrote %.0f MB), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s, wrote %.1f MB), peak RSS %.1f MB, items %d/%d, 304s %d\n",
+			r, res.first.Seconds(), res.cpuFirst.Seconds(), res.cpuFirst.Seconds()*1000/float64(feeds), float64(res.wroteFirst)/1e6,
 			res.scored.Seconds(), res.cpuScored.Seconds(), res.cpuScored.Seconds()*1000/float64(feeds),
-			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.peakRSS)/1e6, res.stored, res.want, res.notMod)
+			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.wroteCycle)/1e6, float64(res.peakRSS)/1e6, res.stored, res.want, res.notMod)
 		if observe {
 			fmt.Printf("round %d: the observer made %d requests during the first ingestion\n", r, res.observed)
 		}
@@ -114,12 +115,14 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
-	fmt.Printf("median: first ingestion %.2f s, CPU %.2f s (%.2f ms/feed); scored and searchable %.2f s, CPU %.2f ms/feed; all-304 cycle %.3f s, CPU %.2f s; peak RSS %.1f MB\n",
+	fmt.Printf("median: first ingestion %.2f s, CPU %.2f s (%.2f ms/feed), wrote %.0f MB; scored and searchable %.2f s, CPU %.2f ms/feed; all-304 cycle %.3f s, CPU %.2f s, wrote %.1f MB; peak RSS %.1f MB\n",
 		med(func(r result) float64 { return r.first.Seconds() }), med(func(r result) float64 { return r.cpuFirst.Seconds() }),
 		med(func(r result) float64 { return r.cpuFirst.Seconds() * 1000 / float64(feeds) }),
+		med(func(r result) float64 { return float64(r.wroteFirst) / 1e6 }),
 		med(func(r result) float64 { return r.scored.Seconds() }),
 		med(func(r result) float64 { return r.cpuScored.Seconds() * 1000 / float64(feeds) }),
 		med(func(r result) float64 { return r.cycle.Seconds() }), med(func(r result) float64 { return r.cpuCycle.Seconds() }),
+		med(func(r result) float64 { return float64(r.wroteCycle) / 1e6 }),
 		med(func(r result) float64 { return float64(r.peakRSS) / 1e6 }))
 	return nil
 }
@@ -237,6 +240,9 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	if res.cpuFirst, err = cpuTime(srv.Process.Pid); err != nil {
 		return res, err
 	}
+	if res.wroteFirst, err = wrote(srv.Process.Pid); err != nil {
+		return res, err
+	}
 
 	// Phase 1b: the back catalogue scored (a first import the fetch could not score is ranked
 	// in the background) and searchable (the search indexer lets fetch results go first and
@@ -261,6 +267,10 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	var times []time.Duration
 	for c := 0; c < cycles; c++ {
 		cpuBefore, err := cpuTime(srv.Process.Pid)
+		if err != nil {
+			return res, err
+		}
+		wroteBefore, err := wrote(srv.Process.Pid)
 		if err != nil {
 			return res, err
 		}
@@ -291,6 +301,11 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 			return res, err
 		}
 		res.cpuCycle += (cpu - cpuBefore) / time.Duration(cycles)
+		w, err := wrote(srv.Process.Pid)
+		if err != nil {
+			return res, err
+		}
+		res.wroteCycle += (w - wroteBefore) / int64(cycles)
 	}
 	slices.Sort(times)
 	res.cycle = times[len(times)/2]
@@ -419,6 +434,20 @@ func cpuTime(pid int) (time.Duration, error) {
 	utime, _ := strconv.ParseInt(fields[11], 10, 64)
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// wrote is how many bytes a process has passed to write system calls (Linux /proc io: wchar).
+func wrote(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, errors.New("no wchar in /proc io")
 }
 
 // peakRSS is a process's high-water mark of resident memory (VmHWM).
