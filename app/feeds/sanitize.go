@@ -29,14 +29,18 @@ var urlAttrs = map[string]bool{"href": true, "src": true, "cite": true, "poster"
 
 // Sanitize makes HTML from outside safe to render: no scripts, styles, iframes, forms or
 // event handlers; only http, https and mailto URLs; links get rel="nofollow noopener" and
-// target="_blank"; relative URLs are made absolute against base (when base is absolute).
+// target="_blank"; relative URLs are made absolute against base (when base is absolute). Its
+// tags are balanced, whatever the base: a stray </div> or an unclosed <b> in an item's content
+// would otherwise close or restyle the page it is shown in.
 func Sanitize(s, base string) string {
 	if strings.TrimSpace(s) == "" {
 		return ""
 	}
-	if b, err := url.Parse(base); err == nil && b.IsAbs() && b.Host != "" {
-		s = absolutize(s, b)
+	b, err := url.Parse(base)
+	if err != nil || !b.IsAbs() || b.Host == "" {
+		b = nil
 	}
+	s = normalize(s, b)
 	out := policy().Sanitize(s)
 	// bluemonday writes a backslash in a relative URL as %5C, and then refuses that URL on a
 	// second pass: sanitize once more so that what is stored is stable (a fuzzing finding).
@@ -46,8 +50,9 @@ func Sanitize(s, base string) string {
 	return strings.TrimSpace(out)
 }
 
-// absolutize rewrites the URL attributes of an HTML fragment to absolute ones.
-func absolutize(s string, base *url.URL) string {
+// normalize parses an HTML fragment as a browser would and writes it out again: its tags
+// balanced, and its URL attributes made absolute against base when base is not nil.
+func normalize(s string, base *url.URL) string {
 	ctx := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
 	nodes, err := html.ParseFragment(strings.NewReader(s), ctx)
 	if err != nil {
@@ -55,7 +60,7 @@ func absolutize(s string, base *url.URL) string {
 	}
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
-		if n.Type == html.ElementNode {
+		if n.Type == html.ElementNode && base != nil {
 			for i, a := range n.Attr {
 				if a.Namespace == "" && urlAttrs[a.Key] {
 					n.Attr[i].Val = resolveRef(base, a.Val)

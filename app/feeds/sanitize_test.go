@@ -58,3 +58,22 @@ func TestPlainText(t *testing.T) {
 		}
 	}
 }
+
+// TestSanitizeBalancesTags: what Sanitize returns is shown inside the app's pages, so it never
+// closes an element it did not open nor leaves one open, with or without an absolute base (a
+// Reddit post with no link, an item of a feed without an address).
+func TestSanitizeBalancesTags(t *testing.T) {
+	for _, base := range []string{"https://e.test/a/b", "", "/relative", "not a URL"} {
+		for in, want := range map[string]string{
+			`</div></div></main>text`:         `text`,
+			`<b>bold`:                         `<b>bold</b>`,
+			`<p>one<p>two`:                    `<p>one</p><p>two</p>`,
+			`<ul><li>a<li>b`:                  `<ul><li>a</li><li>b</li></ul>`,
+			`<blockquote><p>quoted</article>`: `<blockquote><p>quoted</p></blockquote>`,
+		} {
+			if got := feeds.Sanitize(in, base); got != want {
+				t.Errorf("Sanitize(%q, %q) = %q, want %q", in, base, got, want)
+			}
+		}
+	}
+}
