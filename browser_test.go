@@ -93,7 +93,7 @@ func browser(t *testing.T) context.Context {
 	return nil
 }
 
-// patience is how long a browser test waits for a condition before it fails: generous, because
+// patience is how long a test waits for a condition before it fails: generous, because
 // waits poll and return as soon as the condition holds, so only a real failure waits this long.
 const patience = 3 * time.Minute
 
@@ -128,6 +128,28 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string, within time.D
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// follow runs actions that load another page (a click on a link or a submit button, a key that
+// opens a page) and waits until that page has loaded and ready (a JavaScript expression) holds
+// on it. The page being left is marked first, so that nothing on it (the same fields, the same
+// heading, the same address) passes for the new page while the new one is still on its way, and
+// no read that follows can run on the old page or be cut off by the navigation.
+func follow(t *testing.T, ctx context.Context, what, ready string, actions ...chromedp.Action) {
+	t.Helper()
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`window.__leaving = true`, nil)); err != nil {
+		t.Fatalf("%s: mark the page being left: %v", what, err)
+	}
+	if err := chromedp.Run(ctx, actions...); err != nil && !navigating(err) {
+		t.Fatalf("%s: %v", what, err)
+	}
+	waitFor(t, ctx, what, `!window.__leaving && document.readyState == 'complete' && (`+ready+`)`, patience)
+}
+
+// visibleJS is a JavaScript expression: the page has an element matching the CSS selector sel, and
+// it is visible (what chromedp.WaitVisible waits for).
+func visibleJS(sel string) string {
+	return `((e) => e !== null && e.checkVisibility())(document.querySelector(` + jsString(sel) + `))`
 }
 
 func TestBrowser(t *testing.T) {
@@ -166,10 +188,11 @@ func TestBrowser(t *testing.T) {
 			t.Fatal("the page was reloaded; the status should update in place")
 		}
 		waitFor(t, ctx, "the item count", `document.querySelector('[data-testid=source-row]').innerText.includes('12')`, patience)
+		// The source's page, whole: its items come after its title.
+		follow(t, ctx, "the source's page", visibleJS(`[data-testid=source-title]`),
+			chromedp.Click(`[data-testid=source-name]`, chromedp.ByQuery))
 		var items int
 		if err := chromedp.Run(ctx,
-			chromedp.Click(`[data-testid=source-name]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`[data-testid=source-title]`, chromedp.ByQuery),
 			chromedp.Evaluate(`document.querySelectorAll('[data-testid=item]').length`, &items),
 		); err != nil {
 			t.Fatal(err)
@@ -339,16 +362,17 @@ func TestBrowserReading(t *testing.T) {
 			chromedp.Evaluate(`[...document.querySelectorAll('[data-testid=score]')].filter(e => parseInt(e.textContent.replace(/\D/g, '')) >= Math.max(...[...document.querySelectorAll('[data-testid=score]')].map(e => parseInt(e.textContent.replace(/\D/g, ''))))).length`, &atBest)); err != nil {
 			t.Fatal(err)
 		}
-		if err := chromedp.Run(ctx,
+		// The filtered page has the same filters as this one: wait for the new page, not a field.
+		follow(t, ctx, "the items filtered by minimum score", visibleJS(`[data-testid=item-filters]`),
 			chromedp.SetValue(`#filter-min`, strconv.Itoa(best), chromedp.ByQuery),
-			chromedp.Submit(`#filter-min`, chromedp.ByQuery),
-			chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
+			chromedp.Submit(`#filter-min`, chromedp.ByQuery))
+		var loc string
+		if err := chromedp.Run(ctx,
 			chromedp.Evaluate(`document.querySelectorAll('[data-testid=item]').length`, &shown),
+			chromedp.Location(&loc),
 		); err != nil {
 			t.Fatal(err)
 		}
-		var loc string
-		_ = chromedp.Run(ctx, chromedp.Location(&loc))
 		if shown != atBest || !strings.Contains(loc, "minScore="+strconv.Itoa(best)) {
 			t.Fatalf("%d items at %s, want the %d scored %d and the filter in the URL", shown, loc, atBest, best)
 		}
@@ -360,8 +384,13 @@ func TestBrowserReading(t *testing.T) {
 			if err := chromedp.Run(ctx,
 				chromedp.Navigate(base+"items"),
 				chromedp.WaitVisible(`#filter-q`, chromedp.ByQuery),
-				chromedp.SendKeys(`#filter-q`, "Story 6\n", chromedp.ByQuery),
-				chromedp.WaitVisible(`[data-testid=item-filters]`, chromedp.ByQuery),
+			); err != nil {
+				t.Fatal(err)
+			}
+			// The results have the same filters as this page: wait for the new page.
+			follow(t, ctx, "the search's results", visibleJS(`[data-testid=item-filters]`),
+				chromedp.SendKeys(`#filter-q`, "Story 6\n", chromedp.ByQuery))
+			if err := chromedp.Run(ctx,
 				chromedp.Evaluate(`document.querySelectorAll('[data-testid=snippet] mark').length`, &marks),
 			); err != nil {
 				t.Fatal(err)
@@ -481,9 +510,10 @@ func TestBrowserBriefing(t *testing.T) {
 		}
 		var items int
 		var overview string
+		// The report's page, whole: its stories come after its overview.
+		follow(t, ctx, "the latest report", visibleJS(`[data-testid=report]`),
+			chromedp.Click(`[data-testid=latest-report]`, chromedp.ByQuery))
 		if err := chromedp.Run(ctx,
-			chromedp.Click(`[data-testid=latest-report]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`[data-testid=report]`, chromedp.ByQuery),
 			chromedp.Text(`[data-testid=overview]`, &overview, chromedp.ByQuery),
 			chromedp.Evaluate(`document.querySelectorAll('[data-testid=report-item]').length`, &items),
 		); err != nil {
@@ -504,18 +534,16 @@ func TestBrowserBriefing(t *testing.T) {
 		if !strings.Contains(row, "CET") || !strings.Contains(row, fmt.Sprintf("%d %s", items, map[bool]string{true: "story", false: "stories"}[items == 1])) || !strings.Contains(row, "preview") {
 			t.Fatalf("recent report row %q", row)
 		}
-		// Opening a report marks its stories read when the briefing says so.
-		if err := chromedp.Run(ctx,
-			chromedp.Click(`[data-testid=edit-briefing]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`[data-testid=mark-read]`, chromedp.ByQuery),
+		// Opening a report marks its stories read when the briefing says so. The Briefings page
+		// has the new-briefing form, with the same fields (mark-read too) as the edit page: wait
+		// for the edit page itself, and for each page after it.
+		follow(t, ctx, "the briefing's edit page", `location.pathname.endsWith('/edit') && `+visibleJS(`[data-testid=mark-read]`),
+			chromedp.Click(`[data-testid=edit-briefing]`, chromedp.ByQuery))
+		follow(t, ctx, "the briefing saved", visibleJS(`[data-testid=flash]`),
 			chromedp.Click(`[data-testid=mark-read]`, chromedp.ByQuery),
-			chromedp.Submit(`[data-testid=briefing-form]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`[data-testid=flash]`, chromedp.ByQuery),
-			chromedp.Click(`[data-testid=latest-report]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`[data-testid=report]`, chromedp.ByQuery),
-		); err != nil {
-			t.Fatal(err)
-		}
+			chromedp.Submit(`[data-testid=briefing-form]`, chromedp.ByQuery))
+		follow(t, ctx, "the latest report", visibleJS(`[data-testid=report]`),
+			chromedp.Click(`[data-testid=latest-report]`, chromedp.ByQuery))
 		// Each story links to its page in the app and to the original.
 		var href, orig string
 		var ok bool
@@ -537,9 +565,11 @@ func TestBrowserBriefing(t *testing.T) {
 		if res.StatusCode != 200 || !strings.Contains(string(body), `"read":true`) {
 			t.Fatalf("the story was not marked read on opening the report: %s %s", res.Status, body)
 		}
+		// The report has an h1 as well: wait for the page the link leads to.
+		follow(t, ctx, "the story's page", visibleJS(`h1`),
+			chromedp.Click(`[data-testid=report-item-link]`, chromedp.ByQuery))
 		var title string
-		if err := chromedp.Run(ctx, chromedp.Click(`[data-testid=report-item-link]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`h1`, chromedp.ByQuery), chromedp.Location(&title)); err != nil {
+		if err := chromedp.Run(ctx, chromedp.Location(&title)); err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasSuffix(title, href) {
@@ -602,10 +632,12 @@ func TestBrowserQueues(t *testing.T) {
 			t.Fatalf("the retried fetch did not run: %+v", s[0])
 		}
 		// Pause from the page: the card says so, in words.
+		// The page being left polls its cards: one swapped in after the pause already has Resume.
+		// Wait for the new page.
+		follow(t, ctx, "the Queues page after Pause", visibleJS(`[data-queue=process] [data-testid=queue-resume]`),
+			chromedp.Click(`[data-queue=process] [data-testid=queue-pause]`, chromedp.ByQuery))
 		var status string
 		if err := chromedp.Run(ctx,
-			chromedp.Click(`[data-queue=process] [data-testid=queue-pause]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`[data-queue=process] [data-testid=queue-resume]`, chromedp.ByQuery),
 			chromedp.Text(`[data-queue=process] [data-testid=queue-status]`, &status, chromedp.ByQuery),
 		); err != nil {
 			t.Fatal(err)

@@ -120,7 +120,7 @@ func startServerLog(t *testing.T, dataDir string, logw io.Writer, extra ...strin
 	select {
 	case u := <-found:
 		return u, cmd
-	case <-time.After(20 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("server did not start")
 	}
 	return "", nil

@@ -142,7 +142,7 @@ func TestCrashMidFetch(t *testing.T) {
 	_, srv := startServer(t, dir, "--fetch-job-timeout", "2s")
 	select {
 	case <-fetching:
-	case <-time.After(15 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("the server never fetched the source")
 	}
 	if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
@@ -154,7 +154,7 @@ func TestCrashMidFetch(t *testing.T) {
 	}
 
 	startServer(t, dir, "--fetch-job-timeout", "2s")
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(patience)
 	for {
 		s := listSources(t, dir)
 		if s[0].FetchStatus == "IDLE" && s[0].ItemCount == 20 {
@@ -198,7 +198,7 @@ func TestGracefulShutdown(t *testing.T) {
 		_, srv := startServer(t, dir)
 		select {
 		case <-started:
-		case <-time.After(15 * time.Second):
+		case <-time.After(patience):
 			t.Fatal("the fetch never started")
 		}
 		if err := srv.Process.Signal(syscall.SIGTERM); err != nil {
@@ -250,7 +250,7 @@ func TestCrashMidProcessing(t *testing.T) {
 	_, srv := startServer(t, dir, llmFlags...)
 	select {
 	case <-hung:
-	case <-time.After(20 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("the new item was never sent to the LLM")
 	}
 	_ = srv.Process.Signal(syscall.SIGKILL)
@@ -341,7 +341,7 @@ func TestLLMConfiguredInSettings(t *testing.T) {
 		}
 		defer db.Close()
 		// The first attempt is refused: its error is kept on the item, without the key.
-		deadline := time.Now().Add(20 * time.Second)
+		deadline := time.Now().Add(patience)
 		for {
 			var lastError string
 			_ = db.QueryRow(`select coalesce(max(last_error), '') from items where last_error like '%401%'`).Scan(&lastError)

@@ -392,7 +392,7 @@ func TestDataCareCLI(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
 	want := filepath.Join(backups, "morningdeck-"+time.Now().Format("2006-01-02")+".db")
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(patience); ; time.Sleep(100 * time.Millisecond) {
 		if st, err := os.Stat(want); err == nil && st.Size() > 0 {
 			break
 		}
