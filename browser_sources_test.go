@@ -153,3 +153,44 @@ func TestBrowserScoreReasonOnTouch(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserPollKeepsOpenMenu: the Sources list refreshes itself (every 2 s while sources are
+// busy, every 15 s otherwise); an answer that arrives after the reader opened a row's menu is
+// dropped, so the menu is not swapped away under the pointer — and once the menu is closed the
+// next answer is swapped in.
+func TestBrowserPollKeepsOpenMenu(t *testing.T) {
+	farm := feedtest.NewFarm(2, 2)
+	defer farm.Close()
+	dir := t.TempDir()
+	importOutlines(t, dir, [][2]string{{"First", farm.URL(0)}, {"Second", farm.URL(1)}})
+	mustRun(t, dir, "fetch")
+	base, _ := startServer(t, dir)
+	ctx := browser(t)
+	// A poll asked while no menu is open, the menu opened before its answer arrives.
+	poll := `(() => {
+		const live = document.getElementById('sources-live');
+		document.querySelector('[data-testid=source-row]').__before = true;
+		htmx.ajax('GET', live.getAttribute('hx-get'), {source: live, target: live, swap: 'outerHTML'});
+	})()`
+	state := `(() => { const m = document.querySelector('[data-testid=source-menu]'), r = document.querySelector('[data-testid=source-row]');
+		return (m && m.open ? 'open' : 'closed') + ', ' + (r && r.__before ? 'the same rows' : 'rows swapped'); })()`
+	if err := chromedp.Run(ctx, chromedp.Navigate(base+"sources"), chromedp.WaitVisible(`[data-testid=source-row]`, chromedp.ByQuery),
+		chromedp.Evaluate(`window.__answered = 0; document.addEventListener('htmx:afterRequest', () => { window.__answered++; }); true`, nil),
+		chromedp.Evaluate(poll+`; document.querySelector('[data-testid=source-menu]').open = true; true`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the poll's answer", `window.__answered >= 1`, patience)
+	var got string
+	if err := chromedp.Run(ctx, chromedp.Evaluate(state, &got)); err != nil {
+		t.Fatal(err)
+	}
+	if got != "open, the same rows" {
+		t.Fatalf("a poll answered after the menu opened: menu %s; want it open and the rows kept", got)
+	}
+	// The menu closed, the next answer is swapped in.
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelector('[data-testid=source-menu]').open = false; `+poll+`; true`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the second poll's answer", `window.__answered >= 2`, patience)
+	waitFor(t, ctx, "the rows swapped in", `!document.querySelector('[data-testid=source-row]').__before`, patience)
+}

@@ -228,12 +228,20 @@
         if (t && t.tagName === "INPUT" && t.type !== "search" && t.type !== "hidden") b.hidden = false;
       });
     });
-    // Polling never swaps a region under an open dialog or a field being edited.
-    document.addEventListener("htmx:beforeRequest", function (e) {
-      var el = e.detail && e.detail.elt;
-      if (!el || !el.hasAttribute("data-poll")) return;
+    // Polling never swaps a region under an open dialog, an open row menu (not to swap it away
+    // under the pointer) or a field being edited: it does not ask while one is open, and an
+    // answer that arrives after one was opened is dropped (the next poll asks again).
+    function pollHeld(el) {
+      if (!el || !el.hasAttribute("data-poll")) return false;
       var a = document.activeElement;
-      if (document.querySelector("dialog[open]") || (a && el.contains(a) && a !== document.body && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName))) e.preventDefault();
+      return !!(document.querySelector("dialog[open]") || el.querySelector("details.menu[open]") ||
+        (a && el.contains(a) && a !== document.body && /^(INPUT|SELECT|TEXTAREA)$/.test(a.tagName)));
+    }
+    document.addEventListener("htmx:beforeRequest", function (e) {
+      if (pollHeld(e.detail && e.detail.elt)) e.preventDefault();
+    });
+    document.addEventListener("htmx:beforeSwap", function (e) {
+      if (e.detail && pollHeld(e.detail.elt)) e.detail.shouldSwap = false;
     });
     // The score's reason on a tap or Enter (touch has no hover): one open at a time.
     document.addEventListener("click", function (e) {
@@ -249,17 +257,13 @@
         t.click();
       }
     });
-    // Row menus (Sources): one open at a time, closed by a click elsewhere or Escape; polling
-    // waits while one is open, so that it is not swapped away under the pointer.
+    // Row menus (Sources): one open at a time, closed by a click elsewhere or Escape (polling
+    // waits while one is open: pollHeld).
     document.addEventListener("click", function (e) {
       document.querySelectorAll("details.menu[open]").forEach(function (d) { if (!d.contains(e.target)) d.open = false; });
     });
     document.addEventListener("keydown", function (e) {
       if (e.key === "Escape") document.querySelectorAll("details.menu[open]").forEach(function (d) { d.open = false; });
-    });
-    document.addEventListener("htmx:beforeRequest", function (e) {
-      var el = e.detail && e.detail.elt;
-      if (el && el.hasAttribute("data-poll") && el.querySelector("details.menu[open]")) e.preventDefault();
     });
     updateTimes();
     setInterval(updateTimes, 30000);
