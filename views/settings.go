@@ -81,8 +81,22 @@ func (s *Server) saveSettings(w http.ResponseWriter, r *http.Request) {
 	form := &SettingsView{Interests: r.PostFormValue("interests"), Topics: r.PostFormValue("topics"), Enricher: r.PostFormValue("enricher"),
 		DailyCredits: strings.TrimSpace(r.PostFormValue("dailyCredits")), Timezone: strings.TrimSpace(r.PostFormValue("timezone")),
 		LLMBaseURL: r.PostFormValue("llmBaseUrl"), LLMModel: r.PostFormValue("llmModel")}
-	topics := app.ParseTopics(form.Topics)
-	u := app.SettingsUpdate{Interests: &form.Interests, Topics: &topics, Timezone: &form.Timezone}
+	if len(r.PostForm) == 0 {
+		s.redirect(w, r, "/settings", flashError("The form was empty, so nothing was saved."))
+		return
+	}
+	// Only what the form holds changes: a post without a field leaves its setting as it is.
+	var u app.SettingsUpdate
+	if _, ok := r.PostForm["interests"]; ok {
+		u.Interests = &form.Interests
+	}
+	if _, ok := r.PostForm["topics"]; ok {
+		topics := app.ParseTopics(form.Topics)
+		u.Topics = &topics
+	}
+	if _, ok := r.PostForm["timezone"]; ok {
+		u.Timezone = &form.Timezone
+	}
 	if _, ok := r.PostForm["llmModel"]; ok {
 		u.LLMBaseURL, u.LLMModel = &form.LLMBaseURL, &form.LLMModel
 	}
