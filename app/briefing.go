@@ -147,6 +147,16 @@ func (s Schedule) Period(runAt time.Time, lastRun *time.Time) (from, to time.Tim
 	return runAt.Add(-24 * time.Hour), runAt
 }
 
+// CheckZone refuses a time zone that is not an IANA name. Go also loads "Local", the zone of the
+// machine the server runs on, which would make a briefing or a reader's times follow the
+// server's zone, whatever it is: it is refused too.
+func CheckZone(zone string) error {
+	if _, err := time.LoadLocation(zone); err != nil || zone == "Local" {
+		return Errorf(EINVALID, "Unknown time zone %q: use an IANA name such as Europe/Brussels.", zone)
+	}
+	return nil
+}
+
 // Location is the time zone of that name, or UTC when the name is unknown (a zone stored
 // before the tz database dropped it, say): the one fallback for showing times in a zone.
 func Location(zone string) *time.Location {
@@ -195,8 +205,13 @@ func (b *Briefing) Validate() error {
 	if b.Name == "" {
 		return Errorf(EINVALID, "A briefing needs a name.")
 	}
-	if len(b.Name) > 200 || len(b.Focus) > 4000 || len(b.Topic) > 60 {
-		return Errorf(EINVALID, "The name (200) or the focus (4000 characters) is too long.")
+	switch {
+	case len(b.Name) > 200:
+		return Errorf(EINVALID, "The name is too long: at most 200 characters.")
+	case len(b.Focus) > 4000:
+		return Errorf(EINVALID, "The focus is too long: at most 4,000 characters.")
+	case len(b.Topic) > 60:
+		return Errorf(EINVALID, "The topic is too long: at most 60 characters.")
 	}
 	if b.FolderID != nil && *b.FolderID <= 0 {
 		b.FolderID = nil
@@ -218,6 +233,9 @@ func (b *Briefing) Validate() error {
 	}
 	if b.Timezone == "" {
 		b.Timezone = "UTC"
+	}
+	if err := CheckZone(b.Timezone); err != nil {
+		return err
 	}
 	s, err := b.Schedule()
 	if err != nil {

@@ -1,6 +1,7 @@
 package app_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +107,33 @@ func TestParseSchedule(t *testing.T) {
 		if _, err := app.ParseSchedule(bad.freq, bad.weekday, bad.clock, bad.zone); app.ErrorCode(err) != app.EINVALID {
 			t.Errorf("%+v: %v", bad, err)
 		}
+	}
+}
+
+// TestBriefingValidateNamesTheField: a briefing refused for a time zone Go loads but that is not
+// an IANA name ("Local", the server's own), or for a text too long, says which field is wrong.
+func TestBriefingValidateNamesTheField(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n) }
+	for _, c := range []struct {
+		b    app.Briefing
+		want string
+	}{
+		{app.Briefing{Name: "B", Timezone: "Local"}, `Unknown time zone "Local"`},
+		{app.Briefing{Name: "B", Timezone: "Mars/Olympus"}, `Unknown time zone "Mars/Olympus"`},
+		{app.Briefing{Name: long(201)}, "The name is too long"},
+		{app.Briefing{Name: "B", Focus: long(4001)}, "The focus is too long"},
+		{app.Briefing{Name: "B", Topic: long(61)}, "The topic is too long"},
+	} {
+		err := c.b.Validate()
+		if app.ErrorCode(err) != app.EINVALID || !strings.Contains(app.ErrorMessage(err), c.want) {
+			t.Errorf("%+v: %v; want %q", c.b, err, c.want)
+		}
+	}
+	ok := app.Briefing{Name: "B", Timezone: "Europe/Brussels"}
+	if err := ok.Validate(); err != nil {
+		t.Errorf("a valid briefing: %v", err)
+	}
+	if err := app.CheckZone("Local"); app.ErrorCode(err) != app.EINVALID {
+		t.Errorf("CheckZone(Local) = %v", err)
 	}
 }

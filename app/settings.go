@@ -144,8 +144,8 @@ func (u *SettingsUpdate) Validate() error {
 		}
 	}
 	if u.Timezone != nil && *u.Timezone != "" {
-		if _, err := time.LoadLocation(*u.Timezone); err != nil {
-			return Errorf(EINVALID, "Unknown time zone %q: use an IANA name such as Europe/Brussels.", *u.Timezone)
+		if err := CheckZone(*u.Timezone); err != nil {
+			return err
 		}
 	}
 	return nil
