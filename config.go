@@ -156,7 +156,7 @@ func newRoot() *cobra.Command {
 	}
 	serveCmd.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	serveCmd.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
-	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run `morningdeck worker` elsewhere")
+	serveCmd.Flags().BoolVar(&cfg.NoWorkers, "no-workers", false, "serve the web app only; run 'morningdeck worker' elsewhere")
 
 	root.AddCommand(serveCmd, sourceCmd(cfg), folderCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
 		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg),
