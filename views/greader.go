@@ -299,8 +299,12 @@ func (s *Server) greaderToken(w http.ResponseWriter, req *greaderRequest) error 
 
 func (s *Server) greaderUserInfo(w http.ResponseWriter, req *greaderRequest) error {
 	id := strconv.FormatInt(req.user.ID, 10)
+	var signup int64 // the local user (no sign-in) has no account and no sign-up time
+	if !req.user.CreatedAt.IsZero() {
+		signup = req.user.CreatedAt.Unix()
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"userId": id, "userName": req.user.Name, "userProfileId": id, "userEmail": "",
-		"isBloggerUser": false, "signupTimeSec": req.user.CreatedAt.Unix(), "isMultiLoginEnabled": false})
+		"isBloggerUser": false, "signupTimeSec": signup, "isMultiLoginEnabled": false})
 	return nil
 }
 

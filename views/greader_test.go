@@ -700,6 +700,10 @@ func TestGReaderLocalMode(t *testing.T) {
 			t.Fatalf("local stream: %v", got)
 		}
 	}
+	// The local user has no sign-up time: 0, not Go's zero time (year 1).
+	if info := c.ok(http.MethodGet, gr+"/reader/api/0/user-info", nil); !strings.Contains(info, `"signupTimeSec":0`) {
+		t.Errorf("user-info: %s", info)
+	}
 	c.ok(http.MethodPost, gr+"/reader/api/0/edit-tag", url.Values{"i": {"1"}, "a": {"user/-/state/com.google/starred"}})
 	if it, err := e.db.Item(context.Background(), app.DefaultUserID, 1); err != nil || !it.Starred {
 		t.Fatalf("item 1: %+v %v", it, err)
