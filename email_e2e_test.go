@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"database/sql"
+	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
@@ -73,6 +74,14 @@ func TestEmailEndToEnd(t *testing.T) {
 		}
 		if got := box.messages(); len(got) != 2 || !strings.Contains(got[1], "Morning Deck test email") {
 			t.Fatalf("test email not received: %d messages", len(got))
+		}
+		// Something that is not an address is named as such, and nothing is sent.
+		res, err = c.PostForm(base+"settings/test-email", url.Values{"to": {"notanemail"}})
+		if err != nil || res.StatusCode != 303 {
+			t.Fatalf("test email to notanemail: %v", err)
+		}
+		if flash := flashOf(res); !strings.Contains(flash, `"notanemail" is not an email address`) || len(box.messages()) != 2 {
+			t.Fatalf("test email to notanemail: flash %q, %d messages", flash, len(box.messages()))
 		}
 	})
 
@@ -250,4 +259,15 @@ func TestEmailBaseURL(t *testing.T) {
 	if !strings.Contains(raw, "https://deck.example.org/reports/1") || strings.Contains(raw, base) {
 		t.Fatalf("the email's links do not use --base-url:\n%s", raw)
 	}
+}
+
+// flashOf is the flash message a redirect of the web app carries (its cookie), decoded.
+func flashOf(res *http.Response) string {
+	for _, c := range res.Cookies() {
+		if c.Name == "md_flash" {
+			v, _ := base64.RawURLEncoding.DecodeString(c.Value)
+			return string(v)
+		}
+	}
+	return ""
 }

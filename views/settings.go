@@ -474,8 +474,12 @@ func (s *Server) testEmail(w http.ResponseWriter, r *http.Request) {
 		s.redirect(w, r, "/settings", flashError("No SMTP server is configured: set MORNINGDECK_SMTP_HOST and MORNINGDECK_SMTP_FROM."))
 		return
 	}
-	if !strings.Contains(to, "@") {
+	if to == "" {
 		s.redirect(w, r, "/settings", flashError("Enter the address to send the test email to."))
+		return
+	}
+	if !strings.Contains(to, "@") {
+		s.redirect(w, r, "/settings", flashError(fmt.Sprintf("%q is not an email address (name@example.com).", to)))
 		return
 	}
 	if err := s.opts.Deliveries.SendTest(r.Context(), userID(r), to); err != nil {
