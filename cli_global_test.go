@@ -115,6 +115,7 @@ func TestCLIGlobal(t *testing.T) {
 			{[]string{"--http-timeout", "soon", "fetch"}, "", `invalid value "soon" for --http-timeout: give a duration, such as 30s, 5m or 2h`},
 			{[]string{"source", "list", "--json=maybe"}, "", `invalid value "maybe" for --json: give true or false`},
 			{[]string{"source", "list", "--bogus"}, "", "unknown flag: --bogus (see morningdeck source list --help)"},
+			{[]string{"items", "list", "--sort", "bogus"}, "", `invalid value "bogus" for --sort: give date or score`},
 			{[]string{"source", "list"}, "MORNINGDECK_FETCH_WORKERS=many", `invalid value "many" for MORNINGDECK_FETCH_WORKERS: give a whole number`},
 		} {
 			cmd := exec.Command(binary, append([]string{"--data-dir", dir}, tc.args...)...)

@@ -29,6 +29,9 @@ func itemsCmd(cfg *config) *cobra.Command {
 			if f.MinScore < 0 || f.MinScore > 100 {
 				return errors.New("--min-score must be between 0 and 100")
 			}
+			if f.Sort != "date" && f.Sort != "score" {
+				return fmt.Errorf("invalid value %q for --sort: give date or score", f.Sort)
+			}
 			f.UserID = app.DefaultUserID
 			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
 				if f.Q != "" {
