@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"net"
 	"net/url"
 	"reflect"
 	"strings"
@@ -138,6 +139,13 @@ func (u *SettingsUpdate) Validate() error {
 		}
 		u.SMTPFrom = &v
 	}
+	if u.SMTPHost != nil {
+		v := strings.TrimSpace(*u.SMTPHost)
+		if v != "" && !validHost(v) {
+			return Errorf(EINVALID, "The SMTP server %q is not a host name or an IP address (smtp.example.com, 192.0.2.1).", Shorten(v, 80))
+		}
+		u.SMTPHost = &v
+	}
 	for _, f := range []*string{u.SMTPHost, u.SMTPUsername, u.SMTPPassword} {
 		if f != nil && (len(*f) > 500 || strings.ContainsAny(*f, "\r\n")) {
 			return Errorf(EINVALID, "An SMTP setting is not valid.")
@@ -231,4 +239,27 @@ func (s *UserSettings) Update(ctx context.Context, userID int64, u SettingsUpdat
 		}
 	}
 	return after, nil
+}
+
+// validHost reports whether h is a host name (labels of at most 63 bytes of letters of any
+// script, digits, hyphens and underscores, between dots) or an IP address, as a mail server's
+// address must be.
+func validHost(h string) bool {
+	if net.ParseIP(strings.Trim(h, "[]")) != nil {
+		return true
+	}
+	if len(h) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(strings.TrimSuffix(h, "."), ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for _, r := range label {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r > 127) {
+				return false
+			}
+		}
+	}
+	return true
 }
