@@ -89,6 +89,14 @@ func TestCLIGlobal(t *testing.T) {
 		}
 	})
 
+	t.Run("fetch says when sources fail, and where to look", func(t *testing.T) {
+		dir := t.TempDir()
+		mustRun(t, dir, "source", "add", "http://127.0.0.1:1/feed", "--type", "rss") // nothing listens on port 1
+		if out := mustRun(t, dir, "fetch"); !strings.Contains(out, "Fetched 0 source(s)") || !strings.Contains(out, "1 source(s) failing: see morningdeck source list.") {
+			t.Errorf("fetch of a source that fails: %q", out)
+		}
+	})
+
 	t.Run("a missing or extra argument shows the command's usage line", func(t *testing.T) {
 		dir := t.TempDir()
 		for _, tc := range []struct {

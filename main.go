@@ -420,6 +420,10 @@ func fetchCmd(cfg *config) *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "Fetched %d source(s) in %s.\n", n, time.Since(start).Round(time.Millisecond))
+				// A fetch that failed is not counted above: say that some sources fail, and where to look.
+				if sum, err := e.svc.Sources.Summary(ctx, app.DefaultUserID); err == nil && sum.Errors > 0 {
+					fmt.Fprintf(cmd.OutOrStdout(), "%d source(s) failing: see morningdeck source list.\n", sum.Errors)
+				}
 				return nil
 			})
 		},
