@@ -535,7 +535,15 @@ func (s *Server) toggleItem(action string) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		on := r.PostFormValue("on") != "false"
+		var on bool
+		switch r.PostFormValue("on") {
+		case "", "1", "true", "yes", "on": // the buttons send true or false; no value sets it
+			on = true
+		case "0", "false", "no", "off":
+		default:
+			s.appError(w, r, app.Errorf(app.EINVALID, "on must be true or false."))
+			return
+		}
 		var u app.ItemUpdate
 		switch action {
 		case "star":

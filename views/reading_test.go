@@ -107,6 +107,13 @@ func TestReadingPages(t *testing.T) {
 	t.Run("star and read toggle by form (redirect) and by htmx (the card, swapped in place)", func(t *testing.T) {
 		e := newEnv(t)
 		_, ids := seedItems(t, e)
+		// A value that is neither true nor false is refused, not read as true.
+		if res, body := e.form(fmt.Sprintf("/items/%d/star", ids["b"]), url.Values{"on": {"maybe"}}); res.StatusCode/100 != 4 || !strings.Contains(body, "on must be true or false") {
+			t.Fatalf("star with on=maybe: %d %.300s", res.StatusCode, body)
+		}
+		if it, err := e.db.Item(context.Background(), 1, ids["b"]); err != nil || it.Starred {
+			t.Fatalf("on=maybe starred the item: %+v %v", it, err)
+		}
 		res, _ := e.form(fmt.Sprintf("/items/%d/star", ids["a"]), url.Values{"on": {"true"}, "return": {"/items?show=all"}})
 		if res.StatusCode != 303 || res.Header.Get("Location") != "/items?show=all" {
 			t.Fatalf("star: %d %s", res.StatusCode, res.Header.Get("Location"))
