@@ -52,8 +52,8 @@ func ParseSchedule(frequency string, weekday int, clock, zone string) (Schedule,
 	if zone == "" {
 		zone = "UTC"
 	}
-	if s.Location, err = time.LoadLocation(zone); err != nil {
-		return s, Errorf(EINVALID, "Unknown time zone %q: use an IANA name such as Europe/Brussels.", zone)
+	if s.Location, err = LoadZone(zone); err != nil {
+		return s, err
 	}
 	return s, nil
 }
@@ -147,20 +147,21 @@ func (s Schedule) Period(runAt time.Time, lastRun *time.Time) (from, to time.Tim
 	return runAt.Add(-24 * time.Hour), runAt
 }
 
-// CheckZone refuses a time zone that is not an IANA name. Go also loads "Local", the zone of the
-// machine the server runs on, which would make a briefing or a reader's times follow the
-// server's zone, whatever it is: it is refused too.
-func CheckZone(zone string) error {
-	if _, err := time.LoadLocation(zone); err != nil || zone == "Local" {
-		return Errorf(EINVALID, "Unknown time zone %q: use an IANA name such as Europe/Brussels.", zone)
+// LoadZone loads the time zone of an IANA name. Go also loads "Local", the zone of the machine
+// the server runs on, which would make a briefing or a reader's times follow the server's zone,
+// whatever it is: it is refused like any unknown name.
+func LoadZone(zone string) (*time.Location, error) {
+	loc, err := time.LoadLocation(zone)
+	if err != nil || zone == "Local" {
+		return nil, Errorf(EINVALID, "Unknown time zone %q: use an IANA name such as Europe/Brussels.", zone)
 	}
-	return nil
+	return loc, nil
 }
 
 // Location is the time zone of that name, or UTC when the name is unknown (a zone stored
 // before the tz database dropped it, say): the one fallback for showing times in a zone.
 func Location(zone string) *time.Location {
-	loc, err := time.LoadLocation(zone)
+	loc, err := LoadZone(zone)
 	if err != nil {
 		return time.UTC
 	}
@@ -233,9 +234,6 @@ func (b *Briefing) Validate() error {
 	}
 	if b.Timezone == "" {
 		b.Timezone = "UTC"
-	}
-	if err := CheckZone(b.Timezone); err != nil {
-		return err
 	}
 	s, err := b.Schedule()
 	if err != nil {

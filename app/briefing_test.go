@@ -133,7 +133,7 @@ func TestBriefingValidateNamesTheField(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Errorf("a valid briefing: %v", err)
 	}
-	if err := app.CheckZone("Local"); app.ErrorCode(err) != app.EINVALID {
-		t.Errorf("CheckZone(Local) = %v", err)
+	if _, err := app.LoadZone("Local"); app.ErrorCode(err) != app.EINVALID {
+		t.Errorf("LoadZone(Local) = %v", err)
 	}
 }

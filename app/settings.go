@@ -152,7 +152,7 @@ func (u *SettingsUpdate) Validate() error {
 		}
 	}
 	if u.Timezone != nil && *u.Timezone != "" {
-		if err := CheckZone(*u.Timezone); err != nil {
+		if _, err := LoadZone(*u.Timezone); err != nil {
 			return err
 		}
 	}

@@ -140,7 +140,6 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	_ = r.ParseForm()
 	v := LoginView{Name: r.PostFormValue("name"), Next: localPath(r.PostFormValue("next"))}
 	if wait, ok := s.loginLimit.allow("ip"+clientIP(r), time.Now()); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
@@ -293,7 +292,6 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) {
 	if !s.accountOn(w, r) {
 		return
 	}
-	_ = r.ParseForm()
 	name := r.PostFormValue("name")
 	_, secret, err := s.opts.Accounts.NewAPIToken(r.Context(), userID(r), name)
 	if err != nil {
@@ -328,7 +326,6 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 	if !s.accountOn(w, r) {
 		return
 	}
-	_ = r.ParseForm()
 	u := currentUser(r)
 	// The current-password check is a sign-in by another door: it has the same limit.
 	if wait, ok := s.loginLimit.allow("password"+strconv.FormatInt(u.ID, 10), time.Now()); !ok {

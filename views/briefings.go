@@ -380,7 +380,6 @@ func (s *Server) createBriefing(w http.ResponseWriter, r *http.Request) {
 
 // applyBriefingForm reads the briefing form into b and saves it.
 func (s *Server) applyBriefingForm(r *http.Request, b *app.Briefing) (BriefingForm, error) {
-	_ = r.ParseForm()
 	f := BriefingForm{Name: r.PostFormValue("name"), Focus: r.PostFormValue("focus"), Frequency: r.PostFormValue("frequency"), DayOfWeek: r.PostFormValue("dayOfWeek"),
 		Time: r.PostFormValue("time"), Timezone: strings.TrimSpace(r.PostFormValue("timezone")), ItemLimit: r.PostFormValue("itemLimit"), MinScore: r.PostFormValue("minScore"),
 		Recipients: r.PostFormValue("recipients"), Topic: strings.TrimSpace(r.PostFormValue("topic")), EmailWhenEmpty: r.PostFormValue("emailWhenEmpty") != "",

@@ -30,15 +30,15 @@ func itemFilter(r *http.Request, q url.Values) (app.ItemFilter, error) {
 		return nil
 	}
 	boolParam := func(name string, dst *bool) error {
-		switch q.Get(name) {
-		case "":
-		case "1", "true", "yes", "on":
-			*dst = true
-		case "0", "false", "no", "off":
-			*dst = false
-		default:
+		v := q.Get(name)
+		if v == "" {
+			return nil
+		}
+		b, ok := parseBool(v)
+		if !ok {
 			return app.Errorf(app.EINVALID, "%s must be true or false.", name)
 		}
+		*dst = b
 		return nil
 	}
 	for _, err := range []error{
@@ -528,6 +528,17 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, itemPage(s.page(w, r, "items", it.Title), v))
 }
 
+// parseBool reads a yes-or-no parameter: 1, true, yes, on or 0, false, no, off.
+func parseBool(v string) (b, ok bool) {
+	switch v {
+	case "1", "true", "yes", "on":
+		return true, true
+	case "0", "false", "no", "off":
+		return false, true
+	}
+	return false, false
+}
+
 // toggleItem flips star, read or hidden; with htmx it answers with the re-rendered card.
 func (s *Server) toggleItem(action string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
@@ -535,12 +546,11 @@ func (s *Server) toggleItem(action string) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		var on bool
-		switch r.PostFormValue("on") {
-		case "", "1", "true", "yes", "on": // the buttons send true or false; no value sets it
-			on = true
-		case "0", "false", "no", "off":
-		default:
+		on, ok := true, true // the buttons send true or false; no value sets it
+		if v := r.PostFormValue("on"); v != "" {
+			on, ok = parseBool(v)
+		}
+		if !ok {
 			s.appError(w, r, app.Errorf(app.EINVALID, "on must be true or false."))
 			return
 		}
