@@ -45,7 +45,7 @@ func newLearning(t testing.TB) *learning {
 // corpus repeated, each copy with its own guid and link, when n is larger).
 func corpusItems(t testing.TB, n int) []app.Item {
 	t.Helper()
-	dir := "../../shared/corpus/feeds"
+	dir := "../testdata/corpus/feeds"
 	files, err := filepath.Glob(filepath.Join(dir, "*.xml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("the corpus %s is missing (%v)", dir, err)
@@ -693,7 +693,7 @@ func TestFirstImportStoredWhenScoringFails(t *testing.T) {
 // fetcher and the Sources service, wired as serve wires it: its first import.
 func (l *learning) fetchFirstImport(t *testing.T, file string) (*app.Source, error) {
 	t.Helper()
-	srv := httptest.NewServer(http.FileServer(http.Dir("../../shared/corpus/feeds")))
+	srv := httptest.NewServer(http.FileServer(http.Dir("../testdata/corpus/feeds")))
 	defer srv.Close()
 	sources := &app.Sources{Store: l.db, Fetches: l.db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{})},
 		FirstImport: l.pq.EnqueueImportTx, ScoreFirst: l.en.ScoreFirstImport}

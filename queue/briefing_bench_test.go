@@ -19,10 +19,10 @@ import (
 // database: read the period's items, look the focus up in every one (the first pass), score
 // the best few thousand for the focus, score the best again on their full text, group the
 // stories, write the overview (issue 13's target: < 2 s). Titles
-// are real headlines (../shared/corpus/stories/uci-dev.tsv); each text is about 3,000
+// are real headlines (testdata/corpus/stories/uci-dev.tsv); each text is about 3,000
 // characters of other headlines.
 func BenchmarkFocusBriefing20000(b *testing.B) {
-	f, err := os.Open("../../shared/corpus/stories/uci-dev.tsv")
+	f, err := os.Open("../testdata/corpus/stories/uci-dev.tsv")
 	if err != nil {
 		b.Skip("corpus not found:", err)
 	}

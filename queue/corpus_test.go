@@ -17,7 +17,7 @@ import (
 // no type: detection decides), runs the real queue and workers, and checks that each source
 // ends IDLE with no error and stored exactly the items its parse found, with no mojibake.
 func TestCorpusThroughPipeline(t *testing.T) {
-	for _, dir := range []string{"../../shared/corpus/feeds", "../../shared/corpus/encodings"} {
+	for _, dir := range []string{"../testdata/corpus/feeds", "../testdata/corpus/encodings"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

@@ -12,12 +12,12 @@ import (
 	"github.com/morningdeck/morningdeck/app/feeds"
 )
 
-// corpusFeed serves one file of ../shared/corpus/feeds and fetches it with the real fetcher.
+// corpusFeed serves one file of testdata/corpus/feeds and fetches it with the real fetcher.
 func corpusFeed(t *testing.T, name string) *feeds.Result {
 	t.Helper()
-	body, err := os.ReadFile("../../shared/corpus/feeds/" + name)
+	body, err := os.ReadFile("../testdata/corpus/feeds/" + name)
 	if err != nil {
-		t.Fatalf("the shared corpus is missing (../shared/corpus/feeds/%s next to the checkout): %v", name, err)
+		t.Fatalf("the test corpus is missing (testdata/corpus/feeds/%s): %v", name, err)
 	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/rss+xml")

@@ -38,7 +38,7 @@ type article struct {
 // corpus fetches every item of the shared corpus feeds through the real feed parser.
 func corpus(t testing.TB) []article {
 	t.Helper()
-	dir := "../../../shared/corpus/feeds"
+	dir := "../../testdata/corpus/feeds"
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	files, err := filepath.Glob(filepath.Join(dir, "*.xml"))

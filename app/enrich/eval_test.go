@@ -25,17 +25,17 @@ type evalItem struct {
 	pub                             *time.Time
 }
 
-// evalCorpus parses every feed of ../shared/corpus/feeds and ../shared/corpus/encodings with the
+// evalCorpus parses every feed of testdata/corpus/feeds and testdata/corpus/encodings with the
 // real feed parser, served over a loopback HTTP server, and keeps the first item of each link.
 func evalCorpus(t testing.TB) []evalItem {
 	t.Helper()
 	var out []evalItem
 	seen := map[string]bool{}
 	f := feeds.New(feeds.Options{})
-	for _, dir := range []string{"../../../shared/corpus/feeds", "../../../shared/corpus/encodings"} {
+	for _, dir := range []string{"../../testdata/corpus/feeds", "../../testdata/corpus/encodings"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*"))
 		if err != nil || len(files) == 0 {
-			t.Fatalf("The evaluation corpus %s is missing or empty (%v): the ranking evaluation needs ../shared/corpus.", dir, err)
+			t.Fatalf("The evaluation corpus %s is missing or empty (%v): the ranking evaluation needs testdata/corpus.", dir, err)
 		}
 		srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 		for _, file := range files {

@@ -1,6 +1,6 @@
 package feeds_test
 
-// The feedparser conformance files (../shared/corpus/feedparser, see its README): every
+// The feedparser conformance files (testdata/corpus/feedparser, see its README): every
 // `Expect:` clause that maps onto what Morning Deck stores is checked against what Fetch
 // returns; the rest are counted as not applicable, with the reason. The pass count may only
 // rise: conformanceFloor records it, and a regression below it fails.

@@ -15,21 +15,16 @@ import (
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
-const corpus = "../../../shared/corpus"
+const corpus = "../../testdata/corpus"
 
-// corpusDir finds the shared corpus (next to the checkout, or /work/shared).
+// corpusDir is a folder of the test corpus the repository carries (testdata/corpus).
 func corpusDir(t *testing.T, sub string) string {
 	t.Helper()
-	for _, d := range []string{filepath.Join(corpus, sub), filepath.Join("/work/shared/corpus", sub)} {
-		if _, err := os.Stat(d); err == nil {
-			return d
-		}
+	d := filepath.Join(corpus, sub)
+	if _, err := os.Stat(d); err != nil {
+		t.Fatalf("the test corpus %s is missing (%v): it is part of the repository", sub, err)
 	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("the shared corpus %s is missing: it must be at %s (next to the checkout) or /work/shared/corpus", sub, corpus)
-	}
-	t.Skipf("corpus %s not found", sub)
-	return ""
+	return d
 }
 
 // serveBytes serves body with the given Content-Type at every path.
@@ -314,10 +309,7 @@ func TestFetchFeedTTLAndCacheHeaders(t *testing.T) {
 }
 
 func BenchmarkFetchCorpus(b *testing.B) {
-	dir := filepath.Join("/work/shared/corpus", "feeds")
-	if _, err := os.Stat(filepath.Join(corpus, "feeds")); err == nil {
-		dir = filepath.Join(corpus, "feeds")
-	}
+	dir := filepath.Join(corpus, "feeds")
 	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	f := feeds.New(feeds.Options{PerHost: 8})

@@ -54,12 +54,11 @@ func fuzzFetcher(body []byte, contentType string) *Fetcher {
 	return New(Options{Transport: fuzzTransport{body: body, contentType: contentType}, Clock: sqlitetest.NewClock(fuzzNow)})
 }
 
-// fuzzCorpus returns the files of the shared corpus (../shared/corpus/sub next to the
-// checkout) no larger than maxBytes; none when the corpus is not there.
+// fuzzCorpus returns the files of the test corpus (testdata/corpus/sub) no larger than maxBytes.
 func fuzzCorpus(tb testing.TB, sub string, maxBytes int64) map[string][]byte {
 	tb.Helper()
 	out := map[string][]byte{}
-	for _, dir := range []string{filepath.Join("../../../shared/corpus", sub), filepath.Join("/work/shared/corpus", sub)} {
+	for _, dir := range []string{filepath.Join("../../testdata/corpus", sub)} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			continue

@@ -10,7 +10,7 @@ import (
 
 // sanitizedText must agree with PlainText on everything Sanitize produces.
 func TestSanitizedTextMatchesPlainText(t *testing.T) {
-	files, _ := filepath.Glob("../../../shared/corpus/feeds/*.xml")
+	files, _ := filepath.Glob("../../testdata/corpus/feeds/*.xml")
 	if len(files) == 0 {
 		t.Fatal("corpus not found")
 	}

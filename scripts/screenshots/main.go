@@ -1,5 +1,5 @@
 // Command screenshots regenerates the README's screenshots: it builds morningdeck, runs it on a
-// fresh data directory with a few feeds of ../shared/corpus, and photographs the main pages
+// fresh data directory with a few feeds of testdata/corpus, and photographs the main pages
 // with headless Chromium, light and dark, desktop and phone.
 //
 //	go run ./scripts/screenshots
@@ -35,7 +35,7 @@ func main() {
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	check(build.Run())
 
-	corpus := httptest.NewServer(http.FileServer(http.Dir("../shared/corpus/feeds")))
+	corpus := httptest.NewServer(http.FileServer(http.Dir("testdata/corpus/feeds")))
 	defer corpus.Close()
 	base, stop := serve(bin, filepath.Join(tmp, "data"))
 	defer stop()
