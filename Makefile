@@ -34,7 +34,9 @@ deps:
 	if [ -n "$$pkgs" ]; then \
 		echo "Installing$$pkgs for the tests..."; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$pkgs >/dev/null; \
+		echo "(apt-get waits up to 10 minutes for the package manager's lock if another install holds it)"; \
+		$$SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq && \
+		DEBIAN_FRONTEND=noninteractive $$SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq $$pkgs >/dev/null; \
 	fi
 	@bindir=$$($(GO) env GOBIN); bindir=$${bindir:-$$($(GO) env GOPATH | cut -d: -f1)/bin}; \
 	gr=$$bindir/goreleaser; [ -x "$$gr" ] || gr=$$(command -v goreleaser || true); \
@@ -57,9 +59,11 @@ lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 
+# MORNINGDECK_E2E=all: the end-to-end tests (e2e/) fail, not skip, when a tool they drive is
+# missing — deps has installed them all.
 test: deps check-generate lint
 	$(GO) build -o /dev/null .
-	$(GO) test -count=1 -timeout 45m ./...
+	MORNINGDECK_E2E=all $(GO) test -count=1 -timeout 45m ./...
 
 # Every fuzz target (feed parsing, page links, sanitizing, OPML import, the API's JSON, schedules)
 # for FUZZTIME each. Never part of `make test`: a timed fuzz run is not deterministic. `go test`
@@ -72,10 +76,10 @@ fuzz:
 
 # The crash drill's long form (make test runs a short one) and the load test (see RELIABILITY.md).
 drill:
-	MORNINGDECK_DRILL_CYCLES=20 $(GO) test -count=1 -run '^TestCrashDrill$$' -timeout 40m -v .
+	MORNINGDECK_DRILL_CYCLES=20 $(GO) test -count=1 -run '^TestCrashDrill$$' -timeout 40m -v ./e2e
 
 load:
-	MORNINGDECK_LOAD=1 $(GO) test -count=1 -run '^TestLoad$$' -timeout 60m -v .
+	MORNINGDECK_LOAD=1 $(GO) test -count=1 -run '^TestLoad$$' -timeout 60m -v ./e2e
 
 bench:
 	$(GO) test ./queue -run '^$$' -bench . -benchtime 5x

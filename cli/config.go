@@ -1,0 +1,293 @@
+package cli
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/adrg/xdg"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/morningdeck/morningdeck/app/mail"
+)
+
+// Config is every knob, set by flag, else MORNINGDECK_* environment variable, else default.
+type Config struct {
+	ConfigFile string            // the file read, "" when none
+	Sources    map[string]string // flag name → where its value came from: flag, env, file (absent: default)
+
+	DataDir       string
+	DBBusyTimeout time.Duration
+	LogLevel      string
+	LogFormat     string
+	Verbose       bool // -v: log at LogLevel even for ordinary commands
+	Quiet         bool // an ordinary command without -v: warnings and errors only
+
+	Addr      string
+	NoBrowser bool
+	NoWorkers bool
+
+	RequireLogin bool     // exposed even on loopback (behind a reverse proxy on the same machine)
+	FetchAllow   []string // private addresses an exposed app may fetch
+
+	FetchEnabled        bool
+	FetchWorkers        int
+	FetchQueueCapacity  int
+	FetchInterval       time.Duration
+	FetchBatchSize      int
+	FetchTimeout        time.Duration
+	FetchMaxBody        int64
+	StuckThreshold      time.Duration
+	RecoveryInterval    time.Duration
+	FetchJobTimeout     time.Duration
+	HTTPTimeout         time.Duration
+	ShutdownGracePeriod time.Duration
+
+	ProcessEnabled       bool
+	ProcessWorkers       int
+	ProcessQueueCapacity int
+	ProcessInterval      time.Duration
+	ProcessBatchSize     int
+	ProcessJobTimeout    time.Duration
+	Enricher             string
+	LLMBaseURL           string
+	LLMModel             string
+	LLMAPIKey            string
+	LLMTimeout           time.Duration
+	LLMConcurrency       int
+	LLMFallback          bool
+	LLMPromptFile        string
+	BriefingEnabled      bool
+	BriefingInterval     time.Duration
+	BaseURL              string
+	SMTP                 mail.Options
+	MailDailyLimit       int // report emails one user's briefings send in 24 hours at most, when exposed
+
+	RetentionDays int    // items older than this are pruned daily (0: never)
+	BackupDir     string // a daily backup goes here ("" : none)
+	BackupKeep    int    // daily backups kept
+}
+
+// configure sets every flag the command line did not set: from MORNINGDECK_<FLAG> (dashes as
+// underscores), else from the configuration file, else its default stays.
+func configure(cmd *cobra.Command, cfg *Config) error {
+	cfg.Sources = map[string]string{}
+	var errs []error
+	flags := map[string]*pflag.Flag{}
+	visit := func(f *pflag.Flag) {
+		if flags[f.Name] == f {
+			return // a persistent flag is both the command's and inherited: one visit, one error
+		}
+		flags[f.Name] = f
+		if f.Changed {
+			cfg.Sources[f.Name] = "flag"
+			return
+		}
+		name := envName(f.Name)
+		if v, ok := os.LookupEnv(name); ok {
+			if err := f.Value.Set(v); err != nil {
+				errs = append(errs, valueError(name, f, v))
+			}
+			cfg.Sources[f.Name] = "env"
+		}
+	}
+	cmd.Flags().VisitAll(visit)
+	cmd.InheritedFlags().VisitAll(visit)
+	// The root's own flags (addr, no-browser) too, for `config show`, unless this command
+	// has flags of those names bound to the same settings.
+	cmd.Root().LocalFlags().VisitAll(func(f *pflag.Flag) {
+		if flags[f.Name] == nil {
+			visit(f)
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	// Ordinary commands print their result, not a log: warnings and errors only, unless -v.
+	cfg.Quiet = !cfg.Verbose && !logsByDefault(cmd)
+	path, explicit := cfg.ConfigFile, cfg.ConfigFile != ""
+	if !explicit {
+		path = defaultConfigFile()
+	}
+	settings, err := readConfigFile(path)
+	if errors.Is(err, os.ErrNotExist) && !explicit {
+		cfg.ConfigFile = ""
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("configuration file: %w", err)
+	}
+	cfg.ConfigFile = path
+	for _, kv := range settings {
+		f := flags[kv.name]
+		if f == nil {
+			if lookupAnyFlag(cmd.Root(), kv.name) {
+				continue // a setting of another command, e.g. addr for serve
+			}
+			errs = append(errs, fmt.Errorf("%s:%d: unknown setting %q (settings are the command-line flag names, see --help)", path, kv.line, kv.name))
+			continue
+		}
+		if cfg.Sources[kv.name] != "" {
+			continue // a flag or the environment wins
+		}
+		if kv.name == "config" {
+			errs = append(errs, fmt.Errorf("%s:%d: a configuration file cannot name another one", path, kv.line))
+			continue
+		}
+		if err := f.Value.Set(kv.value); err != nil {
+			errs = append(errs, valueError(fmt.Sprintf("%s (%s:%d)", kv.name, path, kv.line), f, kv.value))
+			continue
+		}
+		cfg.Sources[kv.name] = "file"
+	}
+	return errors.Join(errs...)
+}
+
+// lookupAnyFlag reports whether any command under root has the flag.
+func lookupAnyFlag(root *cobra.Command, name string) bool {
+	if root.Flags().Lookup(name) != nil || root.PersistentFlags().Lookup(name) != nil {
+		return true
+	}
+	for _, c := range root.Commands() {
+		if lookupAnyFlag(c, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func envName(flag string) string {
+	return "MORNINGDECK_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// defaultConfigFile is $XDG_CONFIG_HOME/morningdeck/morningdeck.conf. (MORNINGDECK_CONFIG
+// sets --config, like every flag's variable.)
+func defaultConfigFile() string {
+	return filepath.Join(xdg.ConfigHome, "morningdeck", "morningdeck.conf")
+}
+
+type setting struct {
+	name, value string
+	line        int
+}
+
+// readConfigFile reads "name = value" lines (names are flag names; # comments; blank lines;
+// values may be in double quotes).
+func readConfigFile(path string) ([]setting, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []setting
+	var errs []error
+	for i, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(strings.TrimPrefix(line, "\ufeff"))
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, ";") {
+			continue
+		}
+		name, value, ok := strings.Cut(line, "=")
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s:%d: %q is not a setting: write name = value", path, i+1, line))
+			continue
+		}
+		name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+		if uq, err := strconv.Unquote(value); err == nil && strings.HasPrefix(value, `"`) {
+			value = uq
+		}
+		out = append(out, setting{name: strings.TrimPrefix(name, "--"), value: value, line: i + 1})
+	}
+	return out, errors.Join(errs...)
+}
+
+// secretFlags are never printed.
+var secretFlags = map[string]bool{"smtp-password": true, "llm-api-key": true}
+
+func configCmd(cfg *Config) *cobra.Command {
+	c := &cobra.Command{Use: "config", Short: "Show the configuration"}
+	show := &cobra.Command{
+		Use:   "show",
+		Short: "Print the effective configuration (flags > MORNINGDECK_* environment > config file > defaults), secrets masked",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			w := cmd.OutOrStdout()
+			file := cfg.ConfigFile
+			if file == "" {
+				file = "none (" + defaultConfigFile() + " does not exist)"
+			}
+			fmt.Fprintf(w, "# configuration file: %s\n# database: %s\n", file, filepath.Join(cfg.DataDir, "morningdeck.db"))
+			tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+			var names []string
+			all := map[string]*pflag.Flag{}
+			for _, fs := range []*pflag.FlagSet{cmd.InheritedFlags(), cmd.Root().LocalFlags()} {
+				fs.VisitAll(func(f *pflag.Flag) {
+					if f.Name == "help" || f.Name == "config" || all[f.Name] != nil {
+						return
+					}
+					all[f.Name] = f
+					names = append(names, f.Name)
+				})
+			}
+			sort.Strings(names)
+			for _, n := range names {
+				f := all[n]
+				v := f.Value.String()
+				if secretFlags[n] && v != "" {
+					v = "********"
+				}
+				from := cmp.Or(cfg.Sources[n], "default")
+				fmt.Fprintf(tw, "%s\t= %s\t# %s\n", n, v, from)
+			}
+			return tw.Flush()
+		},
+	}
+	c.AddCommand(show)
+	return c
+}
+
+func newLogger(cfg *Config, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", cfg.LogLevel)
+	}
+	if cfg.Quiet && level < slog.LevelWarn {
+		level = slog.LevelWarn
+	} else if cfg.Verbose && level > slog.LevelInfo {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch cfg.LogFormat {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text", "":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: use text or json", cfg.LogFormat)
+}
+
+// loopback reports whether addr listens on this machine only.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Exposed: the app is reachable beyond this machine (or says so), so it requires sign-in and
+// does not fetch private addresses.
+func (c *Config) Exposed() bool { return c.RequireLogin || !loopback(c.Addr) }

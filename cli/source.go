@@ -1,0 +1,182 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/views"
+)
+
+func sourceCmd(cfg *Config) *cobra.Command {
+	c := &cobra.Command{Use: "source", Short: "Add, list, remove and refresh sources"}
+	var name, typ, folder string
+	var interval int
+	add := &cobra.Command{
+		Use:   "add URL",
+		Short: "Follow a feed, a web page or a subreddit (r/NAME)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				s, err := svc.Sources.Add(ctx, app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: &interval, Folder: folder})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Added source %d: %s (%s, every %d min). It is queued for fetching.\n", s.ID, displayName(s), s.Type, s.RefreshIntervalMinutes)
+				return nil
+			})
+		},
+	}
+	add.Flags().StringVar(&name, "name", "", "name (default: the feed's title)")
+	add.Flags().StringVar(&typ, "type", "", "rss, web or reddit (default: detect)")
+	add.Flags().IntVar(&interval, "interval", app.DefaultRefreshInterval, "refresh interval in minutes (1–10080)")
+	add.Flags().StringVar(&folder, "folder", "", "put it in this folder (made when new)")
+
+	var asJSON bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List sources",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				srcs, err := svc.Sources.List(ctx, app.DefaultUserID)
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					out := make([]views.SourceJSON, 0, len(srcs))
+					for _, s := range srcs {
+						out = append(out, views.NewSourceJSON(s))
+					}
+					enc := json.NewEncoder(cmd.OutOrStdout())
+					enc.SetIndent("", "  ")
+					return enc.Encode(out)
+				}
+				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tNAME\tFOLDER\tTYPE\tSTATUS\tFETCH\tITEMS\tUNREAD\tLAST FETCHED\tURL")
+				for _, s := range srcs {
+					last := "never"
+					if s.LastFetchedAt != nil {
+						last = s.LastFetchedAt.Local().Format("2006-01-02 15:04")
+					}
+					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, displayName(s), s.Folder, s.Type, s.Status, s.FetchStatus, s.ItemCount, s.Unread, last, s.URL)
+					if s.LastError != "" {
+						fmt.Fprintf(tw, "\t  last error: %s\t\t\t\t\t\t\t\t\n", s.LastError)
+					}
+				}
+				return tw.Flush()
+			})
+		},
+	}
+	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+
+	rm := &cobra.Command{
+		Use:   "rm ID",
+		Short: "Stop following a source and delete its items",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := parseID("source", args[0])
+			if err != nil {
+				return err
+			}
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				if err := svc.Sources.Delete(ctx, app.DefaultUserID, id); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Removed source %d.\n", id)
+				return nil
+			})
+		},
+	}
+
+	var all bool
+	refresh := &cobra.Command{
+		Use:   "refresh ID|--all",
+		Short: "Queue sources for fetching now",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if all == (len(args) == 1) {
+				return errors.New("give a source ID or --all")
+			}
+			var ids []int64
+			if !all {
+				id, err := parseID("source", args[0])
+				if err != nil {
+					return err
+				}
+				ids = []int64{id}
+			}
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				n, err := svc.Sources.Refresh(ctx, app.DefaultUserID, ids...)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "Queued %d source(s) for fetching.\n", n)
+				return nil
+			})
+		},
+	}
+	refresh.Flags().BoolVar(&all, "all", false, "refresh every source")
+	c.AddCommand(add, list, rm, refresh, sourceMoveCmd(cfg))
+	return c
+}
+
+func displayName(s *app.Source) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.URL
+}
+
+func importCmd(cfg *Config) *cobra.Command {
+	c := &cobra.Command{Use: "import", Short: "Import sources"}
+	c.AddCommand(&cobra.Command{
+		Use:   "opml FILE",
+		Short: "Follow every feed of an OPML file",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := os.Open(args[0])
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				res, err := svc.Sources.ImportOPML(ctx, app.DefaultUserID, f, func(done, total int) {
+					if done%50 == 0 || done == total {
+						fmt.Fprintf(cmd.ErrOrStderr(), "%d of %d processed\n", done, total)
+					}
+				})
+				if err != nil {
+					return err
+				}
+				for _, m := range res.Errors {
+					fmt.Fprintln(cmd.ErrOrStderr(), "skipped:", m)
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%d added, %d skipped.\n", res.Added, res.Skipped)
+				return nil
+			})
+		},
+	})
+	return c
+}
+
+func exportCmd(cfg *Config) *cobra.Command {
+	c := &cobra.Command{Use: "export", Short: "Export sources"}
+	c.AddCommand(&cobra.Command{
+		Use:   "opml",
+		Short: "Write every source as OPML to standard output",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
+				return svc.Sources.ExportOPML(ctx, app.DefaultUserID, cmd.OutOrStdout())
+			})
+		},
+	})
+	return c
+}
