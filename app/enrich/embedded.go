@@ -628,7 +628,7 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 	return math.Min(1, best) + 0.25*math.Min(1, rest), matches, strong
 }
 
-// Features are what the per-user model (Model) learns from and applies to: the item's most
+// Features are what the per-user model (taste.Model) learns from and applies to: the item's most
 // characteristic terms ("w:" and the stem), its source ("source:"), its topics ("topic:") and
 // the terms of in.Interests it matched ("i:").
 // Labels are the words as the item had them, for reasons and the Settings page. Train with the
