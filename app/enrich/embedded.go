@@ -146,14 +146,6 @@ func caseSensitive(w string) bool {
 // Docs is the number of documents observed.
 func (s *Stats) Docs() int { s.mu.RLock(); defer s.mu.RUnlock(); return s.docs }
 
-// DocFreq is the number of observed documents that contain term (a matching key).
-func (s *Stats) DocFreq(term string) int {
-	k := termKey(term)
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	return int(s.df[k])
-}
-
 // AverageLength is the average number of words of the observed documents (400 before any).
 func (s *Stats) AverageLength() float64 { return s.avgLen() }
 
