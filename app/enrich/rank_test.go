@@ -96,20 +96,6 @@ func TestUnmatchedItemsAreStillOrdered(t *testing.T) {
 	}
 }
 
-func TestStatsAverageLength(t *testing.T) {
-	s := enrich.NewStats(1000)
-	if s.AverageLength() != 400 {
-		t.Fatalf("empty statistics: %v", s.AverageLength())
-	}
-	for range 30 {
-		s.Observe(strings.Repeat("word ", 100))
-		s.Observe(strings.Repeat("word ", 300))
-	}
-	if got := s.AverageLength(); got < 199 || got > 201 {
-		t.Fatalf("average length %v, want 200", got)
-	}
-}
-
 // boilerplate is what must never be a summary or a tag: the issue's examples.
 var boilerplate = regexp.MustCompile(`(?i)(continue reading|appeared first on|^comments?$|this episode is (sponsored|brought)|brought to you by|promo code|use code|sponsored by|share this|subscribe to|follow us on|posted (on|by)|thank you for reading|\b(?:[0-9]+[a-f]|[a-f]+[0-9])[0-9a-f]{10,}\b|<[a-z]+[ >])`)
 

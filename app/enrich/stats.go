@@ -140,9 +140,7 @@ func caseSensitive(w string) bool {
 // Docs is the number of documents observed.
 func (s *Stats) Docs() int { s.mu.RLock(); defer s.mu.RUnlock(); return s.docs }
 
-// AverageLength is the average number of words of the observed documents (400 before any).
-func (s *Stats) AverageLength() float64 { return s.avgLen() }
-
+// avgLen is the average number of words of the observed documents (400 before there are 20).
 func (s *Stats) avgLen() float64 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
