@@ -34,6 +34,7 @@ import (
 	"github.com/morningdeck/morningdeck/app/feeds"
 	"github.com/morningdeck/morningdeck/app/mail"
 	"github.com/morningdeck/morningdeck/app/metrics"
+	"github.com/morningdeck/morningdeck/app/taste"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/views"
@@ -179,7 +180,7 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	// Learning from the reader (issue 12): the Feedback service trains each user's reading
 	// model; Enriching scores with it, and scores first imports and re-scores with the embedded
 	// enricher in the background.
-	e.svc.Feedback = &app.Feedback{Store: db, Trainer: enrich.Trainer{E: e.embedded}, Queue: e.processQ, Log: log}
+	e.svc.Feedback = &app.Feedback{Store: db, Trainer: taste.Trainer{E: e.embedded}, Queue: e.processQ, Log: log}
 	e.svc.Reading.Feedback = e.svc.Feedback
 	e.svc.Settings.Rescorer, e.svc.Settings.Log = e.svc.Feedback, log
 	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.svc.Feedback, e.embedded, db, e.processQ
