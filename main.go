@@ -24,6 +24,7 @@ import (
 	"github.com/morningdeck/morningdeck/app/feeds"
 	"github.com/morningdeck/morningdeck/app/mail"
 	"github.com/morningdeck/morningdeck/app/metrics"
+	"github.com/morningdeck/morningdeck/app/taste"
 	"github.com/morningdeck/morningdeck/cli"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
@@ -132,7 +133,7 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	// Learning from the reader (issue 12): the Feedback service trains each user's reading
 	// model; Enriching scores with it, and scores first imports and re-scores with the embedded
 	// enricher in the background.
-	e.Svc.Feedback = &app.Feedback{Store: db, Trainer: enrich.Trainer{E: embedded}, Queue: e.ProcessQ, Log: log}
+	e.Svc.Feedback = &app.Feedback{Store: db, Trainer: taste.Trainer{E: embedded}, Queue: e.ProcessQ, Log: log}
 	e.Svc.Reading.Feedback = e.Svc.Feedback
 	e.Svc.Settings.Rescorer, e.Svc.Settings.Log = e.Svc.Feedback, log
 	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.Svc.Feedback, embedded, db, e.ProcessQ

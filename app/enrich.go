@@ -29,7 +29,7 @@ type EnrichInput struct {
 	SourceTopics []string
 	// SourceAffinity in [0,1]: how much the user reads this source (read/starred share).
 	SourceAffinity float64
-	// Taste is what the user's feedback taught (a per-user model, enrich.Model); nil: nothing yet.
+	// Taste is what the user's feedback taught (a per-user model, taste.Model); nil: nothing yet.
 	Taste Taste
 }
 

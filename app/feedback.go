@@ -9,7 +9,7 @@ import (
 )
 
 // Feedback signals (issue 12): explicit ones ("more like this", "less like this") and the
-// implicit ones reading gives. enrich.SignalWeights says how much each counts.
+// implicit ones reading gives. taste.SignalWeights says how much each counts.
 const (
 	SignalMore          = "more"
 	SignalLess          = "less"
@@ -65,7 +65,7 @@ type LearnedTaste interface {
 	Top(n int) (positive, negative []LearnedTerm)
 }
 
-// TasteTrainer turns feedback events into a reading model (enrich.Trainer is the real one; it
+// TasteTrainer turns feedback events into a reading model (taste.Trainer is the real one; it
 // uses the embedded enricher's statistics, the same that score).
 type TasteTrainer interface {
 	Features(in EnrichInput, topics []string) (keys, labels []string)

@@ -15,6 +15,7 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/taste"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
@@ -35,7 +36,7 @@ func newLearning(t testing.TB) *learning {
 	db := sqlitetest.New(t)
 	emb := enrich.NewEmbedded(enrich.EmbeddedOptions{})
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
-	fb := &app.Feedback{Store: db, Trainer: enrich.Trainer{E: emb}, Queue: pq}
+	fb := &app.Feedback{Store: db, Trainer: taste.Trainer{E: emb}, Queue: pq}
 	en := &app.Enriching{Store: db, Queue: pq, Enrichers: &enrich.Chooser{Default: app.EnricherEmbedded, Embedded: emb, Settings: db},
 		Observer: emb.Stats(), Tastes: fb, Offline: emb, Scoring: db, Imports: pq}
 	return &learning{db: db, emb: emb, fb: fb, en: en, pq: pq}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/taste"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/views"
 )
@@ -18,7 +19,7 @@ import (
 func newFeedbackEnv(t *testing.T) (*env, *app.Feedback) {
 	e := newEnv(t)
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: e.db})
-	fb := &app.Feedback{Store: e.db, Trainer: enrich.Trainer{E: enrich.NewEmbedded(enrich.EmbeddedOptions{})}, Queue: pq}
+	fb := &app.Feedback{Store: e.db, Trainer: taste.Trainer{E: enrich.NewEmbedded(enrich.EmbeddedOptions{})}, Queue: pq}
 	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: e.db, Capacity: 1000})
 	srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: e.db, Queue: fq}, Reading: &app.Reading{Store: e.db, Queue: pq, Feedback: fb},
 		Settings: &app.UserSettings{Store: e.db}, Feedback: fb, Enricher: views.EnricherInfo{Default: "embedded"}}))

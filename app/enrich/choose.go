@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/story"
 )
 
 // SettingsReader reads a user's settings.
@@ -161,20 +162,20 @@ var _ app.Ranker = Ranker{}
 // Score scores an item for in.Interests.
 func (r Ranker) Score(in app.EnrichInput) (int, string) { return r.Embedded.Score(in) }
 
-// Group groups reworded coverage of one event (see Group); each group's members are in rank order.
+// Group groups reworded coverage of one event (see story.Group); each group's members are in rank order.
 func (r Ranker) Group(stories []app.Story) [][]int {
-	return Group(toStories(stories), GroupOptions{}).Groups
+	return story.Group(toStories(stories), story.GroupOptions{}).Groups
 }
 
-// AlsoCovered picks one other member per distinct source (see AlsoCovered).
+// AlsoCovered picks one other member per distinct source (see story.AlsoCovered).
 func (r Ranker) AlsoCovered(stories []app.Story, members []int, limit int) []int {
-	return AlsoCovered(toStories(stories), members, limit)
+	return story.AlsoCovered(toStories(stories), members, limit)
 }
 
-func toStories(stories []app.Story) []Story {
-	s := make([]Story, len(stories))
+func toStories(stories []app.Story) []story.Story {
+	s := make([]story.Story, len(stories))
 	for i, st := range stories {
-		s[i] = Story{Title: st.Title, Lead: st.Lead, At: st.At, Source: st.Source}
+		s[i] = story.Story{Title: st.Title, Lead: st.Lead, At: st.At, Source: st.Source}
 	}
 	return s
 }

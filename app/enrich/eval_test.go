@@ -17,6 +17,7 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/taste"
 )
 
 // evalItem is one item of the evaluation corpus.
@@ -246,18 +247,18 @@ func TestRankingEval(t *testing.T) {
 	for _, name := range names {
 		l := labels.Interests[name]
 		r := rank(t, e, items, name, l.Relevant, now, nil)
-		model := enrich.NewModel()
+		model := taste.NewModel()
 		acted := map[string]bool{}
 		for i := 0; i < 40 && i < len(r); i += 2 {
 			x := r[i]
 			acted[x.item.link] = true
 			keys, labs := e.Features(x.item.input(name, now), nil)
-			sig := enrich.SignalLessLikeThis
+			sig := taste.SignalLessLikeThis
 			switch x.rel {
 			case 2:
-				sig = enrich.SignalMoreLikeThis
+				sig = taste.SignalMoreLikeThis
 			case 1:
-				sig = enrich.SignalOpened
+				sig = taste.SignalOpened
 			}
 			model.Learn(sig, keys, labs)
 		}
@@ -266,7 +267,7 @@ func TestRankingEval(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stored, err := enrich.ParseModel(b)
+		stored, err := taste.ParseModel(b)
 		if err != nil {
 			t.Fatal(err)
 		}

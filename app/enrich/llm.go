@@ -471,21 +471,6 @@ func contains(l []string, s string) bool {
 	return false
 }
 
-// Fallback enriches with Primary, and with Secondary when Primary fails.
-type Fallback struct{ Primary, Secondary app.Enricher }
-
-// Name is the primary's name.
-func (f Fallback) Name() string { return f.Primary.Name() }
-
-// Enrich tries Primary, then Secondary.
-func (f Fallback) Enrich(ctx context.Context, in app.EnrichInput) (*app.Enrichment, error) {
-	out, err := f.Primary.Enrich(ctx, in)
-	if err == nil || ctx.Err() != nil {
-		return out, err
-	}
-	return f.Secondary.Enrich(ctx, in)
-}
-
 // OverviewItem is one story of a report, for Overview.
 type OverviewItem struct{ Title, Source, Summary string }
 

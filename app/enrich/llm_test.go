@@ -256,15 +256,6 @@ func TestLLM(t *testing.T) {
 			t.Fatalf("messages %s", b)
 		}
 	})
-
-	t.Run("Fallback uses the embedded enricher when the LLM fails", func(t *testing.T) {
-		srv := newChatServer(t, func(int, map[string]any) (int, string, http.Header) { return 500, "down", nil })
-		f := enrich.Fallback{Primary: enrich.NewLLM(enrich.LLMOptions{BaseURL: srv.URL, Model: "m"}), Secondary: enrich.NewEmbedded(enrich.EmbeddedOptions{})}
-		res, err := f.Enrich(ctx, item())
-		if err != nil || res.EnrichedBy != "embedded" {
-			t.Fatalf("%+v %v", res, err)
-		}
-	})
 }
 
 func kind(err error) string {

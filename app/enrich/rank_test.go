@@ -2,9 +2,7 @@ package enrich_test
 
 import (
 	"context"
-	"encoding/json"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,20 +96,6 @@ func TestUnmatchedItemsAreStillOrdered(t *testing.T) {
 	}
 }
 
-func TestStatsAverageLength(t *testing.T) {
-	s := enrich.NewStats(1000)
-	if s.AverageLength() != 400 {
-		t.Fatalf("empty statistics: %v", s.AverageLength())
-	}
-	for range 30 {
-		s.Observe(strings.Repeat("word ", 100))
-		s.Observe(strings.Repeat("word ", 300))
-	}
-	if got := s.AverageLength(); got < 199 || got > 201 {
-		t.Fatalf("average length %v, want 200", got)
-	}
-}
-
 // boilerplate is what must never be a summary or a tag: the issue's examples.
 var boilerplate = regexp.MustCompile(`(?i)(continue reading|appeared first on|^comments?$|this episode is (sponsored|brought)|brought to you by|promo code|use code|sponsored by|share this|subscribe to|follow us on|posted (on|by)|thank you for reading|\b(?:[0-9]+[a-f]|[a-f]+[0-9])[0-9a-f]{10,}\b|<[a-z]+[ >])`)
 
@@ -179,118 +163,4 @@ func TestNoBoilerplateSummariesOnCorpus(t *testing.T) {
 		}
 	}
 	t.Logf("%d items, %d boilerplate summaries or tags", len(items), bad)
-}
-
-func TestModel(t *testing.T) {
-	m := enrich.NewModel()
-	rust := []string{"w:rust", "w:compil", "source:Rust Blog"}
-	cook := []string{"w:recip", "w:soup", "source:Kitchen"}
-	for range 3 {
-		m.Learn(enrich.SignalMoreLikeThis, rust, []string{"rust", "compiler", "Rust Blog"})
-		m.Learn(enrich.SignalHidden, cook, []string{"recipe", "soup", "Kitchen"})
-	}
-	if m.Learn("nonsense", rust, nil) {
-		t.Fatal("an unknown signal was learned")
-	}
-	up, liked, _ := m.Adjust([]string{"w:rust", "w:other"})
-	down, _, disliked := m.Adjust([]string{"w:soup"})
-	zero, _, _ := m.Adjust([]string{"w:unseen"})
-	if up <= 5 || down >= -5 || zero != 0 || up > 25 || down < -25 {
-		t.Fatalf("points %v, %v, %v", up, down, zero)
-	}
-	if len(liked) == 0 || liked[0] != "rust" || len(disliked) == 0 || disliked[0] != "soup" {
-		t.Fatalf("liked %v, disliked %v", liked, disliked)
-	}
-	pos, neg := m.Top(5)
-	if len(pos) == 0 || len(neg) == 0 || pos[0].Weight <= 0 || neg[0].Weight >= 0 {
-		t.Fatalf("top %v / %v", pos, neg)
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	back, err := enrich.ParseModel(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again, _, _ := back.Adjust([]string{"w:rust", "w:other"}); again != up {
-		t.Fatalf("after JSON: %v, before %v", again, up)
-	}
-	if _, err := enrich.ParseModel([]byte("{not json")); err == nil || !strings.Contains(err.Error(), "reset") {
-		t.Fatalf("bad JSON: %v", err)
-	}
-	if fresh, err := enrich.ParseModel(nil); err != nil || fresh.Events != 0 {
-		t.Fatalf("empty: %v %v", fresh, err)
-	}
-	// Bounded: many distinct features keep at most ModelMaxFeatures.
-	big := enrich.NewModel()
-	for i := range enrich.ModelMaxFeatures + 100 {
-		big.Learn(enrich.SignalOpened, []string{"w:f" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i)}, nil)
-	}
-	if len(big.Features) > enrich.ModelMaxFeatures {
-		t.Fatalf("%d features", len(big.Features))
-	}
-	// The enricher applies it and says so.
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	in := app.EnrichInput{Title: "Rust compiler news", Text: "The Rust compiler got faster.", Interests: "astronomy", SourceName: "Rust Blog"}
-	before, _ := e.Score(in)
-	keys, labels := e.Features(in, nil)
-	taught := enrich.NewModel()
-	taught.Learn(enrich.SignalMoreLikeThis, keys, labels)
-	taught.Learn(enrich.SignalLessLikeThis, []string{"w:soup"}, []string{"soup"})
-	in.Taste = taught
-	after, why := e.Score(in)
-	if after <= before || !strings.Contains(why, "you liked similar items") {
-		t.Fatalf("before %d, after %d: %s", before, after, why)
-	}
-}
-
-func itoa(i int) string {
-	b, _ := json.Marshal(i)
-	return string(b)
-}
-
-// The model learns which terms of an interest the reader cares for ("exploits", not
-// "computer"), and a term in every item the reader acts on says nothing however many of them
-// they dismiss: the interest itself is not taught away.
-func TestModelLearnsTheInterestTerms(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	interests := "computer security: vulnerabilities, exploits and hacks"
-	item := func(title, text string) app.EnrichInput {
-		return app.EnrichInput{Title: title, Text: text, Interests: interests}
-	}
-	m := enrich.NewModel()
-	learn := func(sig enrich.Signal, in app.EnrichInput) {
-		keys, labels := e.Features(in, nil)
-		m.Learn(sig, keys, labels)
-	}
-	learn(enrich.SignalMoreLikeThis, item("A kernel exploit explained", "The exploit chains two bugs in the kernel's slab allocator."))
-	learn(enrich.SignalMoreLikeThis, item("Browser exploit sold", "A broker paid for a working exploit of the browser's sandbox."))
-	learn(enrich.SignalLessLikeThis, item("A computer museum opens", "The museum shows a computer from every decade since 1950."))
-	learn(enrich.SignalLessLikeThis, item("Computer prices fall", "Prices of a desktop computer fell again this quarter."))
-	learn(enrich.SignalLessLikeThis, item("Computer science week", "Schools teach computer science to children this week."))
-	keys, _ := e.Features(item("Exploit in a router", "An exploit for the router's web interface is public."), nil)
-	if !slices.Contains(keys, "i:exploits") {
-		t.Fatalf("features %v lack the interest term exploits", keys)
-	}
-	up, liked, _ := m.Adjust(keys)
-	keys, _ = e.Features(item("Computer chess", "A computer beat the champion at chess again."), nil)
-	down, _, _ := m.Adjust(keys)
-	if up <= 0 || down >= 0 || !slices.Contains(liked, "exploits") {
-		t.Fatalf("an exploit item %.1f (liked %v), a computer item %.1f", up, liked, down)
-	}
-
-	// Two liked and six dismissed items, all matching "open source": the term alone moves an
-	// item by a few points at most (the words' own log ratio would take off about 14).
-	o := enrich.NewModel()
-	for i := range 8 {
-		sig := enrich.SignalLessLikeThis
-		if i < 2 {
-			sig = enrich.SignalMoreLikeThis
-		}
-		o.Learn(sig, []string{"i:open source", "w:" + itoa(i)}, []string{"open source", itoa(i)})
-	}
-	if p, _, _ := o.Adjust([]string{"i:open source"}); p < -4 || p > 4 {
-		t.Fatalf("the interest's own term moves an item by %.1f points", p)
-	}
 }

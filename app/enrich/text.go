@@ -1,6 +1,9 @@
-// Package enrich summarizes, tags, classifies and scores items: an embedded, offline enricher
-// (extractive summary, TF-IDF tags, keyword topics, BM25 relevance) and an OpenAI-compatible
-// LLM enricher.
+// Package enrich holds the enrichers, which summarize, tag, classify and score items: the
+// embedded, offline enricher (extractive summary, TF-IDF tags, keyword topics, BM25 relevance to
+// the user's interests, with the reading model's points), the OpenAI-compatible LLM enricher,
+// and the Chooser that picks each user's; with what they read items with (text cleaning,
+// language detection and stemming, the concept lexicon) and the focus prefilter. Same-story
+// grouping is in app/story, the reader's taste model in app/taste.
 package enrich
 
 import (

@@ -1,4 +1,4 @@
-package enrich_test
+package story_test
 
 import (
 	"bufio"
@@ -13,12 +13,12 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/story"
 )
 
 var (
 	groupDisagreements = flag.Int("group-disagreements", 0, "print this many false merges and misses per day of the story-grouping evaluation")
-	groupSet           = flag.String("group-set", "", `other parameter values for the story-grouping evaluation, as "outlier=0 loners=0" (names: enrich.GroupTuning), to reproduce the figures of other settings`)
+	groupSet           = flag.String("group-set", "", `other parameter values for the story-grouping evaluation, as "outlier=0 loners=0" (names: story.GroupTuning), to reproduce the figures of other settings`)
 	groupWindow        = flag.Duration("group-window", 0, "the window of the story-grouping evaluation (0: Group's default)")
 )
 
@@ -146,10 +146,10 @@ func f1(p, r float64) float64 {
 	return 2 * p * r / (p + r)
 }
 
-func groupCorpusStories(hs []groupHeadline) []enrich.Story {
-	out := make([]enrich.Story, len(hs))
+func groupCorpusStories(hs []groupHeadline) []story.Story {
+	out := make([]story.Story, len(hs))
 	for i, h := range hs {
-		out[i] = enrich.Story{Title: h.title, At: h.at, Source: h.outlet}
+		out[i] = story.Story{Title: h.title, At: h.at, Source: h.outlet}
 	}
 	return out
 }
@@ -169,7 +169,7 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 	days := loadGroupCorpus(t)
 	for _, spec := range strings.Fields(*groupSet) {
 		name, value, _ := strings.Cut(spec, "=")
-		p := enrich.GroupTuning[name]
+		p := story.GroupTuning[name]
 		if p == nil {
 			t.Fatalf("-group-set: no parameter %q", name)
 		}
@@ -192,7 +192,7 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 	t.Logf("%-4s %5s %6s %7s  %6s %6s %6s  %6s %6s %6s   %s", "day", "items", "groups", "stories", "pairP", "pairR", "pairF", "b3P", "b3R", "b3F", "false pairs crawled > 1 h apart")
 	for _, d := range names {
 		hs := days[d]
-		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{Window: *groupWindow})
+		g := story.Group(groupCorpusStories(hs), story.GroupOptions{Window: *groupWindow})
 		s := scoreGrouping(hs, g.Groups)
 		label := d
 		if d == groupHeldOutDay {
@@ -227,7 +227,7 @@ func TestGroupNeverLinksOnOneWord(t *testing.T) {
 	days := loadGroupCorpus(t)
 	links, later, chained := 0, 0, 0
 	for _, hs := range days {
-		g := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
+		g := story.Group(groupCorpusStories(hs), story.GroupOptions{})
 		for _, l := range g.Links {
 			i, j := l[0], l[1]
 			links++
@@ -316,7 +316,7 @@ func sharedWords(a, b string) int {
 // printGroupDisagreements logs false merges (a link between headlines of different reference
 // stories) and misses (a headline left alone or put elsewhere while its best reference
 // neighbour, by shared words, sits in another group).
-func printGroupDisagreements(t *testing.T, hs []groupHeadline, g enrich.Grouping, n int) {
+func printGroupDisagreements(t *testing.T, hs []groupHeadline, g story.Grouping, n int) {
 	shown := 0
 	for i, j := range g.LinkedTo {
 		if j >= 0 && hs[i].story != hs[j].story && shown < n {

@@ -1,4 +1,7 @@
-package enrich
+// Package taste is the reader's taste model: what one reader's feedback taught (Model, a naive
+// Bayes model over item features, stored as JSON per user) and Trainer, the app.TasteTrainer
+// that builds it from feedback events with the embedded enricher's features.
+package taste
 
 import (
 	"encoding/json"

@@ -1,6 +1,6 @@
 //go:build unix
 
-package enrich_test
+package story_test
 
 import (
 	"syscall"

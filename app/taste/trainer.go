@@ -1,14 +1,15 @@
-package enrich
+package taste
 
 import (
 	"encoding/json"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
 )
 
 // Trainer is the app.TasteTrainer of the embedded enricher: features from its statistics (the
 // same that score), models as Model.
-type Trainer struct{ E *Embedded }
+type Trainer struct{ E *enrich.Embedded }
 
 var _ app.TasteTrainer = Trainer{}
 

@@ -1,4 +1,4 @@
-package enrich
+package story
 
 // GroupTuning exposes story grouping's weights and switches to the tests (the evaluation's -group-set, and
 // the tests that turn a step off to show they can fail).

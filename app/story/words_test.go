@@ -1,4 +1,4 @@
-package enrich
+package story
 
 import (
 	"strings"

@@ -1,4 +1,4 @@
-package enrich_test
+package story_test
 
 import (
 	"os"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/story"
 )
 
 func TestZZFarDiff(t *testing.T) {
@@ -19,21 +19,21 @@ func TestZZFarDiff(t *testing.T) {
 	sort.Strings(names)
 	for _, d := range names {
 		hs := days[d]
-		p := enrich.GroupTuning["far"]
+		p := story.GroupTuning["far"]
 		saved := *p
 		*p = 0
-		before := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
+		before := story.Group(groupCorpusStories(hs), story.GroupOptions{})
 		*p = saved
 		var restore []func()
 		for _, spec := range strings.Fields(os.Getenv("ZZSET")) {
 			name, value, _ := strings.Cut(spec, "=")
 			v, _ := strconv.ParseFloat(value, 64)
-			q := enrich.GroupTuning[name]
+			q := story.GroupTuning[name]
 			old := *q
 			*q = v
 			restore = append(restore, func() { *q = old })
 		}
-		after := enrich.Group(groupCorpusStories(hs), enrich.GroupOptions{})
+		after := story.Group(groupCorpusStories(hs), story.GroupOptions{})
 		for _, f := range restore {
 			f()
 		}

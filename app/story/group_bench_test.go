@@ -1,4 +1,4 @@
-package enrich_test
+package story_test
 
 import (
 	"fmt"
@@ -7,13 +7,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/story"
 )
 
 // groupDay synthesizes a day of n items from the corpus headlines: each headline comes back
 // many times, from made-up outlets, with words dropped or moved and a lead made of other
 // headlines of its story and unrelated filler, spread over 24 hours in a shuffled order.
-func groupDay(tb testing.TB, n int) []enrich.Story {
+func groupDay(tb testing.TB, n int) []story.Story {
 	days := loadGroupCorpus(tb)
 	var all []groupHeadline
 	byStory := map[string][]string{}
@@ -26,7 +26,7 @@ func groupDay(tb testing.TB, n int) []enrich.Story {
 	rng := rand.New(rand.NewPCG(1, 2))
 	filler := strings.Fields("the company said on the day that officials expected more details later this week according to people familiar with the matter who asked not to be named")
 	start := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
-	out := make([]enrich.Story, n)
+	out := make([]story.Story, n)
 	for i := range out {
 		h := all[rng.IntN(len(all))]
 		words := strings.Fields(h.title)
@@ -46,7 +46,7 @@ func groupDay(tb testing.TB, n int) []enrich.Story {
 		for range 20 {
 			lead = append(lead, filler[rng.IntN(len(filler))])
 		}
-		out[i] = enrich.Story{
+		out[i] = story.Story{
 			Title:  strings.Join(words, " "),
 			Lead:   strings.Join(lead, " ") + ".",
 			At:     start.Add(time.Duration(rng.Int64N(int64(24 * time.Hour)))),
@@ -65,7 +65,7 @@ func BenchmarkGroup20000(b *testing.B) {
 	var groups int
 	cpu := processCPU()
 	for b.Loop() {
-		groups = len(enrich.Group(stories, enrich.GroupOptions{}).Groups)
+		groups = len(story.Group(stories, story.GroupOptions{}).Groups)
 	}
 	b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(groups), "groups")
@@ -74,7 +74,7 @@ func BenchmarkGroup20000(b *testing.B) {
 // groupMixedDay is a day of n items more like a real one: every corpus headline comes back
 // about three times (perturbed, with a lead), and the rest are other news, made of corpus
 // words drawn at their corpus frequencies, which share words only by chance.
-func groupMixedDay(tb testing.TB, n int) []enrich.Story {
+func groupMixedDay(tb testing.TB, n int) []story.Story {
 	copies := groupDay(tb, min(n, 3700))
 	var vocab []string
 	for _, st := range copies {
@@ -88,10 +88,10 @@ func groupMixedDay(tb testing.TB, n int) []enrich.Story {
 		}
 		return strings.Join(w, " ")
 	}
-	out := append(make([]enrich.Story, 0, n), copies...)
+	out := append(make([]story.Story, 0, n), copies...)
 	start := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	for len(out) < n {
-		out = append(out, enrich.Story{
+		out = append(out, story.Story{
 			Title:  sentence(6 + rng.IntN(6)),
 			Lead:   sentence(12) + ". " + sentence(15) + ". " + sentence(10) + ".",
 			At:     start.Add(time.Duration(rng.Int64N(int64(24 * time.Hour)))),
@@ -110,7 +110,7 @@ func BenchmarkGroup20000Mixed(b *testing.B) {
 	var groups int
 	cpu := processCPU()
 	for b.Loop() {
-		groups = len(enrich.Group(stories, enrich.GroupOptions{}).Groups)
+		groups = len(story.Group(stories, story.GroupOptions{}).Groups)
 	}
 	b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 	b.ReportMetric(float64(groups), "groups")

@@ -1,4 +1,4 @@
-package enrich_test
+package story_test
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/story"
 )
 
 func TestGroupStories(t *testing.T) {
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	stories := []enrich.Story{
+	stories := []story.Story{
 		{Title: "Brussels council approves new tram line to the airport", Lead: "The Brussels regional council voted on Tuesday to build a tram line linking the city centre to Zaventem airport, with works starting in 2027 and a budget of 400 million euros.", At: now},
 		{Title: "Tram to Zaventem gets the green light", Lead: "Regional councillors in Brussels approved plans for an airport tram on Tuesday. The 400 million euro line from the centre to Zaventem airport should open by 2030, with works from 2027.", At: now.Add(2 * time.Hour)},
 		{Title: "SQLite 3.50 released with faster JSON functions", Lead: "The SQLite project released version 3.50, bringing faster JSON functions and a new query planner optimization for large joins.", At: now.Add(time.Hour)},
@@ -20,14 +20,7 @@ func TestGroupStories(t *testing.T) {
 		{Title: "Brussels bakery wins national croissant prize", Lead: "A small bakery in the centre of Brussels won the national prize for the best croissant on Tuesday, beating 300 entries.", At: now.Add(3 * time.Hour)},
 		{Title: "SQLite 3.50 is out: JSON gets faster", Lead: "Version 3.50 of SQLite is out, with faster JSON functions and an optimization of the query planner for large joins.", At: now.Add(20 * 24 * time.Hour)},
 	}
-	stats := enrich.NewStats(10000)
-	for _, s := range stories {
-		stats.Observe(s.Title + " " + s.Lead)
-	}
-	for _, filler := range []string{"The weather in Brussels stays mild this week.", "Football: Anderlecht wins in Ghent.", "A new museum opens in Antwerp.", "Rail strike announced for Monday."} {
-		stats.Observe(filler)
-	}
-	groups := stats.GroupStories(stories, 0.25, 72*time.Hour)
+	groups := story.Group(stories, story.GroupOptions{Window: 72 * time.Hour}).Groups
 	want := [][]int{{0, 1, 3}, {2}, {4}, {5}}
 	if len(groups) != len(want) {
 		t.Fatalf("groups %v, want %v", groups, want)
@@ -48,12 +41,12 @@ func TestGroup(t *testing.T) {
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name    string
-		stories []enrich.Story
+		stories []story.Story
 		want    [][]int
 	}{
 		{
 			name: "reworded headlines of one event are grouped by their shared names",
-			stories: []enrich.Story{
+			stories: []story.Story{
 				{Title: "Frankie Knuckles, house music pioneer, dies aged 59", At: now},
 				{Title: "Chicago mourns DJ Frankie Knuckles", At: now.Add(time.Hour)},
 				{Title: "Godfather of house music Frankie Knuckles dead at 59", At: now.Add(2 * time.Hour)},
@@ -62,7 +55,7 @@ func TestGroup(t *testing.T) {
 		},
 		{
 			name: "two headlines sharing one rare word stay apart",
-			stories: []enrich.Story{
+			stories: []story.Story{
 				{Title: "Oil prices rally", At: now},
 				{Title: "Students rally in Paris", At: now},
 			},
@@ -70,7 +63,7 @@ func TestGroup(t *testing.T) {
 		},
 		{
 			name: "the opening of the lead groups headlines that share no word",
-			stories: []enrich.Story{
+			stories: []story.Story{
 				{Title: "A quiet revolution on the rails", Lead: "Belgian railway operator SNCB ordered 120 hydrogen trains from Alstom on Monday. The first trains run in 2028.", At: now},
 				{Title: "Why this order matters", Lead: "SNCB ordered 120 hydrogen trains from Alstom on Monday, the largest such order in Europe.", At: now},
 			},
@@ -78,7 +71,7 @@ func TestGroup(t *testing.T) {
 		},
 		{
 			name: "stories published further apart than the window are not linked",
-			stories: []enrich.Story{
+			stories: []story.Story{
 				{Title: "Frankie Knuckles dies aged 59", At: now},
 				{Title: "Frankie Knuckles dies aged 59", At: now.Add(10 * 24 * time.Hour)},
 			},
@@ -86,7 +79,7 @@ func TestGroup(t *testing.T) {
 		},
 		{
 			name: "stories without a time are within any window",
-			stories: []enrich.Story{
+			stories: []story.Story{
 				{Title: "Frankie Knuckles dies aged 59", At: now},
 				{Title: "Frankie Knuckles dies aged 59"},
 			},
@@ -94,7 +87,7 @@ func TestGroup(t *testing.T) {
 		},
 		{
 			name: "each group lists its members in rank order, groups in the order of their leads",
-			stories: []enrich.Story{
+			stories: []story.Story{
 				{Title: "Apple releases iOS 7.1 with CarPlay", At: now},
 				{Title: "Toyota pays $1.2 billion penalty over safety issues", At: now},
 				{Title: "iOS 7.1 is out: CarPlay arrives on the iPhone", At: now},
@@ -105,7 +98,7 @@ func TestGroup(t *testing.T) {
 		},
 		{
 			name: "empty titles and leads group with nothing",
-			stories: []enrich.Story{
+			stories: []story.Story{
 				{}, {}, {Title: "   ", Lead: "\x00\xff\xfe"},
 			},
 			want: [][]int{{0}, {1}, {2}},
@@ -118,7 +111,7 @@ func TestGroup(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g := enrich.Group(tt.stories, enrich.GroupOptions{})
+			g := story.Group(tt.stories, story.GroupOptions{})
 			if fmt.Sprint(g.Groups) != fmt.Sprint(tt.want) {
 				t.Errorf("groups %v, want %v", g.Groups, tt.want)
 			}
@@ -136,7 +129,7 @@ func TestGroup(t *testing.T) {
 					t.Errorf("story %d is linked to %d, which is not another member of its group", i, j)
 				}
 			}
-			again := enrich.Group(tt.stories, enrich.GroupOptions{})
+			again := story.Group(tt.stories, story.GroupOptions{})
 			if fmt.Sprint(again) != fmt.Sprint(g) {
 				t.Errorf("a second run gave %v, the first %v", again, g)
 			}
@@ -146,12 +139,12 @@ func TestGroup(t *testing.T) {
 
 func TestGroupReadsOnlyTheOpeningOfALongText(t *testing.T) {
 	body := strings.Repeat("Unrelated words about gardening and tomatoes fill the rest of the article. ", 20000)
-	stories := []enrich.Story{
+	stories := []story.Story{
 		{Title: "SNCB orders hydrogen trains", Lead: "SNCB ordered 120 hydrogen trains from Alstom on Monday. The first run in 2028. " + body},
 		{Title: "Tomato gardening tips", Lead: body},
 		{Title: "Alstom wins SNCB order", Lead: "Alstom will build 120 hydrogen trains for SNCB. It is Europe's largest order. " + body},
 	}
-	g := enrich.Group(stories, enrich.GroupOptions{})
+	g := story.Group(stories, story.GroupOptions{})
 	if want := "[[0 2] [1]]"; fmt.Sprint(g.Groups) != want {
 		t.Errorf("groups %v, want %s: the tail of a text must not decide", g.Groups, want)
 	}
@@ -159,29 +152,29 @@ func TestGroupReadsOnlyTheOpeningOfALongText(t *testing.T) {
 
 func TestGroupContinues(t *testing.T) {
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	earlier := []enrich.Story{
+	earlier := []story.Story{
 		{Title: "A bakery opens in Ghent", At: now.Add(-48 * time.Hour)},
 		{Title: "Malaysia Airlines flight MH370 missing with 239 aboard", At: now.Add(-24 * time.Hour)},
 	}
-	stories := []enrich.Story{
+	stories := []story.Story{
 		{Title: "Search for missing Malaysia Airlines jet MH370 widens", At: now},
 		{Title: "Malaysia Airlines MH370: satellite spots debris", At: now.Add(time.Hour)},
 		{Title: "Toyota pays record penalty", At: now},
 	}
-	g := enrich.Group(stories, enrich.GroupOptions{Earlier: earlier})
+	g := story.Group(stories, story.GroupOptions{Earlier: earlier})
 	if want := "[[0 1] [2]]"; fmt.Sprint(g.Groups) != want {
 		t.Fatalf("groups %v, want %s", g.Groups, want)
 	}
 	if want := "[1 -1]"; fmt.Sprint(g.Continues) != want {
 		t.Errorf("continues %v, want %s (the MH370 group continues yesterday's story)", g.Continues, want)
 	}
-	if g := enrich.Group(stories, enrich.GroupOptions{}); g.Continues != nil {
+	if g := story.Group(stories, story.GroupOptions{}); g.Continues != nil {
 		t.Errorf("continues %v without earlier stories, want nil", g.Continues)
 	}
 }
 
 func TestAlsoCovered(t *testing.T) {
-	stories := []enrich.Story{
+	stories := []story.Story{
 		{Title: "lead", Source: "Reuters"},
 		{Title: "a", Source: "Daily Mail"},
 		{Title: "b", Source: "daily  mail"},
@@ -204,7 +197,7 @@ func TestAlsoCovered(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := enrich.AlsoCovered(stories, tt.members, tt.limit); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			if got := story.AlsoCovered(stories, tt.members, tt.limit); fmt.Sprint(got) != fmt.Sprint(tt.want) {
 				t.Errorf("AlsoCovered = %v, want %v", got, tt.want)
 			}
 		})
@@ -213,7 +206,7 @@ func TestAlsoCovered(t *testing.T) {
 
 func TestGroupBridgingHeadline(t *testing.T) {
 	now := time.Date(2026, 11, 22, 8, 0, 0, 0, time.UTC)
-	stories := []enrich.Story{
+	stories := []story.Story{
 		{Title: "Twitter marks 8th birthday with tool that reveals first tweets", At: now},
 		{Title: "Twitter launches First Tweet website for 8th birthday", At: now},
 		{Title: "What was your first tweet? Twitter turns 8", At: now},
@@ -235,15 +228,15 @@ func TestGroupBridgingHeadline(t *testing.T) {
 		}
 		return false
 	}
-	if g := enrich.Group(stories, enrich.GroupOptions{}); mixed(g.Groups) {
+	if g := story.Group(stories, story.GroupOptions{}); mixed(g.Groups) {
 		t.Errorf("groups %v put Twitter's birthday and Turkey's ban of Twitter together", g.Groups)
 	}
 	// Without the check of a story against its match's whole group, the bridge merges them:
 	// this test can tell the difference.
-	saved := *enrich.GroupTuning["coherence"]
-	*enrich.GroupTuning["coherence"] = 0
-	defer func() { *enrich.GroupTuning["coherence"] = saved }()
-	if g := enrich.Group(stories, enrich.GroupOptions{}); !mixed(g.Groups) {
+	saved := *story.GroupTuning["coherence"]
+	*story.GroupTuning["coherence"] = 0
+	defer func() { *story.GroupTuning["coherence"] = saved }()
+	if g := story.Group(stories, story.GroupOptions{}); !mixed(g.Groups) {
 		t.Logf("without the coherence check the groups are %v (the bridge did not merge them here)", g.Groups)
 	}
 }
@@ -260,15 +253,15 @@ var groupFiller = []string{
 	"Rail strike called off after talks",
 }
 
-func withFiller(now time.Time, titles ...string) []enrich.Story {
-	var out []enrich.Story
+func withFiller(now time.Time, titles ...string) []story.Story {
+	var out []story.Story
 	for _, t := range append(titles, groupFiller...) {
-		out = append(out, enrich.Story{Title: t, At: now})
+		out = append(out, story.Story{Title: t, At: now})
 	}
 	return out
 }
 
-func groupOfStory(g enrich.Grouping, i int) []int {
+func groupOfStory(g story.Grouping, i int) []int {
 	for _, members := range g.Groups {
 		if slices.Contains(members, i) {
 			return members
@@ -289,7 +282,7 @@ func TestGroupChainedOutlierLeaves(t *testing.T) {
 		"'Divergent' collects $5 million on Thursday night, $22.8 mil on Friday",
 		"'Divergent' earns $22.8 million on Friday, 'Muppets Most Wanted' far behind",
 	)
-	g := enrich.Group(stories, enrich.GroupOptions{})
+	g := story.Group(stories, story.GroupOptions{})
 	if got := groupOfStory(g, 1); fmt.Sprint(got) != "[1 2 3 4]" {
 		t.Errorf("the Divergent headlines are grouped as %v, want [1 2 3 4]", got)
 	}
@@ -305,10 +298,10 @@ func TestGroupChainedOutlierLeaves(t *testing.T) {
 		}
 	}
 	// Without the check, the chained headline stays: this test can tell the difference.
-	saved := *enrich.GroupTuning["outlier"]
-	*enrich.GroupTuning["outlier"] = 0
-	defer func() { *enrich.GroupTuning["outlier"] = saved }()
-	if got := groupOfStory(enrich.Group(stories, enrich.GroupOptions{}), 0); len(got) == 1 {
+	saved := *story.GroupTuning["outlier"]
+	*story.GroupTuning["outlier"] = 0
+	defer func() { *story.GroupTuning["outlier"] = saved }()
+	if got := groupOfStory(story.Group(stories, story.GroupOptions{}), 0); len(got) == 1 {
 		t.Fatalf("without the outlier check the Noah headline is alone too: the test checks nothing")
 	}
 }
@@ -324,7 +317,7 @@ func TestGroupLoneStoryJoinsALaterMatch(t *testing.T) {
 		"FBI investigating high-speed trading outfits",
 		"Regulators look at high-frequency trading",
 	)
-	g := enrich.Group(stories, enrich.GroupOptions{})
+	g := story.Group(stories, story.GroupOptions{})
 	if got := groupOfStory(g, 0); fmt.Sprint(got) != "[0 1 2 3]" {
 		t.Errorf("the trading headlines are grouped as %v, want [0 1 2 3]", got)
 	}
@@ -332,10 +325,10 @@ func TestGroupLoneStoryJoinsALaterMatch(t *testing.T) {
 		t.Errorf("the lone headline is linked to %d, want 2", g.LinkedTo[1])
 	}
 	// Without the second look at lone stories it stays alone: this test can tell the difference.
-	saved := *enrich.GroupTuning["loners"]
-	*enrich.GroupTuning["loners"] = 0
-	defer func() { *enrich.GroupTuning["loners"] = saved }()
-	if got := groupOfStory(enrich.Group(stories, enrich.GroupOptions{}), 1); len(got) != 1 {
+	saved := *story.GroupTuning["loners"]
+	*story.GroupTuning["loners"] = 0
+	defer func() { *story.GroupTuning["loners"] = saved }()
+	if got := groupOfStory(story.Group(stories, story.GroupOptions{}), 1); len(got) != 1 {
 		t.Fatalf("without the second look the lone headline is in %v too: the test checks nothing", got)
 	}
 }
@@ -353,7 +346,7 @@ func TestGroupHoursApartANameAloneIsNotEnough(t *testing.T) {
 	)
 	stories[1].At = now.Add(6 * time.Hour)
 	stories[3].At = now.Add(8 * time.Hour)
-	g := enrich.Group(stories, enrich.GroupOptions{})
+	g := story.Group(stories, story.GroupOptions{})
 	if got := groupOfStory(g, 1); len(got) != 1 {
 		t.Errorf("the Shelby County headline, six hours later, is in the group %v, want it alone", got)
 	}
@@ -365,13 +358,13 @@ func TestGroupHoursApartANameAloneIsNotEnough(t *testing.T) {
 	// it links them hours apart too: this test can tell the difference.
 	close := slices.Clone(stories)
 	close[1].At = now.Add(2 * time.Hour)
-	if got := groupOfStory(enrich.Group(close, enrich.GroupOptions{}), 1); fmt.Sprint(got) != "[0 1]" {
+	if got := groupOfStory(story.Group(close, story.GroupOptions{}), 1); fmt.Sprint(got) != "[0 1]" {
 		t.Errorf("two hours apart the Shelby County headline is in %v, want [0 1]: within three hours a shared name is enough", got)
 	}
-	saved := *enrich.GroupTuning["far"]
-	*enrich.GroupTuning["far"] = 0
-	defer func() { *enrich.GroupTuning["far"] = saved }()
-	if got := groupOfStory(enrich.Group(stories, enrich.GroupOptions{}), 1); len(got) == 1 {
+	saved := *story.GroupTuning["far"]
+	*story.GroupTuning["far"] = 0
+	defer func() { *story.GroupTuning["far"] = saved }()
+	if got := groupOfStory(story.Group(stories, story.GroupOptions{}), 1); len(got) == 1 {
 		t.Fatalf("without the rule the Shelby County headline is alone too: the test checks nothing")
 	}
 }

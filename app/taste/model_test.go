@@ -1,0 +1,126 @@
+package taste_test
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/taste"
+)
+
+func TestModel(t *testing.T) {
+	m := taste.NewModel()
+	rust := []string{"w:rust", "w:compil", "source:Rust Blog"}
+	cook := []string{"w:recip", "w:soup", "source:Kitchen"}
+	for range 3 {
+		m.Learn(taste.SignalMoreLikeThis, rust, []string{"rust", "compiler", "Rust Blog"})
+		m.Learn(taste.SignalHidden, cook, []string{"recipe", "soup", "Kitchen"})
+	}
+	if m.Learn("nonsense", rust, nil) {
+		t.Fatal("an unknown signal was learned")
+	}
+	up, liked, _ := m.Adjust([]string{"w:rust", "w:other"})
+	down, _, disliked := m.Adjust([]string{"w:soup"})
+	zero, _, _ := m.Adjust([]string{"w:unseen"})
+	if up <= 5 || down >= -5 || zero != 0 || up > 25 || down < -25 {
+		t.Fatalf("points %v, %v, %v", up, down, zero)
+	}
+	if len(liked) == 0 || liked[0] != "rust" || len(disliked) == 0 || disliked[0] != "soup" {
+		t.Fatalf("liked %v, disliked %v", liked, disliked)
+	}
+	pos, neg := m.Top(5)
+	if len(pos) == 0 || len(neg) == 0 || pos[0].Weight <= 0 || neg[0].Weight >= 0 {
+		t.Fatalf("top %v / %v", pos, neg)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := taste.ParseModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _, _ := back.Adjust([]string{"w:rust", "w:other"}); again != up {
+		t.Fatalf("after JSON: %v, before %v", again, up)
+	}
+	if _, err := taste.ParseModel([]byte("{not json")); err == nil || !strings.Contains(err.Error(), "reset") {
+		t.Fatalf("bad JSON: %v", err)
+	}
+	if fresh, err := taste.ParseModel(nil); err != nil || fresh.Events != 0 {
+		t.Fatalf("empty: %v %v", fresh, err)
+	}
+	// Bounded: many distinct features keep at most ModelMaxFeatures.
+	big := taste.NewModel()
+	for i := range taste.ModelMaxFeatures + 100 {
+		big.Learn(taste.SignalOpened, []string{"w:f" + strings.Repeat("x", i%7) + string(rune('a'+i%26)) + itoa(i)}, nil)
+	}
+	if len(big.Features) > taste.ModelMaxFeatures {
+		t.Fatalf("%d features", len(big.Features))
+	}
+	// The enricher applies it and says so.
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	in := app.EnrichInput{Title: "Rust compiler news", Text: "The Rust compiler got faster.", Interests: "astronomy", SourceName: "Rust Blog"}
+	before, _ := e.Score(in)
+	keys, labels := e.Features(in, nil)
+	taught := taste.NewModel()
+	taught.Learn(taste.SignalMoreLikeThis, keys, labels)
+	taught.Learn(taste.SignalLessLikeThis, []string{"w:soup"}, []string{"soup"})
+	in.Taste = taught
+	after, why := e.Score(in)
+	if after <= before || !strings.Contains(why, "you liked similar items") {
+		t.Fatalf("before %d, after %d: %s", before, after, why)
+	}
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+// The model learns which terms of an interest the reader cares for ("exploits", not
+// "computer"), and a term in every item the reader acts on says nothing however many of them
+// they dismiss: the interest itself is not taught away.
+func TestModelLearnsTheInterestTerms(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	interests := "computer security: vulnerabilities, exploits and hacks"
+	item := func(title, text string) app.EnrichInput {
+		return app.EnrichInput{Title: title, Text: text, Interests: interests}
+	}
+	m := taste.NewModel()
+	learn := func(sig taste.Signal, in app.EnrichInput) {
+		keys, labels := e.Features(in, nil)
+		m.Learn(sig, keys, labels)
+	}
+	learn(taste.SignalMoreLikeThis, item("A kernel exploit explained", "The exploit chains two bugs in the kernel's slab allocator."))
+	learn(taste.SignalMoreLikeThis, item("Browser exploit sold", "A broker paid for a working exploit of the browser's sandbox."))
+	learn(taste.SignalLessLikeThis, item("A computer museum opens", "The museum shows a computer from every decade since 1950."))
+	learn(taste.SignalLessLikeThis, item("Computer prices fall", "Prices of a desktop computer fell again this quarter."))
+	learn(taste.SignalLessLikeThis, item("Computer science week", "Schools teach computer science to children this week."))
+	keys, _ := e.Features(item("Exploit in a router", "An exploit for the router's web interface is public."), nil)
+	if !slices.Contains(keys, "i:exploits") {
+		t.Fatalf("features %v lack the interest term exploits", keys)
+	}
+	up, liked, _ := m.Adjust(keys)
+	keys, _ = e.Features(item("Computer chess", "A computer beat the champion at chess again."), nil)
+	down, _, _ := m.Adjust(keys)
+	if up <= 0 || down >= 0 || !slices.Contains(liked, "exploits") {
+		t.Fatalf("an exploit item %.1f (liked %v), a computer item %.1f", up, liked, down)
+	}
+
+	// Two liked and six dismissed items, all matching "open source": the term alone moves an
+	// item by a few points at most (the words' own log ratio would take off about 14).
+	o := taste.NewModel()
+	for i := range 8 {
+		sig := taste.SignalLessLikeThis
+		if i < 2 {
+			sig = taste.SignalMoreLikeThis
+		}
+		o.Learn(sig, []string{"i:open source", "w:" + itoa(i)}, []string{"open source", itoa(i)})
+	}
+	if p, _, _ := o.Adjust([]string{"i:open source"}); p < -4 || p > 4 {
+		t.Fatalf("the interest's own term moves an item by %.1f points", p)
+	}
+}
