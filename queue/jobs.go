@@ -100,22 +100,6 @@ func Permanent(err error) error {
 	return permanentError{err: err}
 }
 
-type laterError struct {
-	err   error
-	delay time.Duration
-}
-
-func (e laterError) Error() string { return e.err.Error() }
-func (e laterError) Unwrap() error { return e.err }
-
-// Later marks err as retryable no sooner than delay (a server's Retry-After, say).
-func Later(err error, delay time.Duration) error {
-	if err == nil {
-		return nil
-	}
-	return laterError{err: err, delay: delay}
-}
-
 // Options for New. Zero values get the defaults written next to each field.
 type Options struct {
 	Store   Store  // the queue's tables (sqlite.DB): messages, dead letters, counters, pause
@@ -671,11 +655,8 @@ func (q *Queue) failed(wctx context.Context, log *slog.Logger, m app.JobMessage,
 		q.deadLetter(log, m, env.Kind, env.Attempt, err)
 	default:
 		delay := q.backoff(env.Attempt)
-		var later laterError
 		var retryer app.Retryer
-		if errors.As(err, &later) {
-			delay = max(delay, later.delay)
-		} else if errors.As(err, &retryer) {
+		if errors.As(err, &retryer) {
 			delay = max(delay, retryer.RetryDelay())
 		}
 		next := env
