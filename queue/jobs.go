@@ -135,9 +135,6 @@ type Stats struct {
 	OldestReady                    time.Duration // how long the oldest ready message has waited
 }
 
-// DeadJob is a job that failed its last attempt or could not be run at all.
-type DeadJob = app.DeadJob
-
 // envelope is the goqite message body.
 type envelope struct {
 	Kind     string          `json:"kind"`
@@ -724,7 +721,7 @@ func (q *Queue) backoff(attempt int) time.Duration {
 func (q *Queue) deadLetter(log *slog.Logger, m app.JobMessage, kind string, attempts int, cause error) {
 	ctx := context.Background()
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		d := DeadJob{ID: m.ID, Queue: q.opts.Name, Kind: kind, Attempts: attempts, Error: cause.Error(), FailedAt: q.clock.Now(), Body: m.Body}
+		d := app.DeadJob{ID: m.ID, Queue: q.opts.Name, Kind: kind, Attempts: attempts, Error: cause.Error(), FailedAt: q.clock.Now(), Body: m.Body}
 		if err := q.store.DeadLetterJob(ctx, tx, d); err != nil {
 			return err
 		}
@@ -805,7 +802,7 @@ func (q *Queue) Stats(ctx context.Context) (Stats, error) {
 }
 
 // Dead lists dead jobs, newest first; limit <= 0 lists all.
-func (q *Queue) Dead(ctx context.Context, limit int) ([]DeadJob, error) {
+func (q *Queue) Dead(ctx context.Context, limit int) ([]app.DeadJob, error) {
 	jobs, err := q.store.DeadJobs(ctx, q.opts.Name, limit)
 	if err != nil {
 		return nil, fmt.Errorf("queue %s: list dead: %w", q.opts.Name, err)

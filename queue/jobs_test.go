@@ -14,6 +14,7 @@ import (
 
 	"maragu.dev/goqite"
 
+	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
@@ -94,7 +95,7 @@ func send(t *testing.T, q *queue.Queue, kind string, data any) {
 	}
 }
 
-func dead(t *testing.T, q *queue.Queue) []queue.DeadJob {
+func dead(t *testing.T, q *queue.Queue) []app.DeadJob {
 	t.Helper()
 	jobs, err := q.Dead(t.Context(), 0)
 	if err != nil {
