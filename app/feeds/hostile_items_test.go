@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
-	"github.com/morningdeck/morningdeck/app/feeds"
 )
 
 // hostileDateCases are the cases about dates.
@@ -73,8 +72,8 @@ func hostileDuplicateCases() []hostileCase {
 					t.Errorf("repeated %v, GUIDs %q %q %q", r.res.RepeatedGUIDs, r.res.Items[0].GUID, r.res.Items[1].GUID, r.res.Items[2].GUID)
 				}
 				keyed := app.IdentifyItems(r.res.Items, nil)
-				if len(keyed) != 3 || keyed[0].GUID != feeds.IdentityKey("same", "https://example.com/1") ||
-					keyed[1].GUID != feeds.IdentityKey("same", "https://example.com/2") || keyed[2].GUID != "other" {
+				if len(keyed) != 3 || keyed[0].GUID != app.IdentityKey("same", "https://example.com/1") ||
+					keyed[1].GUID != app.IdentityKey("same", "https://example.com/2") || keyed[2].GUID != "other" {
 					t.Errorf("keyed by the app: %+v", keyed)
 				}
 			}},
