@@ -49,6 +49,51 @@ func (e *FetchError) Error() string { return e.Message }
 // Unwrap returns the underlying error.
 func (e *FetchError) Unwrap() error { return e.Err }
 
+// FetchFailure is the kind of a failed fetch. It is stored with the source, next to the message,
+// so that what is counted (SourceSummary.Unreachable) is read from it and not from the message's
+// words. FetchFailureOf decides it.
+type FetchFailure string
+
+// Kinds of FetchFailure. The first four are Unreachable.
+const (
+	FailureDNS        FetchFailure = "dns"         // the host name could not be found
+	FailureConnect    FetchFailure = "connect"     // the connection was refused or the host could not be reached
+	FailureTimeout    FetchFailure = "timeout"     // no answer in time (the name lookup's included)
+	FailureNetwork    FetchFailure = "network"     // the connection failed otherwise
+	FailureCutShort   FetchFailure = "cut_short"   // the host answered, but its response was cut short or corrupted
+	FailureTLS        FetchFailure = "tls"         // the secure connection failed
+	FailureHTTPStatus FetchFailure = "http_status" // the server answered with an error status
+	FailureTooLarge   FetchFailure = "too_large"   // the response is over the size limit
+	FailureParse      FetchFailure = "parse"       // the content is not a feed or page we can read
+	FailureRedirects  FetchFailure = "redirects"   // too many redirects, or to an address we do not follow
+	FailureBlocked    FetchFailure = "blocked"     // a private or local address, not fetched
+	FailureHostPaused FetchFailure = "host_paused" // we are holding off the host (its Retry-After)
+	FailureOther      FetchFailure = "other"       // anything else: an invalid address, an error of ours
+)
+
+// Unreachable reports whether a fetch that failed so never reached its host: the name was not
+// found, the connection was refused or failed, or nothing answered. When most sources fail so,
+// the machine is likely offline (SourceSummary.Offline).
+func (f FetchFailure) Unreachable() bool {
+	switch f {
+	case FailureDNS, FailureConnect, FailureTimeout, FailureNetwork:
+		return true
+	}
+	return false
+}
+
+// FetchFailureOf is the kind of a fetch's failure: what the error says of itself (the fetcher's
+// errors, feeds.Error, have a FetchFailure method), FailureOther when it says nothing.
+func FetchFailureOf(err error) FetchFailure {
+	var k interface{ FetchFailure() FetchFailure }
+	if errors.As(err, &k) {
+		if f := k.FetchFailure(); f != "" {
+			return f
+		}
+	}
+	return FailureOther
+}
+
 // StartFetch marks a source FETCHING, within tx when it is not nil (the queue's receiving
 // transaction). It returns nil when there is nothing to fetch: the source is gone, paused, or
 // being fetched by a job less than staleAfter old.
