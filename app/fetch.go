@@ -22,7 +22,8 @@ type FetchStore interface {
 	// FinishFetchLater is FinishFetch handed over to the database's writer: it returns at once
 	// and done is told the outcome after the commit.
 	FinishFetchLater(ctx context.Context, src *Source, r *FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error, done func(n int, err error))
-	FailFetch(ctx context.Context, src *Source, msg string, blame bool, retryAfter time.Duration, then TxFunc) error
+	// FailFetch records a failed fetch: its kind (FetchFailureOf) and its message.
+	FailFetch(ctx context.Context, src *Source, kind FetchFailure, msg string, blame bool, retryAfter time.Duration, then TxFunc) error
 	// ReleaseFetch makes a FETCHING source QUEUED again, for its job's retry.
 	ReleaseFetch(ctx context.Context, id int64) error
 	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
@@ -125,7 +126,7 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 		}
 		blame := !s.offline.failed(HostOf(src.URL), network, start) && !paused
 		log.Warn("fetch failed", "url", src.URL, "error", err, "blamed", blame, "duration", time.Since(start))
-		return s.Fetches.FailFetch(ctx, src, msg, blame, retryAfter, a.complete())
+		return s.Fetches.FailFetch(ctx, src, FetchFailureOf(err), msg, blame, retryAfter, a.complete())
 	}
 	s.offline.succeeded()
 	if src.AutoInterval && !res.NotModified {
