@@ -22,7 +22,8 @@ type FetchStore interface {
 	// FinishFetchLater is FinishFetch handed over to the database's writer: it returns at once
 	// and done is told the outcome after the commit.
 	FinishFetchLater(ctx context.Context, src *Source, r *FetchResult, then func(ctx context.Context, tx *sql.Tx, newItems []int64, first bool) error, done func(n int, err error))
-	FailFetch(ctx context.Context, src *Source, msg string, blame bool, retryAfter time.Duration, then TxFunc) error
+	// FailFetch records a failed fetch: its kind (FetchFailureOf) and its message.
+	FailFetch(ctx context.Context, src *Source, kind FetchFailure, msg string, blame bool, retryAfter time.Duration, then TxFunc) error
 	// ReleaseFetch makes a FETCHING source QUEUED again, for its job's retry.
 	ReleaseFetch(ctx context.Context, id int64) error
 	ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error)
@@ -48,6 +49,51 @@ func (e *FetchError) Error() string { return e.Message }
 
 // Unwrap returns the underlying error.
 func (e *FetchError) Unwrap() error { return e.Err }
+
+// FetchFailure is the kind of a failed fetch. It is stored with the source, next to the message,
+// so that what is counted (SourceSummary.Unreachable) is read from it and not from the message's
+// words. FetchFailureOf decides it.
+type FetchFailure string
+
+// Kinds of FetchFailure. The first four are Unreachable.
+const (
+	FailureDNS        FetchFailure = "dns"         // the host name could not be found
+	FailureConnect    FetchFailure = "connect"     // the connection was refused or the host could not be reached
+	FailureTimeout    FetchFailure = "timeout"     // no answer in time (the name lookup's included)
+	FailureNetwork    FetchFailure = "network"     // the connection failed otherwise
+	FailureCutShort   FetchFailure = "cut_short"   // the host answered, but its response was cut short or corrupted
+	FailureTLS        FetchFailure = "tls"         // the secure connection failed
+	FailureHTTPStatus FetchFailure = "http_status" // the server answered with an error status
+	FailureTooLarge   FetchFailure = "too_large"   // the response is over the size limit
+	FailureParse      FetchFailure = "parse"       // the content is not a feed or page we can read
+	FailureRedirects  FetchFailure = "redirects"   // too many redirects, or to an address we do not follow
+	FailureBlocked    FetchFailure = "blocked"     // a private or local address, not fetched
+	FailureHostPaused FetchFailure = "host_paused" // we are holding off the host (its Retry-After)
+	FailureOther      FetchFailure = "other"       // anything else: an invalid address, an error of ours
+)
+
+// Unreachable reports whether a fetch that failed so never reached its host: the name was not
+// found, the connection was refused or failed, or nothing answered. When most sources fail so,
+// the machine is likely offline (SourceSummary.Offline).
+func (f FetchFailure) Unreachable() bool {
+	switch f {
+	case FailureDNS, FailureConnect, FailureTimeout, FailureNetwork:
+		return true
+	}
+	return false
+}
+
+// FetchFailureOf is the kind of a fetch's failure: what the error says of itself (the fetcher's
+// errors, feeds.Error, have a FetchFailure method), FailureOther when it says nothing.
+func FetchFailureOf(err error) FetchFailure {
+	var k interface{ FetchFailure() FetchFailure }
+	if errors.As(err, &k) {
+		if f := k.FetchFailure(); f != "" {
+			return f
+		}
+	}
+	return FailureOther
+}
 
 // StartFetch marks a source FETCHING, within tx when it is not nil (the queue's receiving
 // transaction). It returns nil when there is nothing to fetch: the source is gone, paused, or
@@ -80,7 +126,7 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 		}
 		blame := !s.offline.failed(HostOf(src.URL), network, start) && !paused
 		log.Warn("fetch failed", "url", src.URL, "error", err, "blamed", blame, "duration", time.Since(start))
-		return s.Fetches.FailFetch(ctx, src, msg, blame, retryAfter, a.complete())
+		return s.Fetches.FailFetch(ctx, src, FetchFailureOf(err), msg, blame, retryAfter, a.complete())
 	}
 	s.offline.succeeded()
 	if src.AutoInterval && !res.NotModified {

@@ -14,27 +14,6 @@ import (
 	"github.com/morningdeck/morningdeck/app/metrics"
 )
 
-// Throughput counts the jobs done per minute over the last n minutes, oldest first.
-func (q *Queue) Throughput(ctx context.Context, n int) ([]int, error) {
-	if err := q.flushDone(ctx); err != nil {
-		return nil, fmt.Errorf("queue %s: throughput: %w", q.opts.Name, err)
-	}
-	now := q.clock.Now().UTC().Truncate(time.Minute)
-	from := now.Add(-time.Duration(n-1) * time.Minute)
-	done, err := q.store.JobsDone(ctx, q.opts.Name, from)
-	if err != nil {
-		return nil, fmt.Errorf("queue %s: throughput: %w", q.opts.Name, err)
-	}
-	out := make([]int, n)
-	for minute, ok := range done {
-		t, err := time.Parse(minuteFormat, minute)
-		if i := int(t.Sub(from) / time.Minute); err == nil && i >= 0 && i < n {
-			out[i] += ok
-		}
-	}
-	return out, nil
-}
-
 // StuckStore finds entities left in a transitional state (sqlite.DB).
 type StuckStore interface {
 	StuckEntities(ctx context.Context, cutoff time.Time, limit int) ([]app.StuckEntity, error)

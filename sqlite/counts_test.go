@@ -19,21 +19,22 @@ func TestNavigationCounts(t *testing.T) {
 		status, fetch string
 		errors        int
 		lastError     string
+		kind          app.FetchFailure // stored with the message; the summary counts it
 	}{
-		{"ACTIVE", "IDLE", 0, ""},
-		{"ACTIVE", "QUEUED", 0, ""},
-		{"ACTIVE", "FETCHING", 0, ""},
-		{"ACTIVE", "IDLE", 2, "example.org could not be found."},
-		{"ACTIVE", "IDLE", 1, "The server answered 500 Internal Server Error."},
-		{"ERROR", "IDLE", 9, "The connection to example.org failed."},
-		{"ERROR", "QUEUED", 9, "Not a feed."},
-		{"ACTIVE", "IDLE", 1, "feeds.example.org refused the connection."},
-		{"ACTIVE", "IDLE", 1, "10.0.0.9 could not be reached."},
-		{"ERROR", "IDLE", 5, "feeds.example.org did not answer within 30 s."},
-		{"ACTIVE", "IDLE", 1, "Could not connect to feeds.example.org: network is unreachable."},
-		{"ACTIVE", "FETCHING", 1, "The server answered 404 Not Found."},
-		{"PAUSED", "IDLE", 0, ""},
-		{"PAUSED", "IDLE", 3, "example.org timed out."},
+		{"ACTIVE", "IDLE", 0, "", ""},
+		{"ACTIVE", "QUEUED", 0, "", ""},
+		{"ACTIVE", "FETCHING", 0, "", ""},
+		{"ACTIVE", "IDLE", 2, "example.org could not be found.", app.FailureDNS},
+		{"ACTIVE", "IDLE", 1, "The server answered 500 Internal Server Error.", app.FailureHTTPStatus},
+		{"ERROR", "IDLE", 9, "The connection to example.org failed.", app.FailureNetwork},
+		{"ERROR", "QUEUED", 9, "Not a feed.", app.FailureParse},
+		{"ACTIVE", "IDLE", 1, "feeds.example.org refused the connection.", app.FailureConnect},
+		{"ACTIVE", "IDLE", 1, "10.0.0.9 could not be reached.", app.FailureConnect},
+		{"ERROR", "IDLE", 5, "feeds.example.org did not answer within 30 s.", app.FailureTimeout},
+		{"ACTIVE", "IDLE", 1, "Could not connect to feeds.example.org: network is unreachable.", app.FailureConnect},
+		{"ACTIVE", "FETCHING", 1, "The server answered 404 Not Found.", app.FailureHTTPStatus},
+		{"PAUSED", "IDLE", 0, "", ""},
+		{"PAUSED", "IDLE", 3, "example.org timed out.", app.FailureTimeout},
 	}
 	for i, st := range states {
 		folder := ""
@@ -44,8 +45,8 @@ func TestNavigationCounts(t *testing.T) {
 		if err := db.CreateSource(ctx, src, nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Write.Exec(`update sources set status = ?, fetch_status = ?, error_count = ?, last_error = ? where id = ?`,
-			st.status, st.fetch, st.errors, st.lastError, src.ID); err != nil {
+		if _, err := db.Write.Exec(`update sources set status = ?, fetch_status = ?, error_count = ?, last_error = ?, fetch_failure = ? where id = ?`,
+			st.status, st.fetch, st.errors, st.lastError, st.kind, src.ID); err != nil {
 			t.Fatal(err)
 		}
 		for j := range 4 { // 4 items a source, 3 of them unread
@@ -67,7 +68,7 @@ func TestNavigationCounts(t *testing.T) {
 	if err := db.CreateSource(ctx, other, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Write.Exec(`update sources set fetch_status = 'FETCHING', error_count = 1, last_error = 'x could not be found.' where id = ?`, other.ID); err != nil {
+	if _, err := db.Write.Exec(`update sources set fetch_status = 'FETCHING', error_count = 1, last_error = 'x could not be found.', fetch_failure = 'dns' where id = ?`, other.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Write.Exec(`insert into items (source_id, user_id, guid, title, link, status, created_at) values (?, ?, 'g', 't', 'http://x', 'DONE', '2026-11-27T00:00:00.000Z')`, other.ID, u.ID); err != nil {

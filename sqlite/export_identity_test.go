@@ -8,3 +8,6 @@ const DueSourcesQueryForTest = qDueSources
 
 // NewItemsQueryForTest is qNewItems, for the query plan test.
 const NewItemsQueryForTest = qNewItems
+
+// SourceSummaryQueryForTest is qSourceSummary, for the query plan test.
+const SourceSummaryQueryForTest = qSourceSummary

@@ -147,23 +147,25 @@ func (db *DB) SourceList(ctx context.Context, f app.SourceFilter) ([]*app.Source
 	return out, rows.Err()
 }
 
-// SourceSummary counts the user's sources: all, failing, paused, being fetched. Every page asks
-// for it, so it reads sources_user_state_idx grouped by status (a few thousand index entries a
-// millisecond) rather than the table, sources_busy_idx (only the sources being fetched), and the
-// failing sources' rows only for the messages.
+// qSourceSummary is SourceSummary's query. Unreachable counts the failing sources whose last
+// fetch never reached its host, by the kind of failure stored with them (the kinds of
+// app.FetchFailure.Unreachable), from sources_unreachable_idx (migration 0025), which holds
+// only the failing sources.
+const qSourceSummary = `select coalesce(sum(n), 0), coalesce(sum(iif(status = 'ERROR', n, failing)), 0),
+	coalesce(sum(iif(status = 'PAUSED', n, 0)), 0),
+	(select count(*) from sources where user_id = ?1 and fetch_status != 'IDLE'),
+	(select count(*) from sources where user_id = ?1 and status in ('ACTIVE', 'ERROR')
+		and error_count > 0 and fetch_failure in ('dns', 'connect', 'timeout', 'network'))
+	from (select status, count(*) as n, count(*) filter (where error_count > 0) as failing
+		from sources where user_id = ?1 group by status)`
+
+// SourceSummary counts the user's sources: all, failing, paused, being fetched, unreachable.
+// Every page asks for it, so it reads sources_user_state_idx grouped by status (a few thousand
+// index entries a millisecond) rather than the table, sources_busy_idx (only the sources being
+// fetched) and sources_unreachable_idx (only the sources whose fetch did not reach the host).
 func (db *DB) SourceSummary(ctx context.Context, userID int64) (app.SourceSummary, error) {
 	var s app.SourceSummary
-	// Unreachable matches the messages app/feeds writes when a fetch never reached its host
-	// (KindDNS, KindConnect, KindTimeout, KindNetwork).
-	st, err := db.readStmt(ctx, `select coalesce(sum(n), 0), coalesce(sum(iif(status = 'ERROR', n, failing)), 0),
-		coalesce(sum(iif(status = 'PAUSED', n, 0)), 0),
-		(select count(*) from sources where user_id = ?1 and fetch_status != 'IDLE'),
-		(select count(*) from sources where user_id = ?1 and status in ('ACTIVE', 'ERROR') and error_count > 0
-			and (last_error like '%could not be found.' or last_error like '%refused the connection.'
-			or last_error like '%could not be reached.' or last_error like '%did not answer%' or last_error like '%timed out.'
-			or last_error like 'Could not connect to %' or last_error like 'The connection to % failed.'))
-		from (select status, count(*) as n, count(*) filter (where error_count > 0) as failing
-			from sources where user_id = ?1 group by status)`)
+	st, err := db.readStmt(ctx, qSourceSummary)
 	if err == nil {
 		err = st.QueryRowContext(ctx, userID).Scan(&s.Total, &s.Errors, &s.Paused, &s.Busy, &s.Unreachable)
 	}
@@ -424,7 +426,7 @@ func (db *DB) StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter
 var (
 	qSourceExists = hot(`select count(*) from sources where id = ?`)
 	qFinishFetch  = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
-		last_fetched_at = ?, next_fetch_at = ?, last_error = '', error_count = 0,
+		last_fetched_at = ?, next_fetch_at = ?, last_error = '', fetch_failure = '', error_count = 0,
 		status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
 		etag = ?, last_modified = ?, name = ?, refresh_interval_minutes = ?
 		where id = ?`)
@@ -522,11 +524,11 @@ func (db *DB) ReleaseFetch(ctx context.Context, id int64) error {
 	})
 }
 
-// FailFetch records a failed fetch. When blame is false (the machine seems offline) the
+// FailFetch records a failed fetch: its kind and message. When blame is false (the machine seems offline) the
 // source's error count is left alone. The next attempt waits interval × 2^errors (capped at
 // app.MaxBackoff), or retryAfter when the server asked for longer.
 // then runs in the same transaction.
-func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame bool, retryAfter time.Duration, then app.TxFunc) error {
+func (db *DB) FailFetch(ctx context.Context, src *app.Source, kind app.FetchFailure, msg string, blame bool, retryAfter time.Duration, then app.TxFunc) error {
 	now := db.clock.Now().UTC()
 	errs := src.ErrorCount
 	if blame {
@@ -539,9 +541,9 @@ func (db *DB) FailFetch(ctx context.Context, src *app.Source, msg string, blame 
 	wait = max(wait, retryAfter)
 	return db.groupTx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
-			last_error = ?, error_count = ?, next_fetch_at = ?,
+			last_error = ?, fetch_failure = ?, error_count = ?, next_fetch_at = ?,
 			status = case when status = 'PAUSED' then 'PAUSED' when ? >= ? then 'ERROR' else status end
-			where id = ?`, msg, errs, FormatTime(now.Add(wait)), errs, app.ErrorThreshold, src.ID)
+			where id = ?`, msg, string(kind), errs, FormatTime(now.Add(wait)), errs, app.ErrorThreshold, src.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: fail fetch: %w", err)
 		}

@@ -305,7 +305,7 @@ func checkClause(clause string, raw string, res *feeds.Result, fetchErr error) c
 		field := path[len(path)-1]
 		n, _ := strconv.Atoi(path[1])
 		get := func(it *app.Item) string {
-			e := feeds.EnclosuresOf(*it)
+			e := it.Enclosures()
 			if n >= len(e) {
 				return ""
 			}
@@ -327,10 +327,10 @@ func checkClause(clause string, raw string, res *feeds.Result, fetchErr error) c
 		}
 		return str("enclosure", get, func(w, g string) bool { return w == g || strings.TrimSuffix(w, "/") == strings.TrimSuffix(g, "/") })
 	case strings.HasPrefix(key, "media_thumbnail.0.url"):
-		return str("media", func(it *app.Item) string { return feeds.ThumbnailOf(*it) }, func(w, g string) bool { return w == g })
+		return str("media", func(it *app.Item) string { return it.Thumbnail() }, func(w, g string) bool { return w == g })
 	case strings.HasPrefix(key, "media_content.0.url"):
 		return str("media", func(it *app.Item) string {
-			for _, e := range feeds.EnclosuresOf(*it) {
+			for _, e := range it.Enclosures() {
 				return e.URL
 			}
 			return ""

@@ -205,12 +205,50 @@ type Error struct {
 	StatusCode int           // for http_status
 	RetryAfter time.Duration // from Retry-After, for http_status and host_paused
 	Err        error
+	// answered is set on a network error after the host had begun its response (cut short):
+	// the host was reached.
+	answered bool
 }
 
 func (e *Error) Error() string { return e.Message }
 
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
+
+var _ interface{ FetchFailure() app.FetchFailure } = (*Error)(nil)
+
+// FetchFailure is the kind of failure the app stores with a source whose fetch failed so
+// (app.FetchFailureOf reads it).
+func (e *Error) FetchFailure() app.FetchFailure {
+	switch e.Kind {
+	case KindDNS:
+		return app.FailureDNS
+	case KindConnect:
+		return app.FailureConnect
+	case KindTimeout:
+		return app.FailureTimeout
+	case KindNetwork:
+		if e.answered {
+			return app.FailureCutShort
+		}
+		return app.FailureNetwork
+	case KindTLS:
+		return app.FailureTLS
+	case KindHTTPStatus:
+		return app.FailureHTTPStatus
+	case KindTooLarge:
+		return app.FailureTooLarge
+	case KindParse:
+		return app.FailureParse
+	case KindRedirects:
+		return app.FailureRedirects
+	case KindBlocked:
+		return app.FailureBlocked
+	case KindHostPaused:
+		return app.FailureHostPaused
+	}
+	return app.FailureOther
+}
 
 // IsNetwork reports whether err says the network failed (dns, connect, timeout,
 // network) rather than the source: a sign that this machine may be offline.

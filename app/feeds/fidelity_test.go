@@ -27,13 +27,13 @@ func TestYouTubeMediaGroup(t *testing.T) {
 	if it.Title != "The Google app: Questions Title" || it.Link != "http://www.youtube.com/watch?v=5shykyfmb28" {
 		t.Fatalf("%q %q", it.Title, it.Link)
 	}
-	if feeds.ThumbnailOf(it) != "https://i2.ytimg.com/vi/5shykyfmb28/hqdefault.jpg" {
-		t.Errorf("thumbnail %q", feeds.ThumbnailOf(it))
+	if it.Thumbnail() != "https://i2.ytimg.com/vi/5shykyfmb28/hqdefault.jpg" {
+		t.Errorf("thumbnail %q", it.Thumbnail())
 	}
 	if it.Text == "" || it.CleanContent == "" {
 		t.Errorf("the media:description was not kept as the content: %q", it.CleanContent)
 	}
-	if encs := feeds.EnclosuresOf(it); len(encs) != 1 || !strings.HasPrefix(encs[0].URL, "https://www.youtube.com/v/5shykyfmb28") {
+	if encs := it.Enclosures(); len(encs) != 1 || !strings.HasPrefix(encs[0].URL, "https://www.youtube.com/v/5shykyfmb28") {
 		t.Errorf("enclosures %+v", encs)
 	}
 }
@@ -47,18 +47,18 @@ func TestPodcastEnclosuresAndMediaOnlyEntries(t *testing.T) {
 	if len(res.Items) != 3 {
 		t.Fatalf("%d items: media-only entries were dropped", len(res.Items))
 	}
-	ep1 := feeds.EnclosuresOf(res.Items[0])
+	ep1 := res.Items[0].Enclosures()
 	if len(ep1) != 1 || ep1[0] != (feeds.Enclosure{URL: "https://cdn.pod.example/ep1.mp3", Type: "audio/mpeg", Length: 12345678, Medium: "audio"}) {
 		t.Errorf("enclosure %+v", ep1)
 	}
-	if feeds.ThumbnailOf(res.Items[0]) != "https://pod.example/ep1.jpg" {
-		t.Errorf("thumbnail %q", feeds.ThumbnailOf(res.Items[0]))
+	if res.Items[0].Thumbnail() != "https://pod.example/ep1.jpg" {
+		t.Errorf("thumbnail %q", res.Items[0].Thumbnail())
 	}
 	if it := res.Items[1]; it.Title != "Episode 2.m4a" || it.Link != "https://cdn.pod.example/Episode%202.m4a" || it.GUID != "ep2" {
 		t.Errorf("audio-only entry: %q %q %q", it.Title, it.Link, it.GUID)
 	}
-	if it := res.Items[2]; it.Link != "https://img.pod.example/photo.jpg" || feeds.ThumbnailOf(it) != it.Link {
-		t.Errorf("image-only entry: %q %q", it.Link, feeds.ThumbnailOf(it))
+	if it := res.Items[2]; it.Link != "https://img.pod.example/photo.jpg" || it.Thumbnail() != it.Link {
+		t.Errorf("image-only entry: %q %q", it.Link, it.Thumbnail())
 	}
 }
 
@@ -127,7 +127,7 @@ func TestTolerantJSONFeed(t *testing.T) {
 	if p := res.Items[0].PublishedAt; p == nil || !p.Equal(time.Date(2024, 1, 15, 9, 0, 0, 0, time.UTC)) {
 		t.Errorf("date %v", p)
 	}
-	if e := feeds.EnclosuresOf(res.Items[2]); len(e) != 1 || e[0].Length != 42 || e[0].Medium != "audio" {
+	if e := res.Items[2].Enclosures(); len(e) != 1 || e[0].Length != 42 || e[0].Medium != "audio" {
 		t.Errorf("attachments %+v", e)
 	}
 	if c := res.Items[3].CleanContent; !strings.Contains(c, "Only text &lt;here&gt;") {
@@ -167,7 +167,7 @@ func TestLinksFromExtensionsAndUndatedItems(t *testing.T) {
 		t.Errorf("PT date %v", p)
 	}
 	for i, want := range []bool{false, true, true} {
-		if got := feeds.DateMissing(res.Items[i]); got != want || (res.Items[i].PublishedAt == nil) != want {
+		if got := res.Items[i].DateMissing(); got != want || (res.Items[i].PublishedAt == nil) != want {
 			t.Errorf("item %d: date missing %v, published %v", i, got, res.Items[i].PublishedAt)
 		}
 	}

@@ -191,7 +191,7 @@ func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified
 	res.body = buf.Bytes()
 	if err != nil {
 		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) && ctx.Err() == nil {
-			return nil, &Error{Kind: KindNetwork, Message: "The response was cut short or corrupted.", Err: err}
+			return nil, &Error{Kind: KindNetwork, Message: "The response was cut short or corrupted.", Err: err, answered: true}
 		}
 		return nil, f.netError(ctx, u, err)
 	}

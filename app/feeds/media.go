@@ -28,18 +28,6 @@ type Enclosure = app.Enclosure
 // maxEnclosures caps the enclosures kept per item.
 const maxEnclosures = 8
 
-// EnclosuresOf returns the enclosures of an item (app.Item.Enclosures).
-func EnclosuresOf(it app.Item) []Enclosure { return it.Enclosures() }
-
-// ThumbnailOf returns the URL of an item's picture, "" if none (app.Item.Thumbnail).
-func ThumbnailOf(it app.Item) string { return it.Thumbnail() }
-
-// DateMissing reports whether the feed gave the item no date we could read (app.Item.DateMissing).
-func DateMissing(it app.Item) bool { return it.DateMissing() }
-
-// IdentityKey is app.IdentityKey: the key of a post whose feed gives its GUID to others too.
-func IdentityKey(guid, link string) string { return app.IdentityKey(guid, link) }
-
 // dedupe drops the repeats of an item within one feed: an item whose GUID and link are an
 // earlier item's. Items that share a GUID but not a link are kept with the GUID as given
 // (repeated is then true): the feed gives one GUID to different posts, and the app keys them
