@@ -403,7 +403,7 @@ func TestPages(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := e.db.FailFetch(ctx, s, "The server answered 500 Internal Server Error.", true, 0, nil); err != nil {
+			if err := e.db.FailFetch(ctx, s, app.FailureHTTPStatus, "The server answered 500 Internal Server Error.", true, 0, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -442,26 +442,26 @@ func TestPages(t *testing.T) {
 	t.Run("when most sources failed to connect, Today says the machine seems offline", func(t *testing.T) {
 		e := newEnv(t)
 		ctx := context.Background()
-		fail := func(id int64, msg string) {
+		fail := func(id int64, kind app.FetchFailure, msg string) {
 			t.Helper()
 			s, err := e.db.Source(ctx, app.DefaultUserID, id)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := e.db.FailFetch(ctx, s, msg, true, 0, nil); err != nil {
+			if err := e.db.FailFetch(ctx, s, kind, msg, true, 0, nil); err != nil {
 				t.Fatal(err)
 			}
 		}
 		a := e.createSource("https://a.example/feed.xml", "A")
 		b := e.createSource("https://b.example/feed.xml", "B")
 		c := e.createSource("https://c.example/feed.xml", "C")
-		fail(a.ID, "The server answered 404 Not Found.") // a source's fault: not offline
+		fail(a.ID, app.FailureHTTPStatus, "The server answered 404 Not Found.") // a source's fault: not offline
 		_, body := e.get("/")
 		if strings.Contains(body, `data-testid="offline-banner"`) {
 			t.Fatal("one 404 is not being offline")
 		}
-		fail(b.ID, "The host name b.example could not be found.")
-		fail(c.ID, "c.example:443 refused the connection.")
+		fail(b.ID, app.FailureDNS, "The host name b.example could not be found.")
+		fail(c.ID, app.FailureConnect, "c.example:443 refused the connection.")
 		res, body := e.get("/")
 		mustContain(t, res, body, 200, `data-testid="offline-banner"`, "You seem to be offline:", "2 sources failed to connect in the last fetch", "could not be reached")
 		if strings.Contains(body, "You have read everything") {
