@@ -150,33 +150,8 @@ func (s *Server) apiMarkRead(w http.ResponseWriter, r *http.Request) {
 	if !s.reading(w, r) {
 		return
 	}
-	var scope app.ReadScope
-	for _, p := range []struct {
-		name string
-		dst  *int64
-	}{{"sourceId", &scope.SourceID}, {"folderId", &scope.FolderID}} {
-		if v := r.FormValue(p.name); v != "" {
-			id, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || id < 1 {
-				s.apiError(w, r, app.Errorf(app.EINVALID, "%s must be an id (a whole number, at least 1).", p.name))
-				return
-			}
-			*p.dst = id
-		}
-	}
-	if scope.FolderID != 0 {
-		if _, err := s.opts.Sources.Folder(r.Context(), userID(r), strconv.FormatInt(scope.FolderID, 10)); err != nil {
-			s.apiError(w, r, err)
-			return
-		}
-	}
-	if scope.SourceID != 0 {
-		if _, err := s.opts.Sources.Get(r.Context(), userID(r), scope.SourceID); err != nil {
-			s.apiError(w, r, err)
-			return
-		}
-	}
-	n, err := s.opts.Reading.MarkAllRead(r.Context(), userID(r), scope)
+	n, err := s.opts.Reading.MarkScopeRead(r.Context(), userID(r),
+		app.ScopeID{Name: "sourceId", Text: r.FormValue("sourceId")}, app.ScopeID{Name: "folderId", Text: r.FormValue("folderId")})
 	if err != nil {
 		s.apiError(w, r, err)
 		return
@@ -598,18 +573,22 @@ func (s *Server) markAllRead(w http.ResponseWriter, r *http.Request) {
 		s.notFound(w, r)
 		return
 	}
-	var scope app.ReadScope
-	scope.SourceID, _ = strconv.ParseInt(r.PostFormValue("source"), 10, 64)
-	scope.FolderID, _ = strconv.ParseInt(r.PostFormValue("folder"), 10, 64)
-	if scope.SourceID < 0 || scope.FolderID < 0 {
-		scope = app.ReadScope{SourceID: -1} // a hand-made form: mark nothing rather than everything
-	}
-	n, err := s.opts.Reading.MarkAllRead(r.Context(), userID(r), scope)
+	n, err := s.opts.Reading.MarkScopeRead(r.Context(), userID(r), formScopeID(r, "source"), formScopeID(r, "folder"))
 	if err != nil {
-		s.serverError(w, r, err)
+		s.appError(w, r, err)
 		return
 	}
 	s.redirect(w, r, back(r, "/items"), flashSuccess(fmt.Sprintf("%s marked as read.", countWords(n, "item", "items"))))
+}
+
+// formScopeID is the mark-all-read form's source or folder; the Items page's form writes 0 for
+// none.
+func formScopeID(r *http.Request, name string) app.ScopeID {
+	v := r.PostFormValue(name)
+	if v == "0" {
+		v = ""
+	}
+	return app.ScopeID{Name: name, Text: v}
 }
 
 // ItemView is an item made for display.
