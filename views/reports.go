@@ -134,28 +134,12 @@ func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
 			s.notFound(w, r)
 			return
 		}
-		owner, err := s.opts.Briefings.Owner(r.Context(), id)
-		if err != nil {
-			s.appError(w, r, err)
-			return
-		}
-		uid = owner
+		uid = 0 // the token stands for the briefing's owner
 	}
-	b, err := s.opts.Briefings.Get(r.Context(), uid, id)
+	b, full, err := s.opts.Briefings.Feed(r.Context(), uid, id, 20)
 	if err != nil {
 		s.appError(w, r, err)
 		return
-	}
-	list, err := s.opts.Briefings.Reports(r.Context(), uid, id, 20)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	var full []*app.Report
-	for _, rep := range list {
-		if f, err := s.opts.Briefings.Report(r.Context(), uid, rep.ID); err == nil {
-			full = append(full, f)
-		}
 	}
 	out, err := app.ReportsAtom(b, full, baseURL(r), baseURL(r)+r.URL.RequestURI(), app.Location(b.Timezone))
 	if err != nil {
