@@ -129,17 +129,6 @@ type HTMLStyle struct {
 	After func(it ReportItem) string
 }
 
-// ScoreClass buckets a score for its badge's colour (the number is always shown too).
-func ScoreClass(score int) string {
-	switch {
-	case score >= 70:
-		return "score-high"
-	case score >= 40:
-		return "score-mid"
-	}
-	return "score-low"
-}
-
 // ReportHTML writes a report as an HTML fragment with every piece of text escaped and only
 // http(s) links out: the one HTML rendering of a report, used by the Atom feed (no style), the
 // email (inline styles) and the report's page in the app (st.Page: classes, links into the app,

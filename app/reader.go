@@ -57,7 +57,7 @@ type ReadScope struct {
 
 const (
 	// ReaderTopScore is the score from which an item carries the Top stories label.
-	ReaderTopScore = 70
+	ReaderTopScore = HighScore
 	ReaderTopLabel = "Top stories"
 
 	StateReadingList = "user/-/state/com.google/reading-list"

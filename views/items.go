@@ -686,17 +686,12 @@ func (v ItemView) Href() string { return "/items/" + strconv.FormatInt(v.ID, 10)
 // Action is the URL of a form post on the item.
 func (v ItemView) Action(name string) string { return v.Href() + "/" + name }
 
-// ScoreClass buckets the score for its badge colour (the number is always shown too).
+// ScoreClass is the class of the score's badge (app.ScoreClass; score-none before scoring).
 func (v ItemView) ScoreClass() string {
-	switch {
-	case v.Score == nil:
+	if v.Score == nil {
 		return "score-none"
-	case *v.Score >= 70:
-		return "score-high"
-	case *v.Score >= 40:
-		return "score-mid"
 	}
-	return "score-low"
+	return app.ScoreClass(*v.Score)
 }
 
 // ScoreText is the score as shown.
