@@ -198,3 +198,13 @@ func ScoreClass(score int) string {
 	}
 	return "score-low"
 }
+
+// ReadScope says which unread items "mark all read" marks: of one source, of one folder's
+// sources, scoring at least MinScore, starred only, fetched no later than Before (zero: any).
+type ReadScope struct {
+	SourceID    int64
+	FolderID    int64
+	MinScore    int
+	StarredOnly bool
+	Before      time.Time
+}

@@ -95,7 +95,7 @@ func (r *Reading) MarkScopeRead(ctx context.Context, userID int64, source, folde
 		}
 	}
 	if scope.FolderID != 0 {
-		fs, err := r.Store.Folders(ctx, userID, lookupUnreadCap)
+		fs, err := r.Store.Folders(ctx, userID, FolderLookupCap)
 		if err != nil {
 			return 0, err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/app/render"
 )
 
@@ -26,7 +27,7 @@ func (s *Server) greaderAtom(w http.ResponseWriter, req *greaderRequest, rest st
 	if err != nil {
 		return err
 	}
-	title := app.StreamTitle(q.ID)
+	title := greader.StreamTitle(q.ID)
 	if q.SourceID != 0 {
 		if src, err := s.opts.Sources.Get(req.r.Context(), req.user.ID, q.SourceID); err == nil {
 			title = sourceTitle(src)
@@ -55,13 +56,13 @@ func (s *Server) greaderAtom(w http.ResponseWriter, req *greaderRequest, rest st
 		read := false
 		for _, cat := range it.Categories {
 			label := cat[strings.LastIndexByte(cat, '/')+1:]
-			if cat == app.StateRead {
+			if cat == greader.StateRead {
 				read = true
 			}
 			e.Categories = append(e.Categories, render.AtomCategory{Term: cat, Scheme: greaderScheme, Label: label})
 		}
 		if !read {
-			e.Categories = append(e.Categories, render.AtomCategory{Term: app.StateFresh, Scheme: greaderScheme, Label: "fresh"})
+			e.Categories = append(e.Categories, render.AtomCategory{Term: greader.StateFresh, Scheme: greaderScheme, Label: "fresh"})
 		}
 		feed.Entries = append(feed.Entries, e)
 	}

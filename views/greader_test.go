@@ -18,6 +18,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
@@ -741,7 +742,7 @@ func BenchmarkGReader(b *testing.B) {
 	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 1000})
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
 	sources := &app.Sources{Store: db, Queue: fq}
-	srv := httptest.NewServer(views.New(views.Options{Sources: sources, Reader: &app.Reader{Store: db, Sources: sources}, Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}}))
+	srv := httptest.NewServer(views.New(views.Options{Sources: sources, Reader: &greader.Reader{Store: db, Sources: sources}, Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}}))
 	b.Cleanup(srv.Close)
 	ctx := context.Background()
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

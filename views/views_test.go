@@ -16,6 +16,7 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
@@ -48,7 +49,7 @@ func newEnvOpts(t *testing.T, detect bool) *env {
 	briefings := &app.Briefings{Store: db, Queue: bq, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}}
 	h := views.New(views.Options{
 		Sources: sources,
-		Reader:  &app.Reader{Store: db, Sources: sources},
+		Reader:  &greader.Reader{Store: db, Sources: sources},
 		Version: "v-test",
 		ImportOPML: func(ctx context.Context, userID int64, r io.Reader) (int, int, []string, error) {
 			res, err := sources.ImportOPML(ctx, userID, r, nil)
