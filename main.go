@@ -32,6 +32,7 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/app/mail"
 	"github.com/morningdeck/morningdeck/app/metrics"
 	"github.com/morningdeck/morningdeck/queue"
@@ -184,7 +185,6 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	e.svc.Settings.Rescorer, e.svc.Settings.Log = e.svc.Feedback, log
 	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.svc.Feedback, e.embedded, db, e.processQ
 	e.svc.Sources.FirstImport, e.svc.Sources.ScoreFirst = e.processQ.EnqueueImportTx, enriching.ScoreFirstImport
-	e.svc.Reader = &app.Reader{Store: db, Sources: e.svc.Sources}
 	queue.HandleFetch(e.fetchQ, e.svc.Sources)
 	queue.HandleProcess(e.processQ, e.svc.Enriching)
 	queue.HandleScoring(e.processQ, e.svc.Enriching)
@@ -340,7 +340,7 @@ func serve(cmd *cobra.Command, cfg *config) error {
 		Unsubscribes: &app.Unsubscribes{Store: e.db},
 		Queues:       e.admin,
 		Accounts:     e.svc.Accounts,
-		Reader:       e.svc.Reader,
+		Reader:       &greader.Reader{Store: e.db, Sources: e.svc.Sources},
 		RequireLogin: requireLogin,
 		DataCare:     views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.db.Path},
 		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.log.Handler(), slog.LevelWarn)}),
