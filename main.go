@@ -154,21 +154,28 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 	e.admin = &queue.Admin{List: []*queue.Queue{e.fetchQ.Queue, e.processQ.Queue, e.briefingQ.Queue, e.emailQ.Queue},
 		Capacities: map[string]int{"fetch": cfg.FetchQueueCapacity, "process": cfg.ProcessQueueCapacity},
 		Store:      db, StuckThreshold: cfg.StuckThreshold}
-	enriching := &app.Enriching{Store: db, Queue: e.processQ, Enrichers: e.chooser, Articles: fetcher, Observer: e.embedded.Stats(), Log: log}
-	if cfg.LLMFallback {
-		enriching.Fallback = e.embedded
-	}
 	e.mailer = &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial, Exposed: cfg.exposed(),
 		Unsubscribes: &app.Unsubscribes{Store: db}}
-	deliveries := &app.Deliveries{Store: db, Queue: e.emailQ, Log: log, Mailer: e.mailer}
-	if cfg.exposed() {
-		deliveries.DailyLimit = cfg.MailDailyLimit
+	// Each service is built once, complete, after what it depends on. Learning from the reader
+	// (issue 12): the Feedback service trains each user's reading model; Enriching scores with
+	// it, and scores first imports and re-scores with the embedded enricher in the background.
+	feedback := app.NewFeedback(db, enrich.Trainer{E: e.embedded}, e.processQ, log)
+	var fallback app.Enricher
+	if cfg.LLMFallback {
+		fallback = e.embedded
 	}
+	enriching := &app.Enriching{Store: db, Queue: e.processQ, Enrichers: e.chooser, Fallback: fallback, Articles: fetcher, Observer: e.embedded.Stats(),
+		Tastes: feedback, Offline: e.embedded, Scoring: db, Imports: e.processQ, Log: log}
+	dailyLimit := 0
+	if cfg.exposed() {
+		dailyLimit = cfg.MailDailyLimit
+	}
+	deliveries := app.NewDeliveries(db, e.emailQ, e.mailer, log, dailyLimit)
 	e.svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.fetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
-			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, Icons: fetcher},
-		Reading:    &app.Reading{Store: db, Queue: e.processQ},
-		Settings:   &app.UserSettings{Store: db},
+			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, FirstImport: e.processQ.EnqueueImportTx, ScoreFirst: enriching.ScoreFirstImport, Icons: fetcher},
+		Reading:    app.NewReading(db, e.processQ, feedback),
+		Settings:   app.NewUserSettings(db, feedback, log),
 		Enriching:  enriching,
 		Deliveries: deliveries,
 		Briefings: &app.Briefings{Store: db, Queue: e.briefingQ, Ranker: enrich.Ranker{Embedded: e.embedded}, Writer: e.chooser,
@@ -176,15 +183,8 @@ func open(ctx context.Context, cfg *config) (*env, error) {
 		Accounts: &app.Accounts{Store: db},
 		Care:     &app.Care{Store: db, Path: db.Path, RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
 		Queues:   e.admin,
+		Feedback: feedback,
 	}
-	// Learning from the reader (issue 12): the Feedback service trains each user's reading
-	// model; Enriching scores with it, and scores first imports and re-scores with the embedded
-	// enricher in the background.
-	e.svc.Feedback = &app.Feedback{Store: db, Trainer: enrich.Trainer{E: e.embedded}, Queue: e.processQ, Log: log}
-	e.svc.Reading.Feedback = e.svc.Feedback
-	e.svc.Settings.Rescorer, e.svc.Settings.Log = e.svc.Feedback, log
-	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.svc.Feedback, e.embedded, db, e.processQ
-	e.svc.Sources.FirstImport, e.svc.Sources.ScoreFirst = e.processQ.EnqueueImportTx, enriching.ScoreFirstImport
 	queue.HandleFetch(e.fetchQ, e.svc.Sources)
 	queue.HandleProcess(e.processQ, e.svc.Enriching)
 	queue.HandleScoring(e.processQ, e.svc.Enriching)
