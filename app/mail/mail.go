@@ -156,12 +156,6 @@ type Message struct {
 	OneClick    bool   // Unsubscribe is an RFC 8058 one-click link (List-Unsubscribe-Post)
 }
 
-// Compose makes the email of a report for one recipient without an unsubscribe link of its
-// own (ComposeWith).
-func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL string) *Message {
-	return ComposeWith(b, r, deliveryID, to, baseURL, "")
-}
-
 // ComposeWith makes the email of a report for one recipient: an HTML part with inline styles and
 // no external assets, a plain-text part (plain text, not Markdown), links back to the report and
 // its stories in the app, and unsubscribeURL — the recipient's signed one-click link

@@ -53,7 +53,7 @@ func TestHostileTextStaysText(t *testing.T) {
 	b, r := hostileReport()
 
 	t.Run("the email's HTML and text parts", func(t *testing.T) {
-		m := mail.Compose(b, r, 1, "ann@example.com", "http://127.0.0.1:7777")
+		m := mail.ComposeWith(b, r, 1, "ann@example.com", "http://127.0.0.1:7777", "")
 		noActiveContent(t, "email HTML", m.HTML)
 		if !strings.Contains(m.HTML, "&lt;script&gt;") {
 			t.Error("the email HTML lost the escaped text instead of showing it")
@@ -117,7 +117,7 @@ func rawSMTP(t *testing.T, behave func(c net.Conn)) (string, int) {
 
 func TestMisbehavingSMTPServers(t *testing.T) {
 	b, r := hostileReport()
-	msg := mail.Compose(b, r, 1, "ann@example.com", "http://127.0.0.1:7777")
+	msg := mail.ComposeWith(b, r, 1, "ann@example.com", "http://127.0.0.1:7777", "")
 	for _, tc := range []struct {
 		name   string
 		behave func(c net.Conn)
