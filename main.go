@@ -22,6 +22,7 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/app/mail"
 	"github.com/morningdeck/morningdeck/app/metrics"
 	"github.com/morningdeck/morningdeck/app/taste"
@@ -107,21 +108,28 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	e.Admin = &queue.Admin{List: []*queue.Queue{e.FetchQ.Queue, e.ProcessQ.Queue, e.BriefingQ.Queue, e.EmailQ.Queue},
 		Capacities: map[string]int{"fetch": cfg.FetchQueueCapacity, "process": cfg.ProcessQueueCapacity},
 		Store:      db, StuckThreshold: cfg.StuckThreshold}
-	enriching := &app.Enriching{Store: db, Queue: e.ProcessQ, Enrichers: e.Chooser, Articles: fetcher, Observer: embedded.Stats(), Log: log}
-	if cfg.LLMFallback {
-		enriching.Fallback = embedded
-	}
 	e.Mailer = &mail.Mailer{Default: cfg.SMTP, Settings: db, BaseURL: cmp.Or(cfg.BaseURL, "http://"+cfg.Addr), Dial: userDial, Exposed: cfg.Exposed(),
 		Unsubscribes: &app.Unsubscribes{Store: db}}
-	deliveries := &app.Deliveries{Store: db, Queue: e.EmailQ, Log: log, Mailer: e.Mailer}
-	if cfg.Exposed() {
-		deliveries.DailyLimit = cfg.MailDailyLimit
+	// Learning from the reader (issue 12): the Feedback service trains each user's reading
+	// model; Enriching scores with it, and scores first imports and re-scores with the embedded
+	// enricher in the background.
+	feedback := app.NewFeedback(db, taste.Trainer{E: embedded}, e.ProcessQ, log)
+	var fallback app.Enricher
+	if cfg.LLMFallback {
+		fallback = embedded
 	}
+	enriching := &app.Enriching{Store: db, Queue: e.ProcessQ, Enrichers: e.Chooser, Fallback: fallback, Articles: fetcher, Observer: embedded.Stats(),
+		Tastes: feedback, Offline: embedded, Scoring: db, Imports: e.ProcessQ, Log: log}
+	dailyLimit := 0
+	if cfg.Exposed() {
+		dailyLimit = cfg.MailDailyLimit
+	}
+	deliveries := app.NewDeliveries(db, e.EmailQ, e.Mailer, log, dailyLimit)
 	e.Svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.FetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
-			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, Icons: fetcher},
-		Reading:    &app.Reading{Store: db, Queue: e.ProcessQ},
-		Settings:   &app.UserSettings{Store: db},
+			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, FirstImport: e.ProcessQ.EnqueueImportTx, ScoreFirst: enriching.ScoreFirstImport, Icons: fetcher},
+		Reading:    app.NewReading(db, e.ProcessQ, feedback),
+		Settings:   app.NewUserSettings(db, feedback, log),
 		Enriching:  enriching,
 		Deliveries: deliveries,
 		Briefings: &app.Briefings{Store: db, Queue: e.BriefingQ, Ranker: enrich.Ranker{Embedded: embedded}, Writer: e.Chooser,
@@ -129,16 +137,9 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		Accounts: &app.Accounts{Store: db},
 		Care:     &app.Care{Store: db, Path: db.Path, RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
 		Queues:   e.Admin,
+		Feedback: feedback,
 	}
-	// Learning from the reader (issue 12): the Feedback service trains each user's reading
-	// model; Enriching scores with it, and scores first imports and re-scores with the embedded
-	// enricher in the background.
-	e.Svc.Feedback = &app.Feedback{Store: db, Trainer: taste.Trainer{E: embedded}, Queue: e.ProcessQ, Log: log}
-	e.Svc.Reading.Feedback = e.Svc.Feedback
-	e.Svc.Settings.Rescorer, e.Svc.Settings.Log = e.Svc.Feedback, log
-	enriching.Tastes, enriching.Offline, enriching.Scoring, enriching.Imports = e.Svc.Feedback, embedded, db, e.ProcessQ
-	e.Svc.Sources.FirstImport, e.Svc.Sources.ScoreFirst = e.ProcessQ.EnqueueImportTx, enriching.ScoreFirstImport
-	e.Svc.Reader = &app.Reader{Store: db, Sources: e.Svc.Sources}
+	e.Reader = &greader.Reader{Store: db, Sources: e.Svc.Sources}
 	queue.HandleFetch(e.FetchQ, e.Svc.Sources)
 	queue.HandleProcess(e.ProcessQ, e.Svc.Enriching)
 	queue.HandleScoring(e.ProcessQ, e.Svc.Enriching)

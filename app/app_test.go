@@ -39,7 +39,7 @@ func TestBackoff(t *testing.T) {
 	})
 }
 
-func TestRedditURL(t *testing.T) {
+func TestSubredditAddresses(t *testing.T) {
 	for in, want := range map[string]string{
 		"r/golang":                                 "https://www.reddit.com/r/golang",
 		"/r/golang/":                               "https://www.reddit.com/r/golang",
@@ -51,9 +51,9 @@ func TestRedditURL(t *testing.T) {
 		"r/<script>":                               "",
 		"https://www.reddit.com/r/golang/comments": "https://www.reddit.com/r/golang",
 	} {
-		got, ok := app.RedditURL(in)
-		if got != want || ok != (want != "") {
-			t.Errorf("RedditURL(%q) = %q, %v; want %q", in, got, ok, want)
+		got, err := app.Subreddit(in)
+		if got != want || (err == nil) != (want != "") {
+			t.Errorf("Subreddit(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }

@@ -55,6 +55,12 @@ type Deliveries struct {
 	DailyLimit int
 }
 
+// NewDeliveries builds the email deliveries service: its store, the email queue, the mailer,
+// and the daily limit of report emails per user (0: none).
+func NewDeliveries(store DeliveryStore, queue DeliveryQueue, mailer Mailer, log *slog.Logger, dailyLimit int) *Deliveries {
+	return &Deliveries{Store: store, Queue: queue, Mailer: mailer, Log: log, DailyLimit: dailyLimit}
+}
+
 // Emails reports whether report r of b is emailed: the briefing emails, has recipients, and the
 // report has items or the briefing emails empty reports too.
 func (b *Briefing) Emails(r *Report) bool {

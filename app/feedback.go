@@ -136,6 +136,12 @@ type Feedback struct {
 	cache map[int64]cachedTaste
 }
 
+// NewFeedback builds the Feedback service: its store, the trainer of reading models, and the
+// queue where re-scores go (nil: nothing is re-scored).
+func NewFeedback(store FeedbackStore, trainer TasteTrainer, queue RescoreQueue, log *slog.Logger) *Feedback {
+	return &Feedback{Store: store, Trainer: trainer, Queue: queue, Log: log}
+}
+
 type cachedTaste struct {
 	version int64
 	taste   LearnedTaste

@@ -60,14 +60,14 @@ func (s *Sources) Folders(ctx context.Context, userID int64, unreadCap int) ([]*
 	return fs.Folders(ctx, userID, unreadCap)
 }
 
-// lookupUnreadCap is the unread cap of a lookup of folders by name or id, which reads no unread
+// FolderLookupCap is the unread cap of a lookup of folders by name or id, which reads no unread
 // count: each stops at the folder's first unread item rather than count them all.
-const lookupUnreadCap = 1
+const FolderLookupCap = 1
 
 // Folder finds one of the user's folders by id or by name (any case), with its source count; its
 // unread count is not counted (0 or 1).
 func (s *Sources) Folder(ctx context.Context, userID int64, idOrName string) (*Folder, error) {
-	all, err := s.Folders(ctx, userID, lookupUnreadCap)
+	all, err := s.Folders(ctx, userID, FolderLookupCap)
 	if err != nil {
 		return nil, err
 	}

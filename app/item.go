@@ -179,3 +179,32 @@ func (it Item) DateMissing() bool {
 	b, _ := it.Extra[ExtraDateMissing].(bool)
 	return b
 }
+
+// Score bands: an item scoring at least HighScore is a top story (the high badge, the Reader
+// API's Top stories label), at least MediumScore the medium badge, below it the low one.
+const (
+	HighScore   = 70
+	MediumScore = 40
+)
+
+// ScoreClass is the class of a score's badge, which colours it by band: score-high, score-mid
+// or score-low (the number is always shown too).
+func ScoreClass(score int) string {
+	switch {
+	case score >= HighScore:
+		return "score-high"
+	case score >= MediumScore:
+		return "score-mid"
+	}
+	return "score-low"
+}
+
+// ReadScope says which unread items "mark all read" marks: of one source, of one folder's
+// sources, scoring at least MinScore, starred only, fetched no later than Before (zero: any).
+type ReadScope struct {
+	SourceID    int64
+	FolderID    int64
+	MinScore    int
+	StarredOnly bool
+	Before      time.Time
+}

@@ -101,7 +101,9 @@ func FuzzOPMLImport(f *testing.F) {
 			var normalized string
 			var ok bool
 			if e.Type == SourceReddit {
-				normalized, ok = RedditURL(e.URL)
+				var err error
+				normalized, err = Subreddit(e.URL)
+				ok = err == nil
 			} else {
 				var err error
 				normalized, err = NormalizeURL(e.URL)

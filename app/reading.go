@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"database/sql"
+	"slices"
+	"strconv"
 )
 
 // ProcessQueue is where items wait to be enriched.
@@ -13,10 +15,12 @@ type ProcessQueue interface {
 	Capacity() int
 }
 
-// ReadingStore keeps items and filter rules.
+// ReadingStore keeps items and filter rules, and says which sources and folders are a user's.
 type ReadingStore interface {
 	ItemStore
 	FilterStore
+	Source(ctx context.Context, userID, id int64) (*Source, error)
+	Folders(ctx context.Context, userID int64, unreadCap int) ([]*Folder, error)
 }
 
 // Reading is the service behind reading, triaging and filtering items: web UI, API, CLI.
@@ -25,6 +29,12 @@ type Reading struct {
 	Queue ProcessQueue
 	// Feedback, when set, learns from reading: opened, starred, hidden, marked read unopened.
 	Feedback *Feedback
+}
+
+// NewReading builds the Reading service: its store, the queue a retried item goes back to, and
+// the Feedback service that learns from reading (nil: nothing is learnt).
+func NewReading(store ReadingStore, queue ProcessQueue, feedback *Feedback) *Reading {
+	return &Reading{Store: store, Queue: queue, Feedback: feedback}
 }
 
 // Items is a page of the user's items.
@@ -55,9 +65,51 @@ func (r *Reading) Update(ctx context.Context, userID, id int64, u ItemUpdate) (*
 }
 
 // MarkAllRead marks the user's unread items read: every one, or those of one source or one
-// folder (scope); it returns how many.
+// folder (scope), which the caller has checked are the user's (MarkScopeRead checks a
+// request's); it returns how many.
 func (r *Reading) MarkAllRead(ctx context.Context, userID int64, scope ReadScope) (int, error) {
 	return r.Store.MarkRead(ctx, userID, scope)
+}
+
+// ScopeID is one id of a mark-read scope as a request wrote it: Name is what the request calls
+// it (the message that refuses it says it back), Text its value, "" for none.
+type ScopeID struct{ Name, Text string }
+
+// MarkScopeRead marks the user's unread items read: every one, or those of one of the user's
+// sources or folders, named by their ids as a request wrote them (the web form's and the API's
+// mark-all-read). It refuses an id that is not a whole number of at least 1 (EINVALID: "source
+// must be an id (a whole number, at least 1), not "abc".") and a source or folder that is not
+// the user's (ENOTFOUND); refused, it marks nothing. It returns how many it marked.
+func (r *Reading) MarkScopeRead(ctx context.Context, userID int64, source, folder ScopeID) (int, error) {
+	var scope ReadScope
+	for _, p := range []struct {
+		id  ScopeID
+		dst *int64
+	}{{source, &scope.SourceID}, {folder, &scope.FolderID}} {
+		if p.id.Text == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(p.id.Text, 10, 64)
+		if err != nil || n < 1 {
+			return 0, Errorf(EINVALID, "%s must be an id (a whole number, at least 1), not %q.", p.id.Name, p.id.Text)
+		}
+		*p.dst = n
+	}
+	if scope.SourceID != 0 {
+		if _, err := r.Store.Source(ctx, userID, scope.SourceID); err != nil {
+			return 0, err
+		}
+	}
+	if scope.FolderID != 0 {
+		fs, err := r.Store.Folders(ctx, userID, FolderLookupCap)
+		if err != nil {
+			return 0, err
+		}
+		if !slices.ContainsFunc(fs, func(f *Folder) bool { return f.ID == scope.FolderID }) {
+			return 0, Errorf(ENOTFOUND, "No folder has the id %d.", scope.FolderID)
+		}
+	}
+	return r.MarkAllRead(ctx, userID, scope)
 }
 
 // Counts are the user's unread, starred and other counts, the unread one up to unreadCap when

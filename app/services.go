@@ -13,5 +13,4 @@ type Services struct {
 	Care       *Care
 	Queues     QueueAdmin
 	Feedback   *Feedback
-	Reader     *Reader // the Google Reader API's rules
 }

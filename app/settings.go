@@ -207,10 +207,19 @@ type UserSettings struct {
 	// interests and topics — changed, so the list re-ranks without waiting for new items
 	// (the Feedback service: a retrain and a background re-score). nil: items keep the score
 	// they had.
-	Rescorer interface {
-		Retrain(ctx context.Context, userID int64) error
-	}
-	Log *slog.Logger
+	Rescorer Rescorer
+	Log      *slog.Logger
+}
+
+// Rescorer has a user's unread items scored again (the Feedback service's Retrain).
+type Rescorer interface {
+	Retrain(ctx context.Context, userID int64) error
+}
+
+// NewUserSettings builds the settings service: its store and the Rescorer that re-scores a
+// user's items when their interests or topics change (nil: items keep their scores).
+func NewUserSettings(store SettingsStore, rescorer Rescorer, log *slog.Logger) *UserSettings {
+	return &UserSettings{Store: store, Rescorer: rescorer, Log: log}
 }
 
 // Get is the user's settings.

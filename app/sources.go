@@ -378,12 +378,6 @@ func LooksLikeSubreddit(raw string) bool {
 	return (host == "reddit.com" || strings.HasSuffix(host, ".reddit.com")) && strings.HasPrefix(u.Path, "/r/")
 }
 
-// RedditURL is Subreddit reporting only whether raw is one.
-func RedditURL(raw string) (string, bool) {
-	u, err := Subreddit(raw)
-	return u, err == nil
-}
-
 func checkSubreddit(raw, name string) error {
 	if strings.Contains(name, "+") {
 		return Errorf(EINVALID, "%q is a multireddit, which Morning Deck cannot follow: add each subreddit (%s) as a source of its own.",

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/render"
 )
 
 func briefCmd(cfg *Config) *cobra.Command {
@@ -168,7 +169,7 @@ func briefCmd(cfg *Config) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, app.Location(b.Timezone)))
+				_, err = io.WriteString(cmd.OutOrStdout(), render.ReportMarkdown(b, rep, app.Location(b.Timezone)))
 				return err
 			})
 		},
@@ -196,7 +197,7 @@ func briefCmd(cfg *Config) *cobra.Command {
 					enc.SetIndent("", "  ")
 					return enc.Encode(rep)
 				}
-				_, err = io.WriteString(cmd.OutOrStdout(), app.ReportMarkdown(b, rep, app.Location(b.Timezone)))
+				_, err = io.WriteString(cmd.OutOrStdout(), render.ReportMarkdown(b, rep, app.Location(b.Timezone)))
 				return err
 			})
 		},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/app/mail"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
@@ -32,6 +33,7 @@ type Env struct {
 	Admin     *queue.Admin
 
 	Svc     *app.Services
+	Reader  *greader.Reader // the Google Reader API's protocol, over the services
 	Chooser *enrich.Chooser
 	Mailer  *mail.Mailer // its BaseURL is the listener's address when serve binds one and --base-url is unset
 }

@@ -166,7 +166,7 @@ func serve(cmd *cobra.Command, cfg *Config) error {
 		Unsubscribes: &app.Unsubscribes{Store: e.DB},
 		Queues:       e.Admin,
 		Accounts:     e.Svc.Accounts,
-		Reader:       e.Svc.Reader,
+		Reader:       e.Reader,
 		RequireLogin: requireLogin,
 		DataCare:     views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.DB.Path},
 		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.Log.Handler(), slog.LevelWarn)}),

@@ -419,41 +419,60 @@ func (db *DB) Report(ctx context.Context, userID, id int64) (*app.Report, error)
 	} else if err != nil {
 		return nil, fmt.Errorf("sqlite: report: %w", err)
 	}
-	rows, err := db.Read.QueryContext(ctx, `select rank, item_id, source_name, title, link, summary, score, score_reasoning, also_covered_by
-		from report_items where report_id = ? order by rank`, id)
+	items, err := db.reportItems(ctx, `report_id = ?`, id)
+	if err != nil {
+		return nil, err
+	}
+	r.Items = items[id]
+	return r, nil
+}
+
+// ReportsWithItems returns a briefing's latest reports (up to limit, newest first), each with
+// its items, in two queries however many reports there are: what the briefing's feed shows.
+func (db *DB) ReportsWithItems(ctx context.Context, userID, briefingID int64, limit int) ([]*app.Report, error) {
+	reports, err := db.Reports(ctx, userID, briefingID, limit)
+	if err != nil || len(reports) == 0 {
+		return reports, err
+	}
+	items, err := db.reportItems(ctx, `report_id in (select id from reports where briefing_id = ? and user_id = ?
+		order by generated_at desc, id desc limit ?)`, briefingID, userID, max(limit, 1))
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range reports {
+		r.Items = items[r.ID]
+	}
+	return reports, nil
+}
+
+// reportItems returns the items of the reports that where selects, by report, each report's
+// in rank order.
+func (db *DB) reportItems(ctx context.Context, where string, args ...any) (map[int64][]app.ReportItem, error) {
+	rows, err := db.Read.QueryContext(ctx, `select report_id, rank, item_id, source_name, title, link, summary, score, score_reasoning, also_covered_by
+		from report_items where `+where+` order by report_id, rank`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: report items: %w", err)
 	}
 	defer rows.Close()
+	out := map[int64][]app.ReportItem{}
 	for rows.Next() {
+		var reportID int64
 		var it app.ReportItem
 		var item sql.NullInt64
 		var also string
-		if err := rows.Scan(&it.Rank, &item, &it.SourceName, &it.Title, &it.Link, &it.Summary, &it.Score, &it.ScoreReasoning, &also); err != nil {
+		if err := rows.Scan(&reportID, &it.Rank, &item, &it.SourceName, &it.Title, &it.Link, &it.Summary, &it.Score, &it.ScoreReasoning, &also); err != nil {
 			return nil, fmt.Errorf("sqlite: report items: %w", err)
 		}
 		if item.Valid {
 			it.ItemID = &item.Int64
 		}
 		_ = json.Unmarshal([]byte(also), &it.AlsoCoveredBy)
-		r.Items = append(r.Items, it)
+		out[reportID] = append(out[reportID], it)
 	}
-	return r, rows.Err()
+	return out, rows.Err()
 }
 
 var _ app.BriefingStore = (*DB)(nil)
-
-// BriefingOwner is the user a briefing belongs to.
-func (db *DB) BriefingOwner(ctx context.Context, id int64) (int64, error) {
-	var uid int64
-	err := db.Read.QueryRowContext(ctx, `select user_id from briefings where id = ?`, id).Scan(&uid)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, app.Errorf(app.ENOTFOUND, "Briefing %d not found.", id)
-	} else if err != nil {
-		return 0, fmt.Errorf("sqlite: briefing owner: %w", err)
-	}
-	return uid, nil
-}
 
 // MarkReportRead marks the unread stories of one of the user's reports read; it returns how many.
 func (db *DB) MarkReportRead(ctx context.Context, userID, reportID int64) (int, error) {

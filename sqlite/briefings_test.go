@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 	"time"
 
@@ -87,4 +88,46 @@ func TestBriefingFolderScope(t *testing.T) {
 			t.Fatalf("%d items, %v; want every source's 4", len(items), err)
 		}
 	})
+}
+
+// TestReportsWithItems: a briefing's feed reads its latest reports with their items in one
+// call, each report as Report reads it alone, newest first, up to the limit.
+func TestReportsWithItems(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
+	db := sqlitetest.NewWithClock(t, sqlitetest.NewClock(now))
+	b := &app.Briefing{UserID: 1, Name: "Morning", Frequency: "DAILY"}
+	if err := (&app.Briefings{Store: db}).Save(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		at := now.Add(time.Duration(i) * time.Hour)
+		rep := &app.Report{GeneratedAt: at, PeriodStart: at, PeriodEnd: at}
+		for n := range i + 1 { // report i has i+1 stories
+			rep.Items = append(rep.Items, app.ReportItem{Rank: n + 1, Title: fmt.Sprintf("Story %d of report %d", n+1, i), Score: 10 * n,
+				AlsoCoveredBy: []app.Coverage{{Source: "Elsewhere", Title: "Same story", Link: "http://e/1"}}})
+		}
+		if err := db.FinishBriefing(ctx, b, rep, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := db.ReportsWithItems(ctx, 1, b.ID, 2)
+	if err != nil || len(got) != 2 {
+		t.Fatalf("reports %v, %v: want 2", got, err)
+	}
+	for i, r := range got {
+		want, err := db.Report(ctx, 1, r.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(r, want) {
+			t.Errorf("report %d: %+v\nwant as Report reads it: %+v", i, r, want)
+		}
+		if wantItems := 3 - i; len(r.Items) != wantItems {
+			t.Errorf("report %d (newest first) has %d items, want %d", i, len(r.Items), wantItems)
+		}
+	}
+	if got, err := db.ReportsWithItems(ctx, 2, b.ID, 10); err != nil || len(got) != 0 {
+		t.Fatalf("another user reads %d reports, %v", len(got), err)
+	}
 }

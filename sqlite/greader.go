@@ -9,15 +9,16 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/greader"
 )
 
-// The queries of the Google Reader API (app.Reader, app.ReaderStore) that the item and source
+// The queries of the Google Reader API (greader.Reader, greader.Store) that the item and source
 // stores do not have: pages of item ids by crawl-time window with a keyset continuation, items
 // by a list of ids, reading state of many items at once, unread counts per source, and marking
 // a scope read (which the Items page and the CLI use too). Each is scoped to one user. Hidden
 // items (put aside by the user's filters) are never part of a stream.
 
-var _ app.ReaderStore = (*DB)(nil)
+var _ greader.Store = (*DB)(nil)
 
 // ReaderRefs returns a page of the user's items in the stream st, only the fields a list of
 // references needs (ID, SourceID, CreatedAt, PublishedAt, ReadAt, Starred, Score), newest first
@@ -25,7 +26,7 @@ var _ app.ReaderStore = (*DB)(nil)
 // st.Newest bound the time the item was fetched (the crawl time, so that a client asking for
 // "everything since my last sync" also gets items published long ago but fetched since).
 // st.AfterSort/AfterID continue after the last item of the previous page ("" for the first).
-func (db *DB) ReaderRefs(ctx context.Context, userID int64, st *app.Stream, limit int) ([]*app.Item, []string, error) {
+func (db *DB) ReaderRefs(ctx context.Context, userID int64, st *greader.Stream, limit int) ([]*app.Item, []string, error) {
 	sourceID, folderID, readState, starState, minScore := st.SourceID, st.FolderID, st.ReadState, st.StarState, st.MinScore
 	oldest, newest, oldestFirst, afterSort, afterID := st.Oldest, st.Newest, st.OldestFirst, st.AfterSort, st.AfterID
 	var q strings.Builder

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
@@ -99,11 +100,11 @@ func BenchmarkItemIndexes(b *testing.B) {
 			return err
 		}},
 		{"greader-refs", func() error {
-			_, _, err := db.ReaderRefs(ctx, 1, &app.Stream{ReadState: 1}, 1000)
+			_, _, err := db.ReaderRefs(ctx, 1, &greader.Stream{ReadState: 1}, 1000)
 			return err
 		}},
 		{"greader-refs-score", func() error {
-			_, _, err := db.ReaderRefs(ctx, 1, &app.Stream{MinScore: 80}, 1000)
+			_, _, err := db.ReaderRefs(ctx, 1, &greader.Stream{MinScore: 80}, 1000)
 			return err
 		}},
 	}

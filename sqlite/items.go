@@ -310,7 +310,7 @@ type snippetTerm struct {
 func snippetTerms(q string) []snippetTerm {
 	var out []snippetTerm
 	for _, part := range strings.Split(q, `"`) {
-		// ftsQuery wrote each term as "word" or "word"*; phrases as "a b".
+		// parseSearch wrote each term as "word" or "word"*; phrases as "a b".
 		for _, w := range strings.Fields(part) {
 			if w == "*" {
 				if len(out) > 0 {
@@ -395,10 +395,8 @@ type search struct {
 	literals []string
 }
 
-// ftsQuery turns what a person typed into an FTS5 query: every word must match, as a prefix;
-// quoted phrases stay phrases; FTS5 syntax characters are neutralized.
-func ftsQuery(q string) string { return parseSearch(q).match }
-
+// parseSearch turns what a person typed into an FTS5 query (match): every word must match, as
+// a prefix; quoted phrases stay phrases; FTS5 syntax characters are neutralized.
 func parseSearch(q string) search {
 	q = strings.TrimSpace(q)
 	var s search

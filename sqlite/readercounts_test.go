@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
@@ -56,7 +57,7 @@ func TestReaderUnreadCounts(t *testing.T) {
 			}
 		}
 	}
-	counts, newest, top, err := db.ReaderUnreadCounts(ctx, 1, app.ReaderTopScore)
+	counts, newest, top, err := db.ReaderUnreadCounts(ctx, 1, greader.TopScore)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestReaderUnreadCounts(t *testing.T) {
 		}
 	}
 	var wantTop sql.NullInt64
-	if err := db.Read.QueryRow(`select sum(score >= ?) from items where user_id = 1 and read_at is null and hidden = 0`, app.ReaderTopScore).Scan(&wantTop); err != nil {
+	if err := db.Read.QueryRow(`select sum(score >= ?) from items where user_id = 1 and read_at is null and hidden = 0`, greader.TopScore).Scan(&wantTop); err != nil {
 		t.Fatal(err)
 	}
 	if top != int(wantTop.Int64) || top == 0 {

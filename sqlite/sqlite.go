@@ -334,7 +334,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 func (db *DB) now() string { return db.clock.Now().UTC().Format(TimeFormat) }
 
-// Now returns the database clock's time in the stored format.
+// FormatTime writes a time as the database stores it (UTC, TimeFormat).
 func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 func formatTimePtr(t *time.Time) any {

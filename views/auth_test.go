@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
@@ -46,7 +47,7 @@ func newAuthEnv(t *testing.T) *authEnv {
 	}
 	admin := &queue.Admin{List: []*queue.Queue{fq.Queue, pq.Queue}, Store: db}
 	srcs := &app.Sources{Store: db, Queue: fq}
-	h := views.New(views.Options{Sources: srcs, Reader: &app.Reader{Store: db, Sources: srcs}, Version: "v-test",
+	h := views.New(views.Options{Sources: srcs, Reader: &greader.Reader{Store: db, Sources: srcs}, Version: "v-test",
 		Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}, Briefings: &app.Briefings{Store: db},
 		Queues: admin, Accounts: accounts, RequireLogin: true})
 	srv := httptest.NewServer(h)

@@ -17,8 +17,9 @@ func (f Flash) AutoDismiss() bool { return f.Kind != "error" }
 
 const flashCookie = "md_flash"
 
-func flashSuccess(format string) Flash { return Flash{Kind: "success", Message: format} }
-func flashError(msg string) Flash      { return Flash{Kind: "error", Message: msg} }
+// flashSuccess and flashError are flashes of msg as it is (it is not a format).
+func flashSuccess(msg string) Flash { return Flash{Kind: "success", Message: msg} }
+func flashError(msg string) Flash   { return Flash{Kind: "error", Message: msg} }
 
 // setFlash keeps f in a short-lived cookie across the redirect of a form post.
 func setFlash(w http.ResponseWriter, f Flash) {

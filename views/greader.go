@@ -14,12 +14,13 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/greader"
 )
 
 // The Google Reader API, the subset that NetNewsWire, Reeder, Read You, FeedMe and newsboat
 // use, under GReaderPrefix (docs/READER-API.md says how to connect each app). This file is its
 // HTTP: routes, sign-in, parameters and the JSON answers; its rules (streams, labels, the
-// continuation, filters) are app.Reader's. It has its own authentication: accounts/ClientLogin
+// continuation, filters) are greader.Reader's. It has its own authentication: accounts/ClientLogin
 // answers a token that the apps send back as "Authorization: GoogleLogin auth=TOKEN"; a
 // session cookie is never accepted, so the write token T that Google Reader used against
 // cross-site requests is not needed and not checked.
@@ -341,15 +342,15 @@ func (s *Server) greaderSubscriptions(w http.ResponseWriter, req *greaderRequest
 	for _, src := range srcs {
 		cats := []greaderCategory{}
 		if src.Folder != "" {
-			cats = append(cats, greaderCategory{ID: app.FolderLabel(src.Folder), Label: src.Folder})
+			cats = append(cats, greaderCategory{ID: greader.FolderLabel(src.Folder), Label: src.Folder})
 		}
 		out = append(out, greaderSubscription{ID: "feed/" + src.URL, Title: sourceTitle(src), Categories: cats,
 			URL: src.URL, HTMLURL: siteOf(src.URL), SortID: fmt.Sprintf("%08X", src.ID), FirstItem: strconv.FormatInt(src.CreatedAt.UnixMilli(), 10)})
 	}
 	if req.streamsAsFeeds {
 		out = append(out,
-			greaderSubscription{ID: app.StateStarred, Title: "Starred", Categories: []greaderCategory{}, SortID: "FFFFFFFE"},
-			greaderSubscription{ID: app.TopLabel, Title: app.ReaderTopLabel, Categories: []greaderCategory{}, SortID: "FFFFFFFF"})
+			greaderSubscription{ID: greader.StateStarred, Title: "Starred", Categories: []greaderCategory{}, SortID: "FFFFFFFE"},
+			greaderSubscription{ID: greader.TopLabel, Title: greader.TopStories, Categories: []greaderCategory{}, SortID: "FFFFFFFF"})
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"subscriptions": out})
 	return nil
@@ -370,7 +371,7 @@ func siteOf(raw string) string {
 func (s *Server) greaderEditSubscription(w http.ResponseWriter, req *greaderRequest) error {
 	p := req.params
 	err := s.opts.Reader.EditSubscriptions(req.r.Context(), req.user.ID,
-		app.SubscriptionEdit{Action: p.Get("ac"), Streams: p["s"], Title: p.Get("t"), Add: p["a"], Remove: p["r"]})
+		greader.SubscriptionEdit{Action: p.Get("ac"), Streams: p["s"], Title: p.Get("t"), Add: p["a"], Remove: p["r"]})
 	if err != nil {
 		return err
 	}
@@ -382,7 +383,7 @@ func (s *Server) greaderEditSubscription(w http.ResponseWriter, req *greaderRequ
 // followed as the Sources page would.
 func (s *Server) greaderQuickAdd(w http.ResponseWriter, req *greaderRequest) error {
 	raw := strings.TrimSpace(req.params.Get("quickadd"))
-	if u, ok := app.FeedStreamURL(raw); raw == "" || ok && strings.TrimSpace(u) == "" {
+	if u, ok := greader.FeedStreamURL(raw); raw == "" || ok && strings.TrimSpace(u) == "" {
 		return app.Errorf(app.EINVALID, "Say what to follow with quickadd=ADDRESS.")
 	}
 	src, err := s.opts.Reader.Follow(req.r.Context(), req.user.ID, raw, "")
@@ -441,15 +442,15 @@ func (s *Server) greaderUnreadCount(w http.ResponseWriter, req *greaderRequest) 
 }
 
 // stream reads the stream named (or s=) and the request's filters: xt, it, n, ot, nt, r, c.
-func (s *Server) stream(req *greaderRequest, stream string, defaultN, maxN int) (*app.Stream, error) {
+func (s *Server) stream(req *greaderRequest, stream string, defaultN, maxN int) (*greader.Stream, error) {
 	p := req.params
-	return s.opts.Reader.Stream(req.r.Context(), req.user.ID, app.StreamRequest{Stream: stream, Exclude: p["xt"], Include: p["it"],
+	return s.opts.Reader.Stream(req.r.Context(), req.user.ID, greader.StreamRequest{Stream: stream, Exclude: p["xt"], Include: p["it"],
 		N: p.Get("n"), OT: p.Get("ot"), NT: p.Get("nt"), Order: p.Get("r"), Continuation: p.Get("c")}, defaultN, maxN)
 }
 
 func (s *Server) greaderItemIDs(w http.ResponseWriter, req *greaderRequest) error {
 	if req.params.Get("s") == "" {
-		return app.Errorf(app.EINVALID, "Say which stream with s=, e.g. s=%s.", app.StateReadingList)
+		return app.Errorf(app.EINVALID, "Say which stream with s=, e.g. s=%s.", greader.StateReadingList)
 	}
 	q, err := s.stream(req, req.params.Get("s"), 20, greaderMaxN)
 	if err != nil {
@@ -466,7 +467,7 @@ func (s *Server) greaderItemIDs(w http.ResponseWriter, req *greaderRequest) erro
 	}
 	out := make([]ref, 0, len(items))
 	for _, it := range items {
-		out = append(out, ref{strconv.FormatInt(it.ID, 10), []string{}, usec(app.SortTime(it))})
+		out = append(out, ref{strconv.FormatInt(it.ID, 10), []string{}, usec(greader.SortTime(it))})
 	}
 	body := map[string]any{"itemRefs": out}
 	if c != "" {
@@ -504,11 +505,11 @@ type greaderItem struct {
 }
 
 // greaderItems are items as the API answers them.
-func greaderItems(items []app.ReaderItem) []greaderItem {
+func greaderItems(items []greader.Item) []greaderItem {
 	out := make([]greaderItem, 0, len(items))
 	for _, it := range items {
-		at := app.SortTime(it.Item)
-		g := greaderItem{ID: app.LongItemID(it.ID), CrawlTimeMsec: strconv.FormatInt(it.CreatedAt.UnixMilli(), 10),
+		at := greader.SortTime(it.Item)
+		g := greaderItem{ID: greader.LongItemID(it.ID), CrawlTimeMsec: strconv.FormatInt(it.CreatedAt.UnixMilli(), 10),
 			TimestampUsec: usec(at), Published: at.Unix(), Updated: at.Unix(), Title: it.Title,
 			Canonical: []greaderLink{}, Alternate: []greaderLink{}, Categories: it.Categories, Author: it.Author}
 		if it.Link != "" {
@@ -523,7 +524,7 @@ func greaderItems(items []app.ReaderItem) []greaderItem {
 }
 
 func (s *Server) greaderItemContents(w http.ResponseWriter, req *greaderRequest) error {
-	ids, err := app.ParseItemIDs(req.params["i"], greaderMaxItems)
+	ids, err := greader.ParseItemIDs(req.params["i"], greaderMaxItems)
 	if err != nil {
 		return err
 	}
@@ -531,13 +532,13 @@ func (s *Server) greaderItemContents(w http.ResponseWriter, req *greaderRequest)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"id": app.StateReadingList, "updated": time.Now().Unix(), "items": greaderItems(items)})
+	writeJSON(w, http.StatusOK, map[string]any{"id": greader.StateReadingList, "updated": time.Now().Unix(), "items": greaderItems(items)})
 	return nil
 }
 
 // greaderStream reads a stream's page of whole items (at most greaderMaxItems, 20 by default)
 // and the continuation to the next page: stream/contents and the Atom streams share it.
-func (s *Server) greaderStream(req *greaderRequest, stream string) (*app.Stream, []greaderItem, string, error) {
+func (s *Server) greaderStream(req *greaderRequest, stream string) (*greader.Stream, []greaderItem, string, error) {
 	q, err := s.stream(req, stream, 20, greaderMaxItems)
 	if err != nil {
 		return nil, nil, "", err
@@ -569,9 +570,9 @@ func (s *Server) greaderStreamContents(w http.ResponseWriter, req *greaderReques
 }
 
 // greaderEditTag is edit-tag: a= adds and r= removes the read and starred states of the items
-// i= (app.Reader.EditTags).
+// i= (greader.Reader.EditTags).
 func (s *Server) greaderEditTag(w http.ResponseWriter, req *greaderRequest) error {
-	ids, err := app.ParseItemIDs(req.params["i"], greaderMaxEdit)
+	ids, err := greader.ParseItemIDs(req.params["i"], greaderMaxEdit)
 	if err != nil {
 		return err
 	}
@@ -588,7 +589,7 @@ func (s *Server) greaderEditTag(w http.ResponseWriter, req *greaderRequest) erro
 func (s *Server) greaderMarkAllRead(w http.ResponseWriter, req *greaderRequest) error {
 	stream := req.params.Get("s")
 	if stream == "" {
-		return app.Errorf(app.EINVALID, "Say which stream to mark read with s=, e.g. s=%s.", app.StateReadingList)
+		return app.Errorf(app.EINVALID, "Say which stream to mark read with s=, e.g. s=%s.", greader.StateReadingList)
 	}
 	q, err := s.stream(req, stream, 1, 1)
 	if err != nil {

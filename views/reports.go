@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/render"
 )
 
 func (s *Server) apiBriefingReports(w http.ResponseWriter, r *http.Request) {
@@ -70,7 +71,7 @@ type ReportView struct {
 	FeedURL    string // the briefing's Atom feed, with its token when sign-in is required
 	Period     string
 	Deliveries []*app.Delivery
-	// Body is the report's stories, rendered by app.ReportHTML (the one rendering of a report,
+	// Body is the report's stories, rendered by render.ReportHTML (the one rendering of a report,
 	// shared with the email and the Atom feed) with this page's classes and feedback buttons.
 	Body string
 }
@@ -92,7 +93,7 @@ func (s *Server) reportPage(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Deliveries != nil {
 		v.Deliveries, _ = s.opts.Deliveries.List(r.Context(), rep.ID)
 	}
-	v.Body = app.ReportHTML(b, rep, loc, app.HTMLStyle{Page: true, After: s.reportFeedback(r.Context(), rep.ID)})
+	v.Body = render.ReportHTML(b, rep, loc, render.HTMLStyle{Page: true, After: s.reportFeedback(r.Context(), rep.ID)})
 	s.render(w, r, reportPage(s.page(w, r, "briefings", b.Name), v))
 }
 
@@ -134,30 +135,14 @@ func (s *Server) briefingFeed(w http.ResponseWriter, r *http.Request) {
 			s.notFound(w, r)
 			return
 		}
-		owner, err := s.opts.Briefings.Owner(r.Context(), id)
-		if err != nil {
-			s.appError(w, r, err)
-			return
-		}
-		uid = owner
+		uid = 0 // the token stands for the briefing's owner
 	}
-	b, err := s.opts.Briefings.Get(r.Context(), uid, id)
+	b, full, err := s.opts.Briefings.Feed(r.Context(), uid, id, 20)
 	if err != nil {
 		s.appError(w, r, err)
 		return
 	}
-	list, err := s.opts.Briefings.Reports(r.Context(), uid, id, 20)
-	if err != nil {
-		s.serverError(w, r, err)
-		return
-	}
-	var full []*app.Report
-	for _, rep := range list {
-		if f, err := s.opts.Briefings.Report(r.Context(), uid, rep.ID); err == nil {
-			full = append(full, f)
-		}
-	}
-	out, err := app.ReportsAtom(b, full, baseURL(r), baseURL(r)+r.URL.RequestURI(), app.Location(b.Timezone))
+	out, err := render.ReportsAtom(b, full, baseURL(r), baseURL(r)+r.URL.RequestURI(), app.Location(b.Timezone))
 	if err != nil {
 		s.serverError(w, r, err)
 		return
@@ -180,7 +165,7 @@ func (s *Server) reportMarkdown(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/markdown; charset=utf-8")
 	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="report-%d.md"`, rep.ID))
-	_, _ = w.Write([]byte(app.ReportMarkdown(b, rep, app.Location(b.Timezone))))
+	_, _ = w.Write([]byte(render.ReportMarkdown(b, rep, app.Location(b.Timezone))))
 }
 
 func (s *Server) resendDelivery(w http.ResponseWriter, r *http.Request) {

@@ -20,6 +20,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/static"
 )
 
@@ -42,7 +43,7 @@ type Options struct {
 	// Settings are each user's settings (the settings page and API, interests for briefings).
 	Settings *app.UserSettings
 	// Reader serves the Google Reader API (greader.go); nil turns the API off.
-	Reader *app.Reader
+	Reader *greader.Reader
 	// Enricher describes the configured enrichers for the settings page (never an API key).
 	Enricher EnricherInfo
 	// Briefings keeps, runs and previews briefings and their reports; nil shows the page as coming soon.

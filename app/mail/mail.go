@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
 	"io"
 	"net"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/render"
 )
 
 // Options configure SMTP.
@@ -156,12 +156,6 @@ type Message struct {
 	OneClick    bool   // Unsubscribe is an RFC 8058 one-click link (List-Unsubscribe-Post)
 }
 
-// Compose makes the email of a report for one recipient without an unsubscribe link of its
-// own (ComposeWith).
-func Compose(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL string) *Message {
-	return ComposeWith(b, r, deliveryID, to, baseURL, "")
-}
-
 // ComposeWith makes the email of a report for one recipient: an HTML part with inline styles and
 // no external assets, a plain-text part (plain text, not Markdown), links back to the report and
 // its stories in the app, and unsubscribeURL — the recipient's signed one-click link
@@ -176,20 +170,7 @@ func ComposeWith(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL, 
 	if u := app.SafeLink(unsubscribeURL); u != "" {
 		unsub, oneClick = u, true
 	}
-	e := html.EscapeString
-	var h strings.Builder
-	h.WriteString(`<!doctype html><html><body style="margin:0;padding:0;background:#fbfaf7;">`)
-	h.WriteString(`<div style="max-width:640px;margin:0 auto;padding:24px;font-family:Georgia,'Times New Roman',serif;color:#1c1c1e;line-height:1.55;">`)
-	fmt.Fprintf(&h, `<h1 style="font-size:26px;margin:0 0 4px;">%s</h1>`, e(b.Name))
-	st := emailStyle
-	st.BaseURL = base
-	h.WriteString(app.ReportHTML(b, r, loc, st))
-	fmt.Fprintf(&h, `<p style="font-family:Arial,sans-serif;font-size:13px;color:#55555b;"><a href="%s" style="color:#1f5fa8;">Read this report in Morning Deck</a> · <a href="%s" style="color:#1f5fa8;">Briefing settings</a> · <a href="%s" style="color:#1f5fa8;">Unsubscribe %s</a></p>`,
-		e(reportURL), e(settingsURL), e(unsub), e(to))
-	h.WriteString(`</div></body></html>`)
-
-	text := app.ReportText(b, r, loc, base) + "Read it in Morning Deck: " + reportURL + "\nBriefing settings: " + settingsURL +
-		"\nUnsubscribe " + to + ": " + unsub + "\n"
+	htmlBody, text := render.ReportEmail(b, r, loc, to, render.EmailLinks{Base: base, Report: reportURL, Settings: settingsURL, Unsubscribe: unsub})
 	host := "morningdeck.local"
 	if i := strings.Index(base, "://"); i >= 0 {
 		host = strings.Split(base[i+3:], "/")[0]
@@ -197,20 +178,8 @@ func ComposeWith(b *app.Briefing, r *app.Report, deliveryID int64, to, baseURL, 
 	return &Message{
 		UserID: b.UserID,
 		ID:     fmt.Sprintf("report-%d-delivery-%d@%s", r.ID, deliveryID, strings.Split(host, ":")[0]), To: to,
-		Subject: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan")), Text: text, HTML: h.String(), Unsubscribe: unsub, OneClick: oneClick,
+		Subject: fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan")), Text: text, HTML: htmlBody, Unsubscribe: unsub, OneClick: oneClick,
 	}
-}
-
-// emailStyle is the newsletter look of a report, inline because mail clients drop style sheets.
-var emailStyle = app.HTMLStyle{
-	Period:   "margin:0 0 16px;color:#55555b;font-family:Arial,sans-serif;font-size:13px;",
-	Overview: "margin:0 0 20px;",
-	Item:     "margin:0 0 20px;padding:0 0 16px;border-bottom:1px solid #dedbd3;",
-	Title:    "font-size:19px;margin:0 0 4px;",
-	Link:     "color:#1f5fa8;text-decoration:none;",
-	Meta:     "margin:0 0 6px;color:#55555b;font-family:Arial,sans-serif;font-size:13px;",
-	Summary:  "margin:0;",
-	Also:     "margin:6px 0 0;color:#55555b;font-family:Arial,sans-serif;font-size:13px;",
 }
 
 // Merge returns base with the user's own settings where they are set. The operator's

@@ -17,6 +17,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/mail"
+	"github.com/morningdeck/morningdeck/app/render"
 )
 
 // evil is what a hostile feed, LLM or user can put into a report's texts.
@@ -52,7 +53,7 @@ func TestHostileTextStaysText(t *testing.T) {
 	b, r := hostileReport()
 
 	t.Run("the email's HTML and text parts", func(t *testing.T) {
-		m := mail.Compose(b, r, 1, "ann@example.com", "http://127.0.0.1:7777")
+		m := mail.ComposeWith(b, r, 1, "ann@example.com", "http://127.0.0.1:7777", "")
 		noActiveContent(t, "email HTML", m.HTML)
 		if !strings.Contains(m.HTML, "&lt;script&gt;") {
 			t.Error("the email HTML lost the escaped text instead of showing it")
@@ -64,15 +65,15 @@ func TestHostileTextStaysText(t *testing.T) {
 	})
 
 	t.Run("the Markdown export", func(t *testing.T) {
-		md := app.ReportMarkdown(b, r, time.UTC)
+		md := render.ReportMarkdown(b, r, time.UTC)
 		if scriptTag.MatchString(md) || strings.Contains(md, "](javascript:") || strings.Contains(md, "](data:") || strings.Contains(md, "<img") {
 			t.Errorf("markdown:\n%s", md)
 		}
 	})
 
 	t.Run("the printable HTML and the Atom feed, whose entries a feed reader renders", func(t *testing.T) {
-		noActiveContent(t, "report HTML", app.ReportHTML(b, r, time.UTC, app.HTMLStyle{}))
-		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", "", time.UTC)
+		noActiveContent(t, "report HTML", render.ReportHTML(b, r, time.UTC, render.HTMLStyle{}))
+		out, err := render.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", "", time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +117,7 @@ func rawSMTP(t *testing.T, behave func(c net.Conn)) (string, int) {
 
 func TestMisbehavingSMTPServers(t *testing.T) {
 	b, r := hostileReport()
-	msg := mail.Compose(b, r, 1, "ann@example.com", "http://127.0.0.1:7777")
+	msg := mail.ComposeWith(b, r, 1, "ann@example.com", "http://127.0.0.1:7777", "")
 	for _, tc := range []struct {
 		name   string
 		behave func(c net.Conn)

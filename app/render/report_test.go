@@ -1,4 +1,4 @@
-package app_test
+package render_test
 
 import (
 	"flag"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/render"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -54,17 +55,17 @@ func TestReportGoldens(t *testing.T) {
 	b, r := sampleReport()
 	loc := app.Location(b.Timezone)
 	t.Run("the Markdown export", func(t *testing.T) {
-		golden(t, "report.md.golden", app.ReportMarkdown(b, r, loc))
+		golden(t, "report.md.golden", render.ReportMarkdown(b, r, loc))
 	})
 	t.Run("the HTML fragment of the Atom feed and the email", func(t *testing.T) {
-		golden(t, "report.html.golden", app.ReportHTML(b, r, loc, app.HTMLStyle{}))
+		golden(t, "report.html.golden", render.ReportHTML(b, r, loc, render.HTMLStyle{}))
 	})
 	t.Run("the same fragment as the report's page renders it", func(t *testing.T) {
 		after := func(it app.ReportItem) string { return fmt.Sprintf("<form data-item=\"%d\"></form>", *it.ItemID) }
-		golden(t, "report.page.golden", app.ReportHTML(b, r, loc, app.HTMLStyle{Page: true, After: after}))
+		golden(t, "report.page.golden", render.ReportHTML(b, r, loc, render.HTMLStyle{Page: true, After: after}))
 	})
 	t.Run("the Atom feed", func(t *testing.T) {
-		out, err := app.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", "http://127.0.0.1:7777/briefings/1/feed.xml", loc)
+		out, err := render.ReportsAtom(b, []*app.Report{r}, "http://127.0.0.1:7777/", "http://127.0.0.1:7777/briefings/1/feed.xml", loc)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package app
+package greader
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/morningdeck/morningdeck/app"
 )
 
 // Reader is the service behind the Google Reader API (views/greader.go speaks its HTTP): the
@@ -15,50 +17,40 @@ import (
 //
 // Streams: a source is "feed/" + its address; the states are user/-/state/com.google/
 // {reading-list,read,starred}; a folder is the label user/-/label/NAME; the score is the label
-// user/-/label/Top stories (items scoring at least ReaderTopScore). Items are
+// user/-/label/Top stories (items scoring at least TopScore). Items are
 // "tag:google.com,2005:reader/item/%016x" (the id in hex) in the long form and the decimal id
 // in the short form. A page continues after the last item of the previous one (its sort time
 // and id), so that items arriving meanwhile neither repeat nor skip an item.
 type Reader struct {
-	Store   ReaderStore
-	Sources *Sources
+	Store   Store
+	Sources *app.Sources
 }
 
-// ReaderStore holds the queries of the Reader API that the item and source stores do not
+// Store holds the queries of the Reader API that the item and source stores do not
 // have. Each is scoped to one user; hidden items are never part of a stream.
-type ReaderStore interface {
+type Store interface {
 	// ReaderRefs returns up to limit items of the stream s (only the fields a reference needs:
 	// ID, SourceID, CreatedAt, PublishedAt, ReadAt, Starred, Score) in its order, with each
 	// one's sort time as stored (for the continuation).
-	ReaderRefs(ctx context.Context, userID int64, s *Stream, limit int) ([]*Item, []string, error)
+	ReaderRefs(ctx context.Context, userID int64, s *Stream, limit int) ([]*app.Item, []string, error)
 	// ReaderItems returns the user's items among ids, whole, in the order of ids, each once.
-	ReaderItems(ctx context.Context, userID int64, ids []int64) ([]*Item, error)
+	ReaderItems(ctx context.Context, userID int64, ids []int64) ([]*app.Item, error)
 	// SetItemsState marks the user's items among ids read or unread and starred or not (nil
 	// leaves a state as it is), in one transaction.
 	SetItemsState(ctx context.Context, userID int64, ids []int64, read, starred *bool) (int, error)
 	// MarkRead marks the user's unread, not hidden items in scope read and says how many.
-	MarkRead(ctx context.Context, userID int64, scope ReadScope) (int, error)
+	MarkRead(ctx context.Context, userID int64, scope app.ReadScope) (int, error)
 	// ReaderUnreadCounts returns the unread items per source with the newest one's sort time,
 	// and how many unread items score at least topScore.
 	ReaderUnreadCounts(ctx context.Context, userID int64, topScore int) (map[int64]int, map[int64]time.Time, int, error)
-	// SourceIDByURL returns the id of the user's source with this address, or ENOTFOUND.
+	// SourceIDByURL returns the id of the user's source with this address, or app.ENOTFOUND.
 	SourceIDByURL(ctx context.Context, userID int64, url string) (int64, error)
 }
 
-// ReadScope says which unread items "mark all read" marks: of one source, of one folder's
-// sources, scoring at least MinScore, starred only, fetched no later than Before (zero: any).
-type ReadScope struct {
-	SourceID    int64
-	FolderID    int64
-	MinScore    int
-	StarredOnly bool
-	Before      time.Time
-}
-
 const (
-	// ReaderTopScore is the score from which an item carries the Top stories label.
-	ReaderTopScore = 70
-	ReaderTopLabel = "Top stories"
+	// TopScore is the score from which an item carries the Top stories label.
+	TopScore   = app.HighScore
+	TopStories = "Top stories"
 
 	StateReadingList = "user/-/state/com.google/reading-list"
 	StateRead        = "user/-/state/com.google/read"
@@ -66,8 +58,8 @@ const (
 	StateFresh       = "user/-/state/com.google/fresh"
 	stateKeptUnread  = "user/-/state/com.google/kept-unread"
 	labelPrefix      = "user/-/label/"
-	// ReaderItemPrefix starts an item's long id.
-	ReaderItemPrefix = "tag:google.com,2005:reader/item/"
+	// ItemPrefix starts an item's long id.
+	ItemPrefix = "tag:google.com,2005:reader/item/"
 )
 
 // Stream is a stream with its filters: which items, in what order, from where.
@@ -100,8 +92,8 @@ type StreamRequest struct {
 // FolderLabel is a folder's label stream id.
 func FolderLabel(name string) string { return labelPrefix + name }
 
-// TopLabel is the label of the items scoring at least ReaderTopScore.
-const TopLabel = labelPrefix + ReaderTopLabel
+// TopLabel is the label of the items scoring at least TopScore.
+const TopLabel = labelPrefix + TopStories
 
 // LabelName is the name in a label stream id ("user/-/label/NAME" or "user/ID/label/NAME").
 func LabelName(stream string) (string, bool) {
@@ -142,21 +134,21 @@ func StreamTitle(id string) string {
 }
 
 // LongItemID is an item's id in the long form.
-func LongItemID(id int64) string { return fmt.Sprintf("%s%016x", ReaderItemPrefix, id) }
+func LongItemID(id int64) string { return fmt.Sprintf("%s%016x", ItemPrefix, id) }
 
 // ParseItemIDs reads item ids in the long form (hex) or the short one (decimal), at most max.
 func ParseItemIDs(raw []string, max int) ([]int64, error) {
 	if len(raw) == 0 {
-		return nil, Errorf(EINVALID, "Say which items with i=ID (one i= per item).")
+		return nil, app.Errorf(app.EINVALID, "Say which items with i=ID (one i= per item).")
 	}
 	if len(raw) > max {
-		return nil, Errorf(EINVALID, "At most %d items at once; got %d.", max, len(raw))
+		return nil, app.Errorf(app.EINVALID, "At most %d items at once; got %d.", max, len(raw))
 	}
 	ids := make([]int64, 0, len(raw))
 	for _, v := range raw {
 		id, ok := parseItemID(v)
 		if !ok {
-			return nil, Errorf(EINVALID, "%q is not an item id: use the decimal id or %s followed by 16 hex digits.", Shorten(v, 60), ReaderItemPrefix)
+			return nil, app.Errorf(app.EINVALID, "%q is not an item id: use the decimal id or %s followed by 16 hex digits.", app.Shorten(v, 60), ItemPrefix)
 		}
 		ids = append(ids, id)
 	}
@@ -165,7 +157,7 @@ func ParseItemIDs(raw []string, max int) ([]int64, error) {
 
 func parseItemID(v string) (int64, bool) {
 	v = strings.TrimSpace(v)
-	if h, ok := strings.CutPrefix(v, ReaderItemPrefix); ok {
+	if h, ok := strings.CutPrefix(v, ItemPrefix); ok {
 		n, err := strconv.ParseUint(h, 16, 64)
 		return int64(n), err == nil && n > 0 && n <= math.MaxInt64
 	}
@@ -174,7 +166,7 @@ func parseItemID(v string) (int64, bool) {
 }
 
 // SortTime is when an item sorts in a stream: published, else fetched.
-func SortTime(it *Item) time.Time {
+func SortTime(it *app.Item) time.Time {
 	if it.PublishedAt != nil {
 		return *it.PublishedAt
 	}
@@ -182,7 +174,7 @@ func SortTime(it *Item) time.Time {
 }
 
 // ItemCategories are the states and labels an item carries.
-func ItemCategories(it *Item, folder string) []string {
+func ItemCategories(it *app.Item, folder string) []string {
 	cats := []string{StateReadingList}
 	if folder != "" {
 		cats = append(cats, FolderLabel(folder))
@@ -193,15 +185,15 @@ func ItemCategories(it *Item, folder string) []string {
 	if it.Starred {
 		cats = append(cats, StateStarred)
 	}
-	if it.Score != nil && *it.Score >= ReaderTopScore {
+	if it.Score != nil && *it.Score >= TopScore {
 		cats = append(cats, TopLabel)
 	}
 	return cats
 }
 
 // folderNamed returns the user's folder called name (any case), or nil when there is none.
-func (r *Reader) folderNamed(ctx context.Context, userID int64, name string) (*Folder, error) {
-	fs, err := r.Sources.Folders(ctx, userID, lookupUnreadCap)
+func (r *Reader) folderNamed(ctx context.Context, userID int64, name string) (*app.Folder, error) {
+	fs, err := r.Sources.Folders(ctx, userID, app.FolderLookupCap)
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +228,7 @@ func (r *Reader) Stream(ctx context.Context, userID int64, req StreamRequest, de
 	if req.N != "" {
 		n, err := strconv.Atoi(req.N)
 		if err != nil || n < 1 {
-			return nil, Errorf(EINVALID, "n must be a whole number of items, at least 1.")
+			return nil, app.Errorf(app.EINVALID, "n must be a whole number of items, at least 1.")
 		}
 		q.N = min(n, maxN)
 	}
@@ -247,7 +239,7 @@ func (r *Reader) Stream(ctx context.Context, userID int64, req StreamRequest, de
 		if tp.v != "" {
 			sec, err := strconv.ParseInt(tp.v, 10, 64)
 			if err != nil || sec < 0 || sec > 1<<40 {
-				return nil, Errorf(EINVALID, "%s must be a time in seconds since 1970 (Unix time).", tp.name)
+				return nil, app.Errorf(app.EINVALID, "%s must be a time in seconds since 1970 (Unix time).", tp.name)
 			}
 			*tp.dst = time.Unix(sec, 0)
 		}
@@ -257,12 +249,12 @@ func (r *Reader) Stream(ctx context.Context, userID int64, req StreamRequest, de
 	case "o":
 		q.OldestFirst = true
 	default:
-		return nil, Errorf(EINVALID, "r must be o (oldest first) or n (newest first).")
+		return nil, app.Errorf(app.EINVALID, "r must be o (oldest first) or n (newest first).")
 	}
 	if c := req.Continuation; c != "" {
 		sortAt, id, ok := parseContinuation(c)
 		if !ok {
-			return nil, Errorf(EINVALID, "The continuation token %q is not one this server gave.", Shorten(c, 60))
+			return nil, app.Errorf(app.EINVALID, "The continuation token %q is not one this server gave.", app.Shorten(c, 60))
 		}
 		q.AfterSort, q.AfterID = sortAt, id
 	}
@@ -291,9 +283,9 @@ func (r *Reader) applyTarget(ctx context.Context, userID int64, q *Stream, targe
 		q.ReadState = pick(2, 1)
 	case t == TopLabel:
 		if exclude {
-			return Errorf(EINVALID, "Excluding the %s label is not supported.", ReaderTopLabel)
+			return app.Errorf(app.EINVALID, "Excluding the %s label is not supported.", TopStories)
 		}
-		q.MinScore = ReaderTopScore
+		q.MinScore = TopScore
 	case strings.HasPrefix(t, labelPrefix):
 		f, err := r.folderNamed(ctx, userID, strings.TrimPrefix(t, labelPrefix))
 		if err != nil {
@@ -306,7 +298,7 @@ func (r *Reader) applyTarget(ctx context.Context, userID int64, q *Stream, targe
 			return nil
 		}
 		if exclude {
-			return Errorf(EINVALID, "Excluding a folder is not supported.")
+			return app.Errorf(app.EINVALID, "Excluding a folder is not supported.")
 		}
 		if q.FolderID != 0 && q.FolderID != f.ID {
 			q.Empty = true
@@ -320,20 +312,20 @@ func (r *Reader) applyTarget(ctx context.Context, userID int64, q *Stream, targe
 	case strings.HasPrefix(t, "feed/"):
 		u, _ := FeedStreamURL(t)
 		id, err := r.Store.SourceIDByURL(ctx, userID, u)
-		if ErrorCode(err) == ENOTFOUND {
-			return Errorf(ENOTFOUND, "No subscription %s: you do not follow %s.", t, u)
+		if app.ErrorCode(err) == app.ENOTFOUND {
+			return app.Errorf(app.ENOTFOUND, "No subscription %s: you do not follow %s.", t, u)
 		} else if err != nil {
 			return err
 		}
 		if exclude {
-			return Errorf(EINVALID, "Excluding a subscription is not supported.")
+			return app.Errorf(app.EINVALID, "Excluding a subscription is not supported.")
 		}
 		if q.SourceID != 0 && q.SourceID != id {
 			q.Empty = true
 		}
 		q.SourceID = id
 	default:
-		return Errorf(EINVALID, "Unknown stream %q: use feed/ADDRESS, user/-/state/com.google/reading-list, read or starred, or %s.", target, TopLabel)
+		return app.Errorf(app.EINVALID, "Unknown stream %q: use feed/ADDRESS, user/-/state/com.google/reading-list, read or starred, or %s.", target, TopLabel)
 	}
 	return nil
 }
@@ -364,7 +356,7 @@ func parseContinuation(c string) (string, int64, bool) {
 
 // Refs is a page of the stream (the reference fields of its items) and the continuation to
 // the next page ("" on the last).
-func (r *Reader) Refs(ctx context.Context, userID int64, q *Stream) ([]*Item, string, error) {
+func (r *Reader) Refs(ctx context.Context, userID int64, q *Stream) ([]*app.Item, string, error) {
 	if q.Empty {
 		return nil, "", nil
 	}
@@ -380,21 +372,21 @@ func (r *Reader) Refs(ctx context.Context, userID int64, q *Stream) ([]*Item, st
 	return items, c, nil
 }
 
-// ReaderItem is a whole item with what the API tells of its source and its categories.
-type ReaderItem struct {
-	*Item
+// Item is a whole item with what the API tells of its source and its categories.
+type Item struct {
+	*app.Item
 	FeedURL    string
 	Categories []string
 }
 
 // Items are the user's items among ids, whole, in the order of ids (others' ids left out).
-func (r *Reader) Items(ctx context.Context, userID int64, ids []int64) ([]ReaderItem, error) {
+func (r *Reader) Items(ctx context.Context, userID int64, ids []int64) ([]Item, error) {
 	items, err := r.Store.ReaderItems(ctx, userID, ids)
 	if err != nil {
 		return nil, err
 	}
-	srcs := map[int64]*Source{}
-	out := make([]ReaderItem, 0, len(items))
+	srcs := map[int64]*app.Source{}
+	out := make([]Item, 0, len(items))
 	for _, it := range items {
 		src := srcs[it.SourceID]
 		if src == nil {
@@ -403,13 +395,13 @@ func (r *Reader) Items(ctx context.Context, userID int64, ids []int64) ([]Reader
 			}
 			srcs[it.SourceID] = src
 		}
-		out = append(out, ReaderItem{Item: it, FeedURL: src.URL, Categories: ItemCategories(it, src.Folder)})
+		out = append(out, Item{Item: it, FeedURL: src.URL, Categories: ItemCategories(it, src.Folder)})
 	}
 	return out, nil
 }
 
 // Contents is a page of the stream, whole items, and the continuation to the next page.
-func (r *Reader) Contents(ctx context.Context, userID int64, q *Stream) ([]ReaderItem, string, error) {
+func (r *Reader) Contents(ctx context.Context, userID int64, q *Stream) ([]Item, string, error) {
 	refs, c, err := r.Refs(ctx, userID, q)
 	if err != nil {
 		return nil, "", err
@@ -461,7 +453,7 @@ func (r *Reader) MarkAllRead(ctx context.Context, userID int64, q *Stream, befor
 	if q.Empty || q.ReadState == 2 {
 		return nil
 	}
-	_, err := r.Store.MarkRead(ctx, userID, ReadScope{SourceID: q.SourceID, FolderID: q.FolderID, MinScore: q.MinScore,
+	_, err := r.Store.MarkRead(ctx, userID, app.ReadScope{SourceID: q.SourceID, FolderID: q.FolderID, MinScore: q.MinScore,
 		StarredOnly: q.StarState == 1, Before: before})
 	return err
 }
@@ -476,7 +468,7 @@ type UnreadCount struct {
 // UnreadCounts are the unread items of each subscription, each folder, the reading list and
 // Top stories; and the total.
 func (r *Reader) UnreadCounts(ctx context.Context, userID int64) ([]UnreadCount, int, error) {
-	counts, newest, top, err := r.Store.ReaderUnreadCounts(ctx, userID, ReaderTopScore)
+	counts, newest, top, err := r.Store.ReaderUnreadCounts(ctx, userID, TopScore)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -533,7 +525,7 @@ type Label struct {
 // Labels are the states, the Top stories label and the user's folders.
 func (r *Reader) Labels(ctx context.Context, userID int64) ([]Label, error) {
 	out := []Label{{ID: StateStarred}, {ID: StateRead}, {ID: StateReadingList}, {ID: TopLabel, Type: "tag"}}
-	fs, err := r.Sources.Folders(ctx, userID, lookupUnreadCap)
+	fs, err := r.Sources.Folders(ctx, userID, app.FolderLookupCap)
 	if err != nil {
 		return nil, err
 	}
@@ -543,23 +535,23 @@ func (r *Reader) Labels(ctx context.Context, userID int64) ([]Label, error) {
 	return out, nil
 }
 
-// Follow follows a feed for the user, as the Sources page would; an address already followed
+// Follow follows a feed for the user, as the app.Sources page would; an address already followed
 // is not an error (its source is answered).
-func (r *Reader) Follow(ctx context.Context, userID int64, raw, title string) (*Source, error) {
+func (r *Reader) Follow(ctx context.Context, userID int64, raw, title string) (*app.Source, error) {
 	raw = strings.TrimSpace(raw)
 	if u, ok := FeedStreamURL(raw); ok {
 		raw = u
 	}
 	if raw == "" {
-		return nil, Errorf(EINVALID, "Say what to follow with quickadd=ADDRESS.")
+		return nil, app.Errorf(app.EINVALID, "Say what to follow with quickadd=ADDRESS.")
 	}
-	in := AddSource{UserID: userID, URL: raw, Name: title}
+	in := app.AddSource{UserID: userID, URL: raw, Name: title}
 	if r.Sources.Detector == nil {
-		in.Type = SourceRSS
+		in.Type = app.SourceRSS
 	}
 	src, err := r.Sources.Add(ctx, in)
-	if ErrorCode(err) == ECONFLICT {
-		if u, nerr := NormalizeURL(raw); nerr == nil {
+	if app.ErrorCode(err) == app.ECONFLICT {
+		if u, nerr := app.NormalizeURL(raw); nerr == nil {
 			if id, ierr := r.Store.SourceIDByURL(ctx, userID, u); ierr == nil {
 				return r.Sources.Get(ctx, userID, id)
 			}
@@ -581,13 +573,13 @@ type SubscriptionEdit struct {
 // EditSubscriptions applies a subscription/edit.
 func (r *Reader) EditSubscriptions(ctx context.Context, userID int64, e SubscriptionEdit) error {
 	if len(e.Streams) == 0 {
-		return Errorf(EINVALID, "Say which subscription with s=feed/ADDRESS.")
+		return app.Errorf(app.EINVALID, "Say which subscription with s=feed/ADDRESS.")
 	}
 	title := strings.TrimSpace(e.Title)
 	for _, st := range e.Streams {
 		u, ok := FeedStreamURL(st)
 		if !ok {
-			return Errorf(EINVALID, "%q is not a subscription: write it as feed/ADDRESS.", st)
+			return app.Errorf(app.EINVALID, "%q is not a subscription: write it as feed/ADDRESS.", st)
 		}
 		switch e.Action {
 		case "subscribe":
@@ -612,7 +604,7 @@ func (r *Reader) EditSubscriptions(ctx context.Context, userID int64, e Subscrip
 				return err
 			}
 			if title != "" {
-				if _, err := r.Sources.Update(ctx, userID, id, SourceUpdate{Name: &title}); err != nil {
+				if _, err := r.Sources.Update(ctx, userID, id, app.SourceUpdate{Name: &title}); err != nil {
 					return err
 				}
 			}
@@ -624,7 +616,7 @@ func (r *Reader) EditSubscriptions(ctx context.Context, userID int64, e Subscrip
 				return err
 			}
 		default:
-			return Errorf(EINVALID, "ac must be subscribe, unsubscribe or edit.")
+			return app.Errorf(app.EINVALID, "ac must be subscribe, unsubscribe or edit.")
 		}
 	}
 	return nil
@@ -644,10 +636,10 @@ func (r *Reader) moveByLabels(ctx context.Context, userID, sourceID int64, curre
 	}
 	for _, l := range add {
 		name, ok := LabelName(l)
-		if !ok || strings.EqualFold(name, ReaderTopLabel) {
+		if !ok || strings.EqualFold(name, TopStories) {
 			continue
 		}
-		if _, err := CleanFolderName(name); err != nil {
+		if _, err := app.CleanFolderName(name); err != nil {
 			return err
 		}
 		src, err := r.Sources.Move(ctx, userID, sourceID, name)
@@ -664,14 +656,14 @@ func (r *Reader) RenameLabel(ctx context.Context, userID int64, from, to string)
 	oldName, ok1 := LabelName(from)
 	newName, ok2 := LabelName(to)
 	if !ok1 || !ok2 {
-		return Errorf(EINVALID, "Say which folder with s=user/-/label/NAME and its new name with dest=user/-/label/NEW-NAME.")
+		return app.Errorf(app.EINVALID, "Say which folder with s=user/-/label/NAME and its new name with dest=user/-/label/NEW-NAME.")
 	}
 	f, err := r.folderNamed(ctx, userID, oldName)
 	if err != nil {
 		return err
 	}
 	if f == nil {
-		return Errorf(ENOTFOUND, "No folder is called %q.", oldName)
+		return app.Errorf(app.ENOTFOUND, "No folder is called %q.", oldName)
 	}
 	_, err = r.Sources.RenameFolder(ctx, userID, f.ID, newName)
 	return err
@@ -682,7 +674,7 @@ func (r *Reader) RenameLabel(ctx context.Context, userID int64, from, to string)
 func (r *Reader) DeleteLabel(ctx context.Context, userID int64, label string) error {
 	name, ok := LabelName(label)
 	if !ok {
-		return Errorf(EINVALID, "Say which folder with s=user/-/label/NAME.")
+		return app.Errorf(app.EINVALID, "Say which folder with s=user/-/label/NAME.")
 	}
 	f, err := r.folderNamed(ctx, userID, name)
 	if err != nil || f == nil {

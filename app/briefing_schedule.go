@@ -278,8 +278,8 @@ type BriefingStore interface {
 	SetBriefingPaused(ctx context.Context, userID, id int64, paused bool) error
 	Reports(ctx context.Context, userID, briefingID int64, limit int) ([]*Report, error)
 	Report(ctx context.Context, userID, id int64) (*Report, error)
-	// BriefingOwner is the user a briefing belongs to (for its feed, reached by token).
-	BriefingOwner(ctx context.Context, id int64) (int64, error)
+	// ReportsWithItems are a briefing's latest reports, newest first, each with its items.
+	ReportsWithItems(ctx context.Context, userID, briefingID int64, limit int) ([]*Report, error)
 }
 
 // NextRunAt is the briefing's next scheduled run after now (nil when paused or invalid).

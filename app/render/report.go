@@ -1,11 +1,12 @@
-package app
+package render
 
 import (
-	"encoding/xml"
 	"fmt"
 	"html"
 	"strings"
 	"time"
+
+	"github.com/morningdeck/morningdeck/app"
 )
 
 // mdEscape makes text safe inside Markdown, escaping only what Markdown reads as syntax: no
@@ -25,7 +26,7 @@ func mdEscape(s string) string {
 
 // ReportText writes a report as plain text (an email's text part): no Markup of any kind,
 // links written out in full. baseURL, when set, adds each story's page in the app.
-func ReportText(b *Briefing, r *Report, loc *time.Location, baseURL string) string {
+func ReportText(b *app.Briefing, r *app.Report, loc *time.Location, baseURL string) string {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -43,7 +44,7 @@ func ReportText(b *Briefing, r *Report, loc *time.Location, baseURL string) stri
 		if it.Summary != "" {
 			fmt.Fprintf(&w, "   %s\n", flat(it.Summary))
 		}
-		if u := SafeLink(it.Link); u != "" {
+		if u := app.SafeLink(it.Link); u != "" {
 			fmt.Fprintf(&w, "   Original: %s\n", u)
 		}
 		if base != "" && it.ItemID != nil {
@@ -55,7 +56,7 @@ func ReportText(b *Briefing, r *Report, loc *time.Location, baseURL string) stri
 				fmt.Fprintf(&w, "   - %s (%s)", flat(c.Title), flat(c.Source))
 				if base != "" && c.ItemID != nil {
 					fmt.Fprintf(&w, " %s/items/%d", base, *c.ItemID)
-				} else if u := SafeLink(c.Link); u != "" {
+				} else if u := app.SafeLink(c.Link); u != "" {
 					fmt.Fprintf(&w, " %s", u)
 				}
 				w.WriteString("\n")
@@ -76,7 +77,7 @@ func mdURL(u string) string {
 }
 
 // ReportMarkdown writes a report as Markdown.
-func ReportMarkdown(b *Briefing, r *Report, loc *time.Location) string {
+func ReportMarkdown(b *app.Briefing, r *app.Report, loc *time.Location) string {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -126,25 +127,14 @@ type HTMLStyle struct {
 	Page bool
 	// After, when set, is HTML (escaped by its maker) that ends each story: the page's
 	// "More like this" / "Less like this" buttons.
-	After func(it ReportItem) string
-}
-
-// ScoreClass buckets a score for its badge's colour (the number is always shown too).
-func ScoreClass(score int) string {
-	switch {
-	case score >= 70:
-		return "score-high"
-	case score >= 40:
-		return "score-mid"
-	}
-	return "score-low"
+	After func(it app.ReportItem) string
 }
 
 // ReportHTML writes a report as an HTML fragment with every piece of text escaped and only
 // http(s) links out: the one HTML rendering of a report, used by the Atom feed (no style), the
 // email (inline styles) and the report's page in the app (st.Page: classes, links into the app,
 // feedback buttons).
-func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string {
+func ReportHTML(b *app.Briefing, r *app.Report, loc *time.Location, st HTMLStyle) string {
 	if loc == nil {
 		loc = time.UTC
 	}
@@ -168,7 +158,7 @@ func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string
 	}
 	// out links to another site (a new tab on the page); text is escaped HTML.
 	out := func(u, text, testid string) string {
-		if u = SafeLink(u); u == "" {
+		if u = app.SafeLink(u); u == "" {
 			return text
 		}
 		if st.Page {
@@ -214,11 +204,11 @@ func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string
 		var meta string
 		if st.Page {
 			meta = fmt.Sprintf(`<span class="score-badge"><span class="score %s"><span class="visually-hidden">Score </span>%d</span></span> <span>%s</span>`,
-				ScoreClass(it.Score), it.Score, e(it.SourceName))
+				app.ScoreClass(it.Score), it.Score, e(it.SourceName))
 			if it.ScoreReasoning != "" {
 				meta += " <span>" + e(it.ScoreReasoning) + "</span>"
 			}
-			if it.ItemID != nil && SafeLink(it.Link) != "" {
+			if it.ItemID != nil && app.SafeLink(it.Link) != "" {
 				meta += " " + out(it.Link, "Original ↗", "report-original")
 			}
 		} else {
@@ -254,68 +244,4 @@ func ReportHTML(b *Briefing, r *Report, loc *time.Location, st HTMLStyle) string
 		w.WriteString("</div>\n")
 	}
 	return w.String()
-}
-
-type atomFeed struct {
-	XMLName xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
-	Title   string      `xml:"title"`
-	ID      string      `xml:"id"`
-	Updated string      `xml:"updated"`
-	Author  atomAuthor  `xml:"author"`
-	Link    []atomLink  `xml:"link"`
-	Entries []atomEntry `xml:"entry"`
-}
-
-type atomAuthor struct {
-	Name string `xml:"name"`
-}
-
-type atomLink struct {
-	Href string `xml:"href,attr"`
-	Rel  string `xml:"rel,attr,omitempty"`
-	Type string `xml:"type,attr,omitempty"`
-}
-
-type atomEntry struct {
-	Title   string   `xml:"title"`
-	ID      string   `xml:"id"`
-	Updated string   `xml:"updated"`
-	Link    atomLink `xml:"link"`
-	Content atomText `xml:"content"`
-}
-
-type atomText struct {
-	Type string `xml:"type,attr"`
-	Body string `xml:",chardata"`
-}
-
-// ReportsAtom writes a briefing's reports (full, with items) as an Atom feed; baseURL is the
-// app's address, for links back to each report. selfURL is the feed's own address (rel="self").
-// Ids are tag: URIs made of the briefing's and reports' ids and creation dates, so they stay the
-// same when the app moves to another address (RFC 4151).
-func ReportsAtom(b *Briefing, reports []*Report, baseURL, selfURL string, loc *time.Location) ([]byte, error) {
-	base := strings.TrimRight(baseURL, "/")
-	f := atomFeed{Title: b.Name + " — Morning Deck", ID: fmt.Sprintf("tag:morningdeck,%s:briefing-%d", b.CreatedAt.UTC().Format("2006-01-02"), b.ID),
-		Updated: b.CreatedAt.UTC().Format(time.RFC3339), Author: atomAuthor{Name: "Morning Deck"},
-		Link: []atomLink{{Href: base + "/briefings", Rel: "alternate", Type: "text/html"}}}
-	if selfURL != "" {
-		f.Link = append(f.Link, atomLink{Href: selfURL, Rel: "self", Type: "application/atom+xml"})
-	}
-	for i, r := range reports {
-		if i == 0 {
-			f.Updated = r.GeneratedAt.UTC().Format(time.RFC3339)
-		}
-		href := fmt.Sprintf("%s/reports/%d", base, r.ID)
-		f.Entries = append(f.Entries, atomEntry{
-			Title:   fmt.Sprintf("%s — %s", b.Name, r.PeriodEnd.In(loc).Format("Mon 2 Jan 2006")),
-			ID:      fmt.Sprintf("tag:morningdeck,%s:briefing-%d/report-%d", b.CreatedAt.UTC().Format("2006-01-02"), b.ID, r.ID),
-			Updated: r.GeneratedAt.UTC().Format(time.RFC3339), Link: atomLink{Href: href, Rel: "alternate", Type: "text/html"},
-			Content: atomText{Type: "html", Body: ReportHTML(b, r, loc, HTMLStyle{BaseURL: base})},
-		})
-	}
-	out, err := xml.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(xml.Header), out...), nil
 }

@@ -611,9 +611,19 @@ func (s *Briefings) SetPaused(ctx context.Context, userID, id int64, paused bool
 	return s.Store.SetBriefingPaused(ctx, userID, id, paused)
 }
 
-// Owner is the user a briefing belongs to (for its feed, reached by token).
-func (s *Briefings) Owner(ctx context.Context, id int64) (int64, error) {
-	return s.Store.BriefingOwner(ctx, id)
+// Feed is one of the user's briefings with its latest reports (up to limit, newest first), each
+// with its stories: what the briefing's Atom feed shows. userID 0 is whoever owns it (a feed
+// reader that showed the feed's token).
+func (s *Briefings) Feed(ctx context.Context, userID, id int64, limit int) (*Briefing, []*Report, error) {
+	b, err := s.Store.Briefing(ctx, userID, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	reports, err := s.Store.ReportsWithItems(ctx, b.UserID, id, limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return b, reports, nil
 }
 
 // ReportWithBriefing is one of the user's reports with the briefing that wrote it.
