@@ -27,20 +27,8 @@ func scanUser(row scanner, extra ...any) (*app.User, error) {
 
 // Users lists every account.
 func (db *DB) Users(ctx context.Context) ([]*app.User, error) {
-	rows, err := db.Read.QueryContext(ctx, `select `+userColumns+` from users order by id`)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: users: %w", err)
-	}
-	defer rows.Close()
-	var out []*app.User
-	for rows.Next() {
-		u, err := scanUser(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: users: %w", err)
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, db, "users", func(r scanner) (*app.User, error) { return scanUser(r) },
+		`select `+userColumns+` from users order by id`)
 }
 
 // UserByName returns an account and its password hash.

@@ -131,20 +131,7 @@ func (db *DB) SourceList(ctx context.Context, f app.SourceFilter) ([]*app.Source
 	}
 	q += ` order by lower(s.name), s.id limit ? offset ?`
 	args = append(args, max(f.Limit, 1), max(f.Offset, 0))
-	rows, err := db.Read.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: sources: %w", err)
-	}
-	defer rows.Close()
-	var out []*app.Source
-	for rows.Next() {
-		s, err := scanSource(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: sources: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, db, "sources", scanSource, q, args...)
 }
 
 // qSourceSummary is SourceSummary's query. Unreachable counts the failing sources whose last
@@ -196,20 +183,7 @@ func (db *DB) SourceNames(ctx context.Context, userID int64) ([]app.SourceName, 
 }
 
 func (db *DB) Sources(ctx context.Context, userID int64) ([]*app.Source, error) {
-	rows, err := db.Read.QueryContext(ctx, `select `+sourceColumns+` from sources s where s.user_id = ? order by lower(s.name), s.id`, userID)
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: sources: %w", err)
-	}
-	defer rows.Close()
-	var out []*app.Source
-	for rows.Next() {
-		s, err := scanSource(rows)
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: sources: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
+	return queryAll(ctx, db, "sources", scanSource, `select `+sourceColumns+` from sources s where s.user_id = ? order by lower(s.name), s.id`, userID)
 }
 
 // UpdateSource applies the user's changes. A changed interval moves the next fetch accordingly;

@@ -373,3 +373,22 @@ func scanIDs(rows *sql.Rows) ([]int64, error) {
 	}
 	return ids, rows.Err()
 }
+
+// queryAll runs q on the read connection and scans every row with scan; what names the query
+// in its errors.
+func queryAll[T any](ctx context.Context, db *DB, what string, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.Read.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %s: %w", what, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("sqlite: %s: %w", what, err)
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
