@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -183,14 +182,10 @@ func cmpOrPath(p string) string {
 	return p
 }
 
-// localPath keeps p only when it is a path on this site (no open redirect).
+// localPath keeps p only when it is a path on this site (sitePath: no open redirect) other
+// than the sign-in page itself.
 func localPath(p string) string {
-	// A tab, a line break or any control character never reaches the Location header: browsers
-	// drop some of them ("/\t/evil.example" becomes "//evil.example"), so such a path is refused.
-	if strings.ContainsFunc(p, func(c rune) bool { return c < 0x20 || c == 0x7f || unicode.IsSpace(c) || unicode.Is(unicode.Cf, c) }) {
-		return ""
-	}
-	if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.Contains(p, "\\") && !strings.HasPrefix(p, "/login") {
+	if sitePath(p) && !strings.HasPrefix(p, "/login") {
 		return p
 	}
 	return ""

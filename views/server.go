@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
 
 	"github.com/a-h/templ"
 
@@ -470,13 +471,27 @@ func (s *Server) redirect(w http.ResponseWriter, r *http.Request, to string, f F
 	http.Redirect(w, r, to, http.StatusSeeOther)
 }
 
-// back is where a form post returns to: its "return" field when it is a local path, else fallback.
+// back is where a form post returns to: its "return" field when it is a path on this site
+// (sitePath), else fallback.
 func back(r *http.Request, fallback string) string {
-	to := r.PostFormValue("return")
-	if strings.HasPrefix(to, "/") && !strings.HasPrefix(to, "//") && !strings.Contains(to, "\\") {
+	if to := r.PostFormValue("return"); sitePath(to) {
 		return to
 	}
 	return fallback
+}
+
+// sitePath reports whether p, from a form or a query, may be a redirect's target: a path on this
+// site that starts with one "/", with no backslash and no control or invisible character. A
+// browser drops a tab or a line break from a Location ("/\t/evil.example/" becomes
+// "//evil.example/", another site) and reads "/\evil.example" as "//evil.example", so these
+// are refused, not cleaned.
+func sitePath(p string) bool {
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") || strings.ContainsRune(p, '\\') {
+		return false
+	}
+	return !strings.ContainsFunc(p, func(c rune) bool {
+		return c < 0x20 || c == 0x7f || unicode.IsSpace(c) || unicode.Is(unicode.Cf, c) || unicode.IsControl(c)
+	})
 }
 
 func (s *Server) comingSoon(key string) http.HandlerFunc {
