@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sort"
@@ -40,6 +41,9 @@ type Config struct {
 
 	RequireLogin bool     // exposed even on loopback (behind a reverse proxy on the same machine)
 	FetchAllow   []string // private addresses an exposed app may fetch
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For is believed (addresses or
+	// CIDR ranges); none by default.
+	TrustedProxies []string
 
 	FetchEnabled        bool
 	FetchWorkers        int
@@ -291,3 +295,24 @@ func loopback(addr string) bool {
 // Exposed: the app is reachable beyond this machine (or says so), so it requires sign-in and
 // does not fetch private addresses.
 func (c *Config) Exposed() bool { return c.RequireLogin || !loopback(c.Addr) }
+
+// prefixes parses a list flag of addresses (192.168.1.10, ::1) and CIDR ranges (10.0.0.0/8).
+func prefixes(flag string, values []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range values {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			continue
+		}
+		p, err := netip.ParsePrefix(v)
+		if err != nil {
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return nil, fmt.Errorf("--%s %q: give an address (127.0.0.1) or a CIDR range (10.0.0.0/8)", flag, v)
+			}
+			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}

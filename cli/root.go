@@ -32,6 +32,7 @@ func newRoot() *cobra.Command {
 	pf := root.PersistentFlags()
 	pf.StringVar(&cfg.ConfigFile, "config", "", "configuration file (default "+defaultConfigFile()+")")
 	pf.BoolVar(&cfg.RequireLogin, "require-login", false, "treat the app as exposed even on loopback (behind a reverse proxy): sign-in required, private addresses not fetched; always on beyond loopback")
+	pf.StringSliceVar(&cfg.TrustedProxies, "trusted-proxy", nil, "reverse proxies whose X-Forwarded-For names the client (addresses or CIDR ranges, e.g. 127.0.0.1); default none: the header is ignored")
 	pf.StringSliceVar(&cfg.FetchAllow, "fetch-allow", nil, "addresses or CIDR ranges an exposed app may still fetch, e.g. 192.168.1.10,10.0.0.0/8")
 	pf.StringVar(&cfg.DataDir, "data-dir", filepath.Join(xdg.DataHome, "morningdeck"), "directory of the database file")
 	pf.DurationVar(&cfg.DBBusyTimeout, "db-busy-timeout", 10*time.Second, "how long to wait for the database when another program holds its lock")

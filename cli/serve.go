@@ -123,6 +123,10 @@ func (e *Env) indexLoop(ctx context.Context) {
 }
 
 func serve(cmd *cobra.Command, cfg *Config) error {
+	trusted, err := prefixes("trusted-proxy", cfg.TrustedProxies)
+	if err != nil {
+		return err
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	e, err := open(ctx, cfg)
@@ -155,21 +159,22 @@ func serve(cmd *cobra.Command, cfg *Config) error {
 			}
 			return res.Added, res.Skipped, res.Errors, err
 		},
-		ExportOPML:   e.Svc.Sources.ExportOPML,
-		Reading:      e.Svc.Reading,
-		Feedback:     e.Svc.Feedback,
-		Settings:     e.Svc.Settings,
-		Enricher:     views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.Chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
-		TestLLM:      e.Chooser.TestLLM,
-		Briefings:    e.Svc.Briefings,
-		Deliveries:   e.Svc.Deliveries,
-		Unsubscribes: &app.Unsubscribes{Store: e.DB},
-		Queues:       e.Admin,
-		Accounts:     e.Svc.Accounts,
-		Reader:       e.Reader,
-		RequireLogin: requireLogin,
-		DataCare:     views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.DB.Path},
-		Metrics:      promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.Log.Handler(), slog.LevelWarn)}),
+		ExportOPML:     e.Svc.Sources.ExportOPML,
+		Reading:        e.Svc.Reading,
+		Feedback:       e.Svc.Feedback,
+		Settings:       e.Svc.Settings,
+		Enricher:       views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.Chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
+		TestLLM:        e.Chooser.TestLLM,
+		Briefings:      e.Svc.Briefings,
+		Deliveries:     e.Svc.Deliveries,
+		Unsubscribes:   &app.Unsubscribes{Store: e.DB},
+		Queues:         e.Admin,
+		Accounts:       e.Svc.Accounts,
+		Reader:         e.Reader,
+		RequireLogin:   requireLogin,
+		TrustedProxies: trusted,
+		DataCare:       views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.DB.Path},
+		Metrics:        promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.Log.Handler(), slog.LevelWarn)}),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 

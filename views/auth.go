@@ -6,6 +6,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -140,7 +141,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := LoginView{Name: r.PostFormValue("name"), Next: localPath(r.PostFormValue("next"))}
-	if wait, ok := s.loginLimit.allow("ip"+clientIP(r), time.Now()); !ok {
+	if wait, ok := s.loginLimit.allow("ip"+clientIP(r, s.opts.TrustedProxies), time.Now()); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		v.Error = "Too many sign-in attempts from here. Wait a minute and try again."
 		s.renderStatus(w, r, http.StatusTooManyRequests, loginPage(s.barePage(w, r, "Sign in"), v))
@@ -152,7 +153,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 			s.serverError(w, r, err)
 			return
 		}
-		s.log.Warn("failed sign-in", "user", v.Name, "ip", clientIP(r))
+		s.log.Warn("failed sign-in", "user", v.Name, "ip", clientIP(r, s.opts.TrustedProxies))
 		v.Error = app.ErrorMessage(err)
 		s.renderStatus(w, r, http.StatusUnauthorized, loginPage(s.barePage(w, r, "Sign in"), v))
 		return
@@ -191,23 +192,47 @@ func localPath(p string) string {
 	return ""
 }
 
-// clientIP is the peer's address. When the peer is this machine — a reverse proxy in front of
-// the app — it is the last address the proxy put in X-Forwarded-For (the one it saw; anything
-// before it the client could have written).
-func clientIP(r *http.Request) string {
+// clientIP is the address the sign-in limit counts. It is the peer's address unless the peer
+// is one of the trusted proxies (--trusted-proxy; none by default): then X-Forwarded-For is
+// read from the right, each trusted proxy's entry skipped, and the first address that is not a
+// trusted proxy is the client (anything left of it the client could have written). An entry
+// that is not an address stops the walk at the last proxy seen.
+func clientIP(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
 	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		if xff := r.Header.Values("X-Forwarded-For"); len(xff) > 0 {
-			parts := strings.Split(xff[len(xff)-1], ",")
-			if last := strings.TrimSpace(parts[len(parts)-1]); net.ParseIP(last) != nil {
-				return last
+	peer, err := netip.ParseAddr(host)
+	if err != nil || !trustedProxy(peer, trusted) {
+		return host
+	}
+	client := peer
+	values := r.Header.Values("X-Forwarded-For")
+	for i := len(values) - 1; i >= 0; i-- {
+		parts := strings.Split(values[i], ",")
+		for j := len(parts) - 1; j >= 0; j-- {
+			a, err := netip.ParseAddr(strings.Trim(strings.TrimSpace(parts[j]), "[]"))
+			if err != nil {
+				return client.String()
+			}
+			client = a.Unmap()
+			if !trustedProxy(client, trusted) {
+				return client.String()
 			}
 		}
 	}
-	return host
+	return client.String()
+}
+
+// trustedProxy reports whether a is in one of the trusted ranges.
+func trustedProxy(a netip.Addr, trusted []netip.Prefix) bool {
+	a = a.Unmap()
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // limiter is a token bucket per key: rate tokens a second, up to burst.

@@ -30,7 +30,10 @@ type authEnv struct {
 	ann, bob *app.User
 }
 
-func newAuthEnv(t *testing.T) *authEnv {
+func newAuthEnv(t *testing.T) *authEnv { t.Helper(); return newAuthEnvOpts(t, nil) }
+
+// newAuthEnvOpts is newAuthEnv with the server's options changed by set (nil: as they are).
+func newAuthEnvOpts(t *testing.T, set func(*views.Options)) *authEnv {
 	t.Helper()
 	db := sqlitetest.New(t)
 	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db})
@@ -47,9 +50,13 @@ func newAuthEnv(t *testing.T) *authEnv {
 	}
 	admin := &queue.Admin{List: []*queue.Queue{fq.Queue, pq.Queue}, Store: db}
 	srcs := &app.Sources{Store: db, Queue: fq}
-	h := views.New(views.Options{Sources: srcs, Reader: &greader.Reader{Store: db, Sources: srcs}, Version: "v-test",
+	o := views.Options{Sources: srcs, Reader: &greader.Reader{Store: db, Sources: srcs}, Version: "v-test",
 		Reading: &app.Reading{Store: db, Queue: pq}, Settings: &app.UserSettings{Store: db}, Briefings: &app.Briefings{Store: db},
-		Queues: admin, Accounts: accounts, RequireLogin: true})
+		Queues: admin, Accounts: accounts, RequireLogin: true}
+	if set != nil {
+		set(&o)
+	}
+	h := views.New(o)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return &authEnv{t: t, db: db, srv: srv, accounts: accounts, ann: ann, bob: bob}

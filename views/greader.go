@@ -205,7 +205,7 @@ func (s *Server) greaderLogin(w http.ResponseWriter, req *greaderRequest) {
 		greaderLoginOK(w, greaderLocalToken)
 		return
 	}
-	if wait, ok := s.loginLimit.allow("ip"+clientIP(r), time.Now()); !ok {
+	if wait, ok := s.loginLimit.allow("ip"+clientIP(r, s.opts.TrustedProxies), time.Now()); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
 		greaderText(w, http.StatusTooManyRequests, "Error=TooManyRequests\nToo many sign-in attempts from here. Wait a minute and try again.\n")
 		return
@@ -225,7 +225,7 @@ func (s *Server) greaderLogin(w http.ResponseWriter, req *greaderRequest) {
 				s.greaderFail(w, r, err)
 				return
 			}
-			s.log.Warn("failed reader sign-in", "user", name, "ip", clientIP(r))
+			s.log.Warn("failed reader sign-in", "user", name, "ip", clientIP(r, s.opts.TrustedProxies))
 			greaderText(w, http.StatusUnauthorized, "Error=BadAuthentication\nWrong user name or API token.\n")
 			return
 		}
@@ -237,7 +237,7 @@ func (s *Server) greaderLogin(w http.ResponseWriter, req *greaderRequest) {
 				s.greaderFail(w, r, err)
 				return
 			}
-			s.log.Warn("failed reader sign-in", "user", name, "ip", clientIP(r))
+			s.log.Warn("failed reader sign-in", "user", name, "ip", clientIP(r, s.opts.TrustedProxies))
 			greaderText(w, http.StatusUnauthorized, "Error=BadAuthentication\nWrong user name or password.\n")
 			return
 		}

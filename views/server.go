@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -65,6 +66,9 @@ type Options struct {
 	// mode, on loopback) every request is the default user's.
 	Accounts     *app.Accounts
 	RequireLogin bool
+	// TrustedProxies are the reverse proxies (--trusted-proxy) whose X-Forwarded-For names the
+	// client for the sign-in limit; from any other peer the header is ignored. None by default.
+	TrustedProxies []netip.Prefix
 	// DataCare describes retention and backups for the settings page.
 	DataCare DataCareInfo
 }
