@@ -73,6 +73,41 @@ func TestGuard(t *testing.T) {
 		blocked(t, err)
 	})
 
+	// Issue 27, N12: the refusal named the URL's first host ("127.0.0.1 resolves to 127.0.0.2",
+	// "The host name 127.0.0.1 could not be found" after a redirect to an unknown name).
+	t.Run("a refusal names the host that was refused: an address as itself, a name with what it resolves to", func(t *testing.T) {
+		message := func(t *testing.T, err error) string {
+			t.Helper()
+			var fe *feeds.Error
+			if !errors.As(err, &fe) {
+				t.Fatalf("want a feeds.Error, got %v", err)
+			}
+			return fe.Message
+		}
+		srv := serveOn(t, "127.0.0.1:0", feed)
+		_, err := guarded().Fetch(ctx, feeds.Request{Type: app.SourceRSS, URL: srv.URL + "/feed"})
+		if m := message(t, err); !strings.HasPrefix(m, "127.0.0.1 is a private or local address, which Morning Deck does not fetch") || strings.Contains(m, "resolves") {
+			t.Errorf("an IP literal: %q", m)
+		}
+		_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+		_, err = guarded().Fetch(ctx, feeds.Request{Type: app.SourceRSS, URL: "http://localhost:" + port + "/feed"})
+		if m := message(t, err); !strings.HasPrefix(m, "localhost resolves to ") || !strings.Contains(m, ", a private or local address, which Morning Deck does not fetch") {
+			t.Errorf("a name: %q", m)
+		}
+
+		inner := serveOn(t, "127.0.0.2:0", feed)
+		outer := serveOn(t, "127.0.0.1:0", http.RedirectHandler(inner.URL+"/feed", http.StatusFound))
+		_, err = guarded("127.0.0.1/32").Fetch(ctx, feeds.Request{Type: app.SourceRSS, URL: outer.URL + "/feed"})
+		if m := message(t, err); !strings.HasPrefix(m, "127.0.0.2 is a private or local address") || strings.Contains(m, "127.0.0.1") {
+			t.Errorf("a redirect to another address: %q", m)
+		}
+		lost := serveOn(t, "127.0.0.1:0", http.RedirectHandler("http://nonexistent.invalid/feed", http.StatusFound))
+		_, err = guarded("127.0.0.1/32").Fetch(ctx, feeds.Request{Type: app.SourceRSS, URL: lost.URL + "/feed"})
+		if m := message(t, err); m != "The host name nonexistent.invalid could not be found." {
+			t.Errorf("a redirect to an unknown name: %q", m)
+		}
+	})
+
 	t.Run("the exported dialer refuses what the guard refuses", func(t *testing.T) {
 		srv := serveOn(t, "127.0.0.1:0", feed)
 		_, err := feeds.Guard{}.Dialer(0).DialContext(ctx, "tcp", srv.Listener.Addr().String())

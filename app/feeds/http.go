@@ -3,6 +3,7 @@ package feeds
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"crypto/tls"
@@ -13,6 +14,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -201,8 +203,15 @@ func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified
 	return res, nil
 }
 
-// netError classifies an error of the HTTP client. ctx is the request's context.
+// netError classifies an error of the HTTP client. ctx is the request's context. The host its
+// message names is the one of the request that failed: after a redirect, the redirect's.
 func (f *Fetcher) netError(ctx context.Context, u *url.URL, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if failed, perr := url.Parse(ue.URL); perr == nil && failed.Hostname() != "" {
+			u = failed
+		}
+	}
 	host := u.Hostname()
 	var (
 		dnsErr      *net.DNSError
@@ -218,7 +227,7 @@ func (f *Fetcher) netError(ctx context.Context, u *url.URL, err error) error {
 	case errors.As(err, new(*BlockedError)):
 		var be *BlockedError
 		errors.As(err, &be)
-		return &Error{Kind: KindBlocked, Message: fmt.Sprintf("%s resolves to %s, a private or local address, which Morning Deck does not fetch while it is reachable beyond this machine (allow it with --fetch-allow %s).", host, be.Addr, be.Addr), Err: err}
+		return &Error{Kind: KindBlocked, Message: blockedMessage(host, be), Err: err}
 	case errors.Is(err, errTooManyRedirects):
 		return &Error{Kind: KindRedirects, Message: fmt.Sprintf("Too many redirects (more than %d).", f.opts.MaxRedirects), Err: err}
 	case errors.As(err, &badRedirect):
@@ -232,7 +241,7 @@ func (f *Fetcher) netError(ctx context.Context, u *url.URL, err error) error {
 		if dnsErr.IsTimeout {
 			return &Error{Kind: KindTimeout, Message: fmt.Sprintf("Looking up the host name %s timed out.", host), Err: err}
 		}
-		return &Error{Kind: KindDNS, Message: fmt.Sprintf("The host name %s could not be found.", host), Err: err}
+		return &Error{Kind: KindDNS, Message: fmt.Sprintf("The host name %s could not be found.", cmp.Or(strings.TrimSuffix(dnsErr.Name, "."), host)), Err: err}
 	case errors.As(err, &certErr), errors.As(err, &recErr), errors.As(err, &alertErr),
 		errors.As(err, &unknown), errors.As(err, &hostErr), errors.As(err, &invalid):
 		return &Error{Kind: KindTLS, Message: fmt.Sprintf("The secure connection to %s failed: %s.", host, tlsReason(err)), Err: err}
@@ -253,6 +262,21 @@ func (f *Fetcher) netError(ctx context.Context, u *url.URL, err error) error {
 		return &Error{Kind: KindTLS, Message: fmt.Sprintf("The secure connection to %s failed.", host), Err: err}
 	}
 	return &Error{Kind: KindNetwork, Message: fmt.Sprintf("The connection to %s failed.", host), Err: err}
+}
+
+// blockedMessage says why the guard refused a connection to host: an address named in the URL
+// is itself the private one; a name resolves to it.
+func blockedMessage(host string, be *BlockedError) string {
+	const why = "a private or local address, which Morning Deck does not fetch while it is reachable beyond this machine (allow it with --fetch-allow %s)."
+	switch literal, err := netip.ParseAddr(host); {
+	case !be.Addr.IsValid():
+		return fmt.Sprintf("The address of %s could not be checked, so Morning Deck does not connect to it while it is reachable beyond this machine.", host)
+	case err == nil && literal.Unmap() == be.Addr:
+		return fmt.Sprintf("%s is "+why, be.Addr, be.Addr)
+	case err == nil: // an address the guard judged by the IPv4 address it carries
+		return fmt.Sprintf("%s is "+why, host, be.Addr)
+	}
+	return fmt.Sprintf("%s resolves to %s, "+why, host, be.Addr, be.Addr)
 }
 
 func tlsReason(err error) string {
