@@ -53,6 +53,13 @@ func machinePath(p string) bool {
 
 func isAPIPath(p string) bool { return strings.HasPrefix(p, "/api/") }
 
+// tokenPath reports whether an API token ("Authorization: Bearer md_…") may be used for a
+// path: the JSON API, and the admin's machine endpoints (/admin/queue-stats, /metrics: a
+// Prometheus scrape sends an admin's token). Every page — the Account page and its token
+// management, settings, the queues — needs a session. (The Reader API checks its own tokens,
+// ahead of this.)
+func tokenPath(p string) bool { return machinePath(p) }
+
 // authenticate finds the request's user from the session cookie or an API token
 // ("Authorization: Bearer md_…"), when the app requires sign-in.
 func (s *Server) authenticate(next http.Handler) http.Handler {
@@ -63,7 +70,8 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		var u *app.User
 		var err error
-		if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		bearer, viaToken := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if viaToken {
 			u, err = s.opts.Accounts.TokenUser(r.Context(), strings.TrimSpace(bearer))
 		} else if c, cerr := r.Cookie(sessionCookie); cerr == nil && c.Value != "" {
 			u, err = s.opts.Accounts.Session(r.Context(), c.Value)
@@ -91,6 +99,13 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			} else {
 				http.Redirect(w, r, "/login", http.StatusSeeOther)
 			}
+			return
+		case viaToken && !tokenPath(p):
+			// A token is for a client program, not a person at a browser: were it a session, a
+			// reader app's token could make new tokens (and outlive its own revocation),
+			// change the password or open the admin's pages.
+			writeJSON(w, http.StatusForbidden, apiErrorBody{Error: "API tokens cannot open the app's pages, the Account page or token management: " +
+				"a token serves the JSON API (/api/…) and the Reader API (/api/greader). Sign in with your password in a browser for the rest."})
 			return
 		case adminPath(p) && !u.Admin:
 			if machinePath(p) {

@@ -229,9 +229,16 @@ func TestSignIn(t *testing.T) {
 			if res, _ := e.req("GET", admin, "", "Cookie", bob); res.StatusCode != http.StatusForbidden {
 				t.Errorf("bob %s: %d", admin, res.StatusCode)
 			}
-			if res, _ := e.req("GET", admin, "", "Authorization", annTok); res.StatusCode != http.StatusOK {
+			if res, _ := e.req("GET", admin, "", "Cookie", e.login("ann", "correct horse battery")); res.StatusCode != http.StatusOK {
 				t.Errorf("ann %s: %d", admin, res.StatusCode)
 			}
+		}
+		// The admin's token serves the machine endpoint, not the page (issue 27, N3).
+		if res, _ := e.req("GET", "/admin/queue-stats", "", "Authorization", annTok); res.StatusCode != http.StatusOK {
+			t.Errorf("ann's token, /admin/queue-stats: %d", res.StatusCode)
+		}
+		if res, _ := e.req("GET", "/queues", "", "Authorization", annTok); res.StatusCode != http.StatusForbidden {
+			t.Errorf("ann's token, /queues: %d", res.StatusCode)
 		}
 		if _, body := e.req("GET", "/", "", "Cookie", bob); strings.Contains(body, `data-testid="nav-queues"`) {
 			t.Error("the Queues link is shown to a user who is not an admin")
