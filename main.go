@@ -102,7 +102,13 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	}
 	q.BaseBackoff = 30 * time.Second
 	e.EmailQ = queue.NewEmailQueue(q)
-	e.Chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: embedded, Settings: db, Log: log, Dial: userDial, Exposed: cfg.Exposed(),
+	var models []string
+	for _, m := range cfg.LLMModels {
+		if m = strings.TrimSpace(m); m != "" {
+			models = append(models, m)
+		}
+	}
+	e.Chooser = &enrich.Chooser{Default: cfg.Enricher, Embedded: embedded, Settings: db, Log: log, Dial: userDial, Exposed: cfg.Exposed(), Models: models,
 		LLM: enrich.LLMOptions{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Timeout: cfg.LLMTimeout,
 			MaxConcurrent: cfg.LLMConcurrency, PromptTemplate: prompt, Log: log}}
 	e.Admin = &queue.Admin{List: []*queue.Queue{e.FetchQ.Queue, e.ProcessQ.Queue, e.BriefingQ.Queue, e.EmailQ.Queue},
@@ -129,7 +135,7 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		Sources: &app.Sources{Store: db, Queue: e.FetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
 			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, FirstImport: e.ProcessQ.EnqueueImportTx, ScoreFirst: enriching.ScoreFirstImport, Icons: fetcher},
 		Reading:    app.NewReading(db, e.ProcessQ, feedback),
-		Settings:   app.NewUserSettings(db, feedback, log),
+		Settings:   app.NewUserSettings(db, feedback, e.Chooser.Operator(), log),
 		Enriching:  enriching,
 		Deliveries: deliveries,
 		Briefings: &app.Briefings{Store: db, Queue: e.BriefingQ, Ranker: enrich.Ranker{Embedded: embedded}, Writer: e.Chooser,

@@ -208,7 +208,9 @@ type UserSettings struct {
 	// (the Feedback service: a retrain and a background re-score). nil: items keep the score
 	// they had.
 	Rescorer Rescorer
-	Log      *slog.Logger
+	// LLM is the operator's LLM: which models a user may name on it (CheckModel).
+	LLM OperatorLLM
+	Log *slog.Logger
 }
 
 // Rescorer has a user's unread items scored again (the Feedback service's Retrain).
@@ -216,10 +218,11 @@ type Rescorer interface {
 	Retrain(ctx context.Context, userID int64) error
 }
 
-// NewUserSettings builds the settings service: its store and the Rescorer that re-scores a
-// user's items when their interests or topics change (nil: items keep their scores).
-func NewUserSettings(store SettingsStore, rescorer Rescorer, log *slog.Logger) *UserSettings {
-	return &UserSettings{Store: store, Rescorer: rescorer, Log: log}
+// NewUserSettings builds the settings service: its store, the Rescorer that re-scores a
+// user's items when their interests or topics change (nil: items keep their scores) and the
+// operator's LLM, whose models a user may name only as the operator allows.
+func NewUserSettings(store SettingsStore, rescorer Rescorer, llm OperatorLLM, log *slog.Logger) *UserSettings {
+	return &UserSettings{Store: store, Rescorer: rescorer, LLM: llm, Log: log}
 }
 
 // Get is the user's settings.
@@ -233,8 +236,28 @@ func (s *UserSettings) Update(ctx context.Context, userID int64, u SettingsUpdat
 		return nil, err
 	}
 	var before *Settings
-	if s.Rescorer != nil && (u.Interests != nil || u.Topics != nil) {
+	if u.LLMModel != nil || u.LLMBaseURL != nil {
+		cur, err := s.Store.Settings(ctx, userID)
+		if err != nil {
+			return nil, err
+		}
+		base, model := cur.LLMBaseURL, cur.LLMModel
+		if u.LLMBaseURL != nil {
+			base = *u.LLMBaseURL
+		}
+		if u.LLMModel != nil {
+			model = *u.LLMModel
+		}
+		if err := s.LLM.CheckModel(base, model); err != nil {
+			return nil, err
+		}
+		before = cur
+	}
+	if before == nil && s.Rescorer != nil && (u.Interests != nil || u.Topics != nil) {
 		before, _ = s.Store.Settings(ctx, userID)
+	}
+	if s.Rescorer == nil || u.Interests == nil && u.Topics == nil {
+		return s.Store.UpdateSettings(ctx, userID, u)
 	}
 	after, err := s.Store.UpdateSettings(ctx, userID, u)
 	if err != nil || before == nil {

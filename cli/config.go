@@ -67,6 +67,7 @@ type Config struct {
 	Enricher             string
 	LLMBaseURL           string
 	LLMModel             string
+	LLMModels            []string // further models users may name on the operator's LLM when exposed
 	LLMAPIKey            string
 	LLMTimeout           time.Duration
 	LLMConcurrency       int

@@ -59,6 +59,7 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&cfg.Enricher, "enricher", app.EnricherEmbedded, "default enricher: embedded (offline) or llm")
 	pf.StringVar(&cfg.LLMBaseURL, "llm-base-url", "http://127.0.0.1:11434/v1", "OpenAI-compatible API base URL (Ollama's by default)")
 	pf.StringVar(&cfg.LLMModel, "llm-model", "", "model name for the LLM enricher, e.g. llama3.2")
+	pf.StringSliceVar(&cfg.LLMModels, "llm-models", nil, "models besides --llm-model that users may choose on this server's LLM when it is exposed, e.g. llama3.2,qwen2.5 (default: only --llm-model)")
 	pf.StringVar(&cfg.LLMAPIKey, "llm-api-key", "", "API key for the LLM (not needed for Ollama)")
 	pf.DurationVar(&cfg.LLMTimeout, "llm-timeout", time.Minute, "time limit of one LLM request")
 	pf.IntVar(&cfg.LLMConcurrency, "llm-concurrency", 2, "most LLM requests at once")

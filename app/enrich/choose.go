@@ -39,6 +39,9 @@ type Chooser struct {
 	// operator's API key goes only to the operator's base URL. In local mode the one user is
 	// the operator, and the configured key serves any base URL they set.
 	Exposed bool
+	// Models are the models besides LLM.Model a user may name on the operator's endpoint
+	// (--llm-models) when exposed; a stored model that is not allowed gets LLM.Model.
+	Models []string
 
 	mu   sync.Mutex
 	llms map[llmKey]*LLM
@@ -49,17 +52,6 @@ type llmKey struct {
 	own              bool // the operator's base URL
 }
 
-// defaultBaseURL is the base URL an LLM without one uses (NewLLM's default).
-const defaultBaseURL = "http://127.0.0.1:11434/v1"
-
-// sameBase reports whether two base URLs name the same endpoint ("" is the default).
-func sameBase(a, b string) bool {
-	norm := func(s string) string {
-		return strings.ToLower(strings.TrimRight(cmp.Or(strings.TrimSpace(s), defaultBaseURL), "/"))
-	}
-	return norm(a) == norm(b)
-}
-
 var (
 	_ app.EnricherChooser = (*Chooser)(nil)
 	_ app.OverviewWriter  = (*Chooser)(nil)
@@ -68,17 +60,23 @@ var (
 // Configured reports whether a model is configured by default.
 func (c *Chooser) Configured() bool { return c.LLM.Model != "" }
 
+// Operator is the operator's LLM as the settings service checks a user's model against it.
+func (c *Chooser) Operator() app.OperatorLLM {
+	return app.OperatorLLM{BaseURL: c.LLM.BaseURL, Model: c.LLM.Model, Models: c.Models, Exposed: c.Exposed}
+}
+
 // LLMFor returns the LLM client of a user's settings (falling back to the configured one), or
 // nil when no model is configured anywhere. When exposed, the operator's API key goes only to
-// the operator's base URL: a user who sets another one sends their own key, or none.
+// the operator's base URL: a user who sets another one sends their own key, or none; and on the
+// operator's base URL the model is the operator's choice (Operator().ModelFor).
 func (c *Chooser) LLMFor(s *app.Settings) *LLM {
 	base := cmp.Or(s.LLMBaseURL, c.LLM.BaseURL)
-	own := sameBase(base, c.LLM.BaseURL)
+	own := app.SameLLMBase(base, c.LLM.BaseURL)
 	key := s.LLMAPIKey
 	if key == "" && (own || !c.Exposed) {
 		key = c.LLM.APIKey
 	}
-	k := llmKey{base, cmp.Or(s.LLMModel, c.LLM.Model), key, own}
+	k := llmKey{base, c.Operator().ModelFor(s.LLMBaseURL, s.LLMModel), key, own}
 	if k.model == "" {
 		return nil
 	}
