@@ -85,6 +85,10 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		fo.Transport = feeds.GuardedTransport(fo, g)
 		userDial = g.Dialer(10 * time.Second).DialContext
 	}
+	limits, err := cfg.Limits()
+	if err != nil {
+		return nil, err
+	}
 	path := filepath.Join(cfg.DataDir, "morningdeck.db")
 	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout})
 	if err != nil {
@@ -133,13 +137,13 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	deliveries := app.NewDeliveries(db, e.EmailQ, e.Mailer, log, dailyLimit)
 	e.Svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.FetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
-			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, FirstImport: e.ProcessQ.EnqueueImportTx, ScoreFirst: enriching.ScoreFirstImport, Icons: fetcher},
+			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, FirstImport: e.ProcessQ.EnqueueImportTx, ScoreFirst: enriching.ScoreFirstImport, Icons: fetcher, Limits: limits},
 		Reading:    app.NewReading(db, e.ProcessQ, feedback),
 		Settings:   app.NewUserSettings(db, feedback, e.Chooser.Operator(), log),
 		Enriching:  enriching,
 		Deliveries: deliveries,
 		Briefings: &app.Briefings{Store: db, Queue: e.BriefingQ, Ranker: enrich.Ranker{Embedded: embedded}, Writer: e.Chooser,
-			Emails: deliveries.QueueTx, Log: log},
+			Emails: deliveries.QueueTx, Log: log, Limits: limits},
 		Accounts: &app.Accounts{Store: db},
 		Care:     &app.Care{Store: db, Path: db.Path, RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
 		Queues:   e.Admin,

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -85,12 +86,23 @@ type Briefings struct {
 	Emails func(ctx context.Context, tx *sql.Tx, b *Briefing, r *Report) error
 	Log    *slog.Logger
 	Clock  Clock
+	// Limits bound each account's briefings (Limits.Briefings).
+	Limits Limits
 }
 
 // Save validates and stores a briefing (ID 0: a new one).
 func (s *Briefings) Save(ctx context.Context, b *Briefing) error {
 	if err := b.Validate(); err != nil {
 		return err
+	}
+	if b.ID == 0 {
+		have, err := s.Store.Briefings(ctx, cmp.Or(b.UserID, DefaultUserID)) // 0 would list everyone's
+		if err != nil {
+			return err
+		}
+		if max := s.Limits.briefings(); len(have) >= max {
+			return Errorf(EFORBIDDEN, "This account has %d %s, the most this server allows (--max-briefings-per-user): delete one to make another.", max, Plural(max, "briefing", "briefings"))
+		}
 	}
 	return s.Store.SaveBriefing(ctx, b)
 }

@@ -95,6 +95,9 @@ func (s *Sources) CreateFolder(ctx context.Context, userID int64, name string) (
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkFolderRoom(ctx, userID, n); err != nil {
+		return nil, err
+	}
 	return fs.EnsureFolder(ctx, userID, n)
 }
 

@@ -137,31 +137,75 @@ func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 // ImportResult says what an OPML import did.
 type ImportResult struct {
 	Added   int
-	Skipped int
-	Errors  []string
+	Skipped int // already followed, refused, or over the account's limit (OverLimit)
+	// OverLimit: entries not added because the account follows the most sources allowed.
+	OverLimit int
+	Errors    []string
 }
 
 // ImportOPML adds every source of an OPML file that the user does not follow yet. Sources
-// are added as their file says (no detection), each enqueued for its first fetch.
+// are added as their file says (no detection), each enqueued for its first fetch. The file is
+// at most Limits.OPML bytes; once the account follows the most sources allowed, the rest are
+// skipped and counted (OverLimit, and the first of Errors says so); a folder past the folder
+// limit is not made, and its sources are added in no folder.
 func (s *Sources) ImportOPML(ctx context.Context, userID int64, r io.Reader, progress func(done, total int)) (*ImportResult, error) {
-	entries, err := ParseOPML(r)
+	max := s.Limits.OPML()
+	b, err := io.ReadAll(io.LimitReader(r, max+1))
+	if err != nil {
+		return nil, fmt.Errorf("opml: read: %w", err)
+	}
+	if int64(len(b)) > max {
+		return nil, Errorf(EINVALID, "The OPML file is larger than %s, the most this server accepts (--max-opml-bytes).", FormatSize(max))
+	}
+	entries, err := ParseOPML(bytes.NewReader(b))
 	if err != nil {
 		return nil, err
 	}
 	if len(entries) == 0 {
 		return nil, Errorf(EINVALID, "The OPML file lists no feeds.")
 	}
+	sum, err := s.Store.SourceSummary(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	room := s.Limits.sources() - sum.Total
+	have, err := s.Store.Folders(ctx, userID, FolderLookupCap)
+	if err != nil {
+		return nil, err
+	}
+	folders := map[string]bool{}
+	for _, f := range have {
+		folders[strings.ToLower(f.Name)] = true
+	}
 	res := &ImportResult{}
+	unfiled := 0
 	for i, e := range entries {
+		if room <= 0 {
+			res.OverLimit++
+			res.Skipped++
+			if progress != nil {
+				progress(i+1, len(entries))
+			}
+			continue
+		}
 		var interval *int // an interval outside the allowed range gets the default
 		if e.Interval >= MinRefreshInterval && e.Interval <= MaxRefreshInterval {
 			interval = &e.Interval
 		}
-		_, err := s.Add(ctx, AddSource{UserID: userID, URL: e.URL, Name: e.Name, Type: e.Type, RefreshIntervalMinutes: interval, Folder: e.Folder, Imported: true})
+		folder := e.Folder
+		if folder != "" && !folders[strings.ToLower(folder)] && len(folders) >= s.Limits.folders() {
+			folder = ""
+			unfiled++
+		}
+		_, err := s.Add(ctx, AddSource{UserID: userID, URL: e.URL, Name: e.Name, Type: e.Type, RefreshIntervalMinutes: interval, Folder: folder, Imported: true, counted: true})
 		var ae *Error
 		switch {
 		case err == nil:
 			res.Added++
+			room--
+			if folder != "" {
+				folders[strings.ToLower(folder)] = true
+			}
 		case errors.As(err, &ae) && ae.Code == ECONFLICT:
 			res.Skipped++
 		case errors.As(err, &ae):
@@ -174,6 +218,16 @@ func (s *Sources) ImportOPML(ctx context.Context, userID int64, r io.Reader, pro
 			progress(i+1, len(entries))
 		}
 	}
+	var limits []string
+	if res.OverLimit > 0 {
+		limits = append(limits, fmt.Sprintf("%d %s not added: an account may follow at most %d %s on this server (--max-sources-per-user)",
+			res.OverLimit, Plural(res.OverLimit, "source was", "sources were"), s.Limits.sources(), Plural(s.Limits.sources(), "source", "sources")))
+	}
+	if unfiled > 0 {
+		limits = append(limits, fmt.Sprintf("%d %s added in no folder: an account may have at most %d %s on this server (--max-folders-per-user)",
+			unfiled, Plural(unfiled, "source was", "sources were"), s.Limits.folders(), Plural(s.Limits.folders(), "folder", "folders")))
+	}
+	res.Errors = append(limits, res.Errors...)
 	return res, nil
 }
 

@@ -86,6 +86,8 @@ type Sources struct {
 	ScoreFirst func(ctx context.Context, userID int64, items []Item) (bool, error)
 	// Icons fetches the sources' favicons (nil: no icons, the initials stay).
 	Icons IconFetcher
+	// Limits bound each account's sources and folders and the OPML files it imports.
+	Limits Limits
 
 	offline offlineDetector
 }
@@ -104,6 +106,8 @@ type AddSource struct {
 	// Imported: from an OPML file, added as written without reading it first (a subreddit
 	// is not checked; hundreds of entries must not wait for hundreds of requests).
 	Imported bool
+	// counted: the caller (ImportOPML) has checked the account's limits for this source.
+	counted bool
 }
 
 // FeedChoice is returned by Add when the user should pick one of several feeds.
@@ -153,6 +157,22 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 	if in.Type != "" && !in.Type.Valid() {
 		return nil, Errorf(EINVALID, "Unknown source type %q: use rss, web or reddit.", in.Type)
 	}
+	// The account's limits are checked once the input is known to be valid (a refusal of bad
+	// input comes first) and before any request is made for it (a subreddit's check, detection).
+	checked := in.counted
+	room := func() error {
+		if checked {
+			return nil
+		}
+		checked = true
+		if err := s.checkSourceRoom(ctx, in.UserID); err != nil {
+			return err
+		}
+		if folder != "" {
+			return s.checkFolderRoom(ctx, in.UserID, folder)
+		}
+		return nil
+	}
 	src := &Source{
 		UserID:                 in.UserID,
 		Type:                   in.Type,
@@ -171,6 +191,9 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 		if src.Name == "" && in.Type == "" {
 			src.Name = u[strings.Index(u, "/r/")+1:]
 		}
+		if err := room(); err != nil {
+			return nil, err
+		}
 		if !in.Imported {
 			if err := s.checkSubreddit(ctx, in.UserID, u); err != nil {
 				return nil, err
@@ -185,6 +208,9 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 	} else {
 		if s.Detector == nil {
 			return nil, Errorf(EINVALID, "Say which type this source is: rss, web or reddit.")
+		}
+		if err := room(); err != nil {
+			return nil, err
 		}
 		d, err := s.Detector.Detect(ctx, raw)
 		if err != nil {
@@ -220,6 +246,9 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 				}
 			}
 		}
+	}
+	if err := room(); err != nil {
+		return nil, err
 	}
 	err := s.Store.CreateSource(ctx, src, func(ctx context.Context, tx *sql.Tx) error {
 		return s.Queue.EnqueueTx(ctx, tx, src.ID, PriorityNew)
@@ -297,6 +326,9 @@ func (s *Sources) Update(ctx context.Context, userID, id int64, u SourceUpdate) 
 		if strings.TrimSpace(*u.Folder) != "" {
 			var err error
 			if f, err = CleanFolderName(*u.Folder); err != nil {
+				return nil, err
+			}
+			if err := s.checkFolderRoom(ctx, userID, f); err != nil {
 				return nil, err
 			}
 		}

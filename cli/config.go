@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/mail"
 )
 
@@ -78,6 +79,11 @@ type Config struct {
 	BaseURL              string
 	SMTP                 mail.Options
 	MailDailyLimit       int // report emails one user's briefings send in 24 hours at most, when exposed
+
+	// Per-account limits (--max-sources-per-user, --max-folders-per-user,
+	// --max-briefings-per-user, --max-opml-bytes).
+	MaxSources, MaxFolders, MaxBriefings int
+	MaxOPMLBytes                         int64
 
 	RetentionDays int    // items older than this are pruned daily (0: never)
 	BackupDir     string // a daily backup goes here ("" : none)
@@ -316,4 +322,18 @@ func prefixes(flag string, values []string) ([]netip.Prefix, error) {
 		out = append(out, p.Masked())
 	}
 	return out, nil
+}
+
+// Limits are the per-account limits, each at least 1.
+func (c *Config) Limits() (app.Limits, error) {
+	for _, l := range []struct {
+		flag string
+		v    int64
+	}{{"max-sources-per-user", int64(c.MaxSources)}, {"max-folders-per-user", int64(c.MaxFolders)},
+		{"max-briefings-per-user", int64(c.MaxBriefings)}, {"max-opml-bytes", c.MaxOPMLBytes}} {
+		if l.v < 1 {
+			return app.Limits{}, fmt.Errorf("--%s %d: a limit is at least 1", l.flag, l.v)
+		}
+	}
+	return app.Limits{Sources: c.MaxSources, Folders: c.MaxFolders, Briefings: c.MaxBriefings, OPMLBytes: c.MaxOPMLBytes}, nil
 }

@@ -367,12 +367,17 @@ func (s *Server) createBriefing(w http.ResponseWriter, r *http.Request) {
 	}
 	b := &app.Briefing{UserID: userID(r)}
 	if f, err := s.applyBriefingForm(r, b); err != nil {
-		if app.ErrorCode(err) != app.EINVALID {
+		status := http.StatusUnprocessableEntity
+		switch app.ErrorCode(err) {
+		case app.EINVALID:
+		case app.EFORBIDDEN: // the account's limit of briefings
+			status = http.StatusForbidden
+		default:
 			s.serverError(w, r, err)
 			return
 		}
 		f.Error = app.ErrorMessage(err)
-		s.renderBriefings(w, r, http.StatusUnprocessableEntity, f)
+		s.renderBriefings(w, r, status, f)
 		return
 	}
 	s.redirect(w, r, "/briefings", flashSuccess("Briefing created. It runs on its schedule; press Run now to see it today."))

@@ -21,7 +21,8 @@ const (
 	sourcesPerPage = 100
 	// maxSourceChoices is the most sources the Items page's source picker lists.
 	maxSourceChoices = 300
-	maxOPMLBytes     = 5 << 20
+	// maxOPMLOverhead is what an upload's form adds to the OPML file it carries.
+	maxOPMLOverhead = 64 << 10
 )
 
 // sourceNames lists the user's sources for a picker: ids and names (the host of its address
@@ -382,13 +383,14 @@ func (s *Server) importOPML(w http.ResponseWriter, r *http.Request) {
 		s.redirect(w, r, "/sources", flashError("OPML import is not available in this installation."))
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, maxOPMLBytes)
+	limit := s.opts.Sources.Limits.OPML() // the service checks the file; this bounds the upload
+	r.Body = http.MaxBytesReader(w, r.Body, limit+maxOPMLOverhead)
 	file, _, err := r.FormFile("opml")
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		msg := "Choose an OPML file to import."
 		if errors.As(err, &tooBig) {
-			msg = "That file is too large: an OPML file can be at most 5 MB."
+			msg = fmt.Sprintf("That file is too large: an OPML file can be at most %s on this server (--max-opml-bytes).", app.FormatSize(limit))
 		}
 		s.redirect(w, r, back(r, "/sources"), flashError(msg))
 		return
