@@ -243,7 +243,7 @@ func releaseCheckDeb(t *testing.T, deb, arch string) {
 // and checks it is the version the Makefile pins.
 func releaseGoreleaser(t *testing.T) string {
 	t.Helper()
-	makefile, err := os.ReadFile("Makefile")
+	makefile, err := os.ReadFile(filepath.Join(repoRoot, "Makefile"))
 	if err != nil {
 		t.Fatal(err)
 	}
