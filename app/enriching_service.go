@@ -19,6 +19,9 @@ type EnrichingStore interface {
 	StartProcessing(ctx context.Context, id int64, staleAfter time.Duration) (*ProcessInput, error)
 	FinishProcessing(ctx context.Context, it *Item, r ProcessResult, then TxFunc) error
 	FailProcessing(ctx context.Context, id int64, msg string, final bool, then TxFunc) error
+	// AbandonProcessingTx marks an item still PENDING or PROCESSING ERROR with msg, in the
+	// caller's transaction (its job is being dead-lettered).
+	AbandonProcessingTx(ctx context.Context, tx *sql.Tx, id int64, msg string) error
 	RefillCredits(ctx context.Context) (int, error)
 	ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, error)
 	// RecentTexts are the texts of the latest items, to learn the collection's vocabulary from.
@@ -122,6 +125,14 @@ func (e *Enriching) QueueNew(ctx context.Context, batch int) (int, error) {
 		log.Info("items queued for processing", "count", n)
 	}
 	return n, err
+}
+
+// AbandonTx ends the processing of an item whose job goes to the dead letters, in that
+// transaction: an item still PENDING or PROCESSING becomes ERROR with the reason (the person
+// may retry it), so that no item waits in a transitional state without a job. ERROR, not NEW:
+// an item whose processing killed the process must not be taken up again by itself.
+func (e *Enriching) AbandonTx(ctx context.Context, tx *sql.Tx, itemID int64, reason string) error {
+	return e.Store.AbandonProcessingTx(ctx, tx, itemID, "Processing stopped: "+Shorten(reason, 300))
 }
 
 // ResetStuck resets items PENDING or PROCESSING since before cutoff whose job is gone.

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes that the web and CLI layers map to statuses and messages.
@@ -23,6 +24,9 @@ const (
 type Error struct {
 	Code    string
 	Message string
+	// RetryAfter, when set, is how long to wait before trying again (ETOOMANY): the API's
+	// Retry-After.
+	RetryAfter time.Duration
 }
 
 func (e *Error) Error() string { return e.Message }
@@ -52,6 +56,16 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "Internal error."
+}
+
+// RetryAfterOf is how long err says to wait before trying again (an *Error's RetryAfter), 0 if
+// it does not say.
+func RetryAfterOf(err error) time.Duration {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.RetryAfter
+	}
+	return 0
 }
 
 // ErrNothingToSearch is a search made of punctuation alone: there is no word to look for.

@@ -131,6 +131,9 @@ const (
 // Add validates, detects the type when not given, stores the source and enqueues its first fetch
 // in the same transaction.
 func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
+	// A person waits on an add: reading the source takes one of the fetcher's bounded slots
+	// for untrusted bodies, waited for briefly, then refused as Busy (issue 27).
+	ctx = PersonWaiting(ctx)
 	if in.UserID == 0 {
 		in.UserID = DefaultUserID
 	}
@@ -240,9 +243,13 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 			// so now rather than "added" and a source that never brings anything.
 			if s.Fetcher != nil {
 				var fe *FetchError
-				if _, err := s.Fetcher.FetchSource(ctx, &Source{UserID: in.UserID, Type: SourceRSS, URL: src.URL}); errors.As(err, &fe) && !fe.Network && !fe.HostPaused {
+				_, err := s.Fetcher.FetchSource(ctx, &Source{UserID: in.UserID, Type: SourceRSS, URL: src.URL})
+				if errors.As(err, &fe) && !fe.Network && !fe.HostPaused {
 					return nil, Errorf(EINVALID, "%s advertises the feed %s, but it cannot be read: %s Add the page with the type “web page” to follow its links instead.",
 						d.URL, src.URL, strings.TrimSpace(fe.Message))
+				}
+				if ErrorCode(err) == ETOOMANY {
+					return nil, err
 				}
 			}
 		}

@@ -76,4 +76,14 @@ func HandleProcess(q *ProcessQueue, e *app.Enriching) {
 		}
 		return err
 	})
+	// A job that goes to the dead letters without its handler recording the end (delivered too
+	// many times by a process that was killed while running it, or failing with the item still
+	// PROCESSING) takes its item out of PROCESSING in the same transaction (issue 27, N10).
+	q.OnDead(app.KindProcessItem, func(ctx context.Context, tx *sql.Tx, job Job, cause error) error {
+		p, err := decode[app.ProcessJob](job)
+		if err != nil {
+			return nil
+		}
+		return e.AbandonTx(ctx, tx, p.ItemID, cause.Error())
+	})
 }

@@ -374,6 +374,55 @@ func TestProcessing(t *testing.T) {
 		}
 	})
 
+	// Issue 27, N10: after repeated kills the job of an item PROCESSING is delivered too many
+	// times and dead-lettered without its handler running; the item leaves PROCESSING in that
+	// same transaction (ERROR, with the reason, for the person to retry) instead of waiting
+	// without a job for the 10-minute recovery. On the old code it stayed PROCESSING.
+	t.Run("a job dead-lettered after repeated kills takes its item out of PROCESSING", func(t *testing.T) {
+		p := newProcessPipeline(t, nil, "")
+		src := p.add(t, "http://127.0.0.1:1/feed", 15)
+		var id int64
+		if err := p.db.Write.QueryRow(`insert into items (source_id, user_id, guid, status, status_changed_at) values (?, 1, 'killed', 'PROCESSING', ?) returning id`,
+			src.ID, time.Now().UTC().Format("2006-01-02T15:04:05.000Z")).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		tx, err := p.db.Write.Begin()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.pq.EnqueueTx(ctx, tx, app.PendingItem{ID: id}); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		// Delivered many times to processes killed while running it (each receive counts).
+		if _, err := p.db.Write.Exec(`update goqite set received = 1000 where queue = 'process'`); err != nil {
+			t.Fatal(err)
+		}
+		runCtx, cancel := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { _ = p.pq.Run(runCtx); close(done) }()
+		defer func() { cancel(); <-done }()
+		var dead int
+		for deadline := time.Now().Add(30 * time.Second); dead == 0; time.Sleep(10 * time.Millisecond) {
+			_ = p.db.Read.QueryRow(`select count(*) from queue_dead where queue = 'process'`).Scan(&dead)
+			if time.Now().After(deadline) {
+				t.Fatal("the job was never dead-lettered")
+			}
+		}
+		var status, lastErr string
+		if err := p.db.Read.QueryRow(`select status, last_error from items where id = ?`, id).Scan(&status, &lastErr); err != nil {
+			t.Fatal(err)
+		}
+		if status != "ERROR" || !strings.Contains(lastErr, "delivered") {
+			t.Fatalf("the item of a dead-lettered job is %s (%q); want ERROR with the reason", status, lastErr)
+		}
+		if n, _ := p.pq.Size(ctx); n != 0 {
+			t.Fatalf("%d jobs left", n)
+		}
+	})
+
 	t.Run("a hide filter stores the item hidden, unenriched, and spends no credit", func(t *testing.T) {
 		farm := feedtest.NewFarm(1, 3)
 		defer farm.Close()

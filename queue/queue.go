@@ -55,6 +55,7 @@ type Queue struct {
 	doneMu   sync.Mutex
 	doneOK   map[string]int // minute → successes not yet in queue_done
 	claims   map[string]ClaimFunc
+	onDead   map[string]DeadFunc
 	wake     chan struct{}
 	pausedMu sync.Mutex
 	paused   bool      // as last read or set
@@ -88,6 +89,7 @@ func New(opts Options) *Queue {
 		handlers: map[string]Handler{},
 		doneOK:   map[string]int{},
 		claims:   map[string]ClaimFunc{},
+		onDead:   map[string]DeadFunc{},
 		wake:     make(chan struct{}, 1),
 	}
 }
@@ -107,6 +109,14 @@ func (q *Queue) Register(kind string, h Handler) { q.handlers[kind] = h }
 
 // RegisterClaim sets the ClaimFunc of a kind (before Run).
 func (q *Queue) RegisterClaim(kind string, c ClaimFunc) { q.claims[kind] = c }
+
+// DeadFunc runs in the transaction that moves a job of its kind to the dead letters, whatever
+// the reason (its last attempt failed, it was delivered too many times without finishing, ...):
+// the entity the job was about leaves its transitional state with its job, never after it.
+type DeadFunc func(ctx context.Context, tx *sql.Tx, job Job, cause error) error
+
+// OnDead sets the DeadFunc of a kind (before Run).
+func (q *Queue) OnDead(kind string, fn DeadFunc) { q.onDead[kind] = fn }
 
 // Payload is a job's data: it says whether it names what the job is about.
 type Payload interface{ Valid() bool }

@@ -187,6 +187,17 @@ func (db *DB) FailProcessing(ctx context.Context, id int64, msg string, final bo
 	})
 }
 
+// AbandonProcessingTx marks an item still PENDING or PROCESSING ERROR with msg, in tx (its job
+// is being dead-lettered).
+func (db *DB) AbandonProcessingTx(ctx context.Context, tx *sql.Tx, id int64, msg string) error {
+	_, err := tx.ExecContext(ctx, `update items set status = 'ERROR', status_changed_at = ?, last_error = ?
+		where id = ? and status in ('PENDING', 'PROCESSING')`, db.now(), msg, id)
+	if err != nil {
+		return fmt.Errorf("sqlite: abandon processing: %w", err)
+	}
+	return nil
+}
+
 // RetryItem puts an ERROR item (or a DONE one, to enrich it again) back to PENDING with a fresh
 // attempt count and calls enqueue in the same transaction.
 func (db *DB) RetryItem(ctx context.Context, userID, id int64, enqueue func(ctx context.Context, tx *sql.Tx, it app.PendingItem) error) error {

@@ -2,6 +2,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -68,7 +69,14 @@ type Options struct {
 	Clock app.Clock
 	// BusyTimeout bounds how long a connection waits for a lock held by another process.
 	BusyTimeout time.Duration
+	// StartCheck bounds the integrity check of an existing file before anything is written to
+	// it (see startCheck); default DefaultStartCheck. A check that does not finish in time lets
+	// the app start, and the periodic check (Check) goes on looking.
+	StartCheck time.Duration
 }
+
+// DefaultStartCheck is how long Open's integrity check may take.
+const DefaultStartCheck = 10 * time.Second
 
 // Open opens (creating if needed) and migrates the database.
 func Open(ctx context.Context, opts Options) (*DB, error) {
@@ -90,6 +98,13 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if st, err := os.Stat(opts.Path); err == nil && st.Mode().IsRegular() && st.Size() == 0 {
 		return nil, fmt.Errorf("the database file %s is empty (0 bytes): it was probably cut short by a failed copy or a full disk. "+
 			"Restore a backup over it (see morningdeck backup --help), or delete it to start a new, empty database", opts.Path)
+	}
+	// An existing file is checked, read-only, before the migrations or anything else writes to
+	// it: a file damaged in its interior pages is refused, untouched (issue 27, N7).
+	if st, err := os.Stat(opts.Path); err == nil && st.Mode().IsRegular() {
+		if err := startCheck(ctx, opts); err != nil {
+			return nil, err
+		}
 	}
 	// Create the file with 0600 before the driver does, so it is never world-readable.
 	if f, err := os.OpenFile(opts.Path, os.O_RDWR|os.O_CREATE, 0o600); err != nil {
@@ -154,6 +169,57 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// startCheck runs SQLite's quick_check on the file through a read-only connection, bounded by
+// opts.StartCheck, and refuses a damaged file with a message that names it and says what to do.
+// quick_check reads every page of every b-tree and checks their structure (not the indexes'
+// contents against their tables, which integrity_check does at many times the cost): a 2 GB
+// file takes seconds. When it cannot finish in time, or cannot run at all for another reason
+// (a lock, a missing -shm beside a WAL), it gives no verdict: the app starts, logs why, and
+// the health check's periodic quick_check goes on looking.
+func startCheck(ctx context.Context, opts Options) error {
+	limit := cmp.Or(opts.StartCheck, DefaultStartCheck)
+	dsn := "file:" + opts.Path + "?mode=ro&_pragma=" + url.QueryEscape("busy_timeout("+strconv.Itoa(int(opts.BusyTimeout.Milliseconds()))+")")
+	ro, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return fmt.Errorf("sqlite: open: %w", err)
+	}
+	defer ro.Close()
+	ro.SetMaxOpenConns(1)
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	var problems []string
+	rows, err := ro.QueryContext(cctx, `pragma quick_check(5)`)
+	if err == nil {
+		for rows.Next() {
+			var p string
+			if err = rows.Scan(&p); err != nil {
+				break
+			}
+			problems = append(problems, p)
+		}
+		if err == nil {
+			err = rows.Err()
+		}
+		_ = rows.Close()
+	}
+	damaged := func(what string) error {
+		return fmt.Errorf("the database file %s is damaged (%s). Morning Deck will not start on it, so that nothing is written to the damaged file. "+
+			"Stop anything else using it, keep a copy of it, and restore a backup over it: `morningdeck backup` writes them to the backup folder "+
+			"(see morningdeck backup --help and docs/INSTALL.md, \"Backup and restore\"); or move it aside to start a new, empty database", opts.Path, what)
+	}
+	switch {
+	case err != nil && strings.HasPrefix(describe(err).Error(), "the database file is damaged"):
+		return damaged(app.Shorten(err.Error(), 300))
+	case err != nil && cctx.Err() != nil && ctx.Err() == nil:
+		opts.Log.Warn("the integrity check at start did not finish in time; starting, the periodic check goes on looking", "path", opts.Path, "limit", limit)
+	case err != nil:
+		opts.Log.Warn("the integrity check at start could not run; starting, the periodic check goes on looking", "path", opts.Path, "error", err)
+	case len(problems) > 0 && !(len(problems) == 1 && problems[0] == "ok"):
+		return damaged(app.Shorten(strings.ReplaceAll(strings.Join(problems, "; "), "\n", "; "), 300))
+	}
+	return nil
 }
 
 // WALLimit is the size of the write-ahead log above which CheckpointWAL resets it.

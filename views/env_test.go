@@ -36,14 +36,24 @@ func newEnvWithDetector(t *testing.T) *env { return newEnvOpts(t, true) }
 
 func newEnvOpts(t *testing.T, detect bool) *env {
 	t.Helper()
+	var f *feeds.Fetcher
+	if detect {
+		f = feeds.New(feeds.Options{})
+	}
+	return newEnvWithFetcher(t, f)
+}
+
+// newEnvWithFetcher is newEnv with detection and the checks of adding done by f (none when nil).
+func newEnvWithFetcher(t *testing.T, f *feeds.Fetcher) *env {
+	t.Helper()
 	db := sqlitetest.New(t)
 	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 1000})
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
 	bq := queue.NewBriefingQueue(queue.Options{Store: db})
 	sources := &app.Sources{Store: db, Queue: q}
-	if detect {
-		sources.Detector = feeds.Detector{Fetcher: feeds.New(feeds.Options{})}
-		sources.Fetcher = feeds.Adapter{Fetcher: feeds.New(feeds.Options{})}
+	if f != nil {
+		sources.Detector = feeds.Detector{Fetcher: f}
+		sources.Fetcher = feeds.Adapter{Fetcher: f}
 	}
 	briefings := &app.Briefings{Store: db, Queue: bq, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}}
 	h := views.New(views.Options{

@@ -86,6 +86,7 @@ func (s *Server) apiError(w http.ResponseWriter, r *http.Request, err error) {
 	if internal {
 		s.logFailure(r, "api request failed", err)
 	}
+	setRetryAfter(w, err)
 	writeJSON(w, status, apiErrorBody{Error: msg})
 }
 

@@ -12,15 +12,20 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// Health is the app's health: the /healthz answer and the Queues page's summary.
+// Health is the app's health: the /healthz answer and the Queues page's summary. Problems are
+// faults (the database unreadable, damaged or its disk full, a worker stuck past its timeout):
+// /healthz answers 503. Backlog is work waiting (a queue over its capacity during a large
+// import, entities waiting in a transitional state): reported with 200, status "busy", so that
+// an uptime monitor does not restart an app that is only busy (issue 27).
 type Health struct {
 	OK       bool     `json:"ok"`
-	Status   string   `json:"status"` // ok or unhealthy
+	Status   string   `json:"status"` // ok, busy or unhealthy
 	Problems []string `json:"problems"`
+	Backlog  []string `json:"backlog,omitempty"`
 }
 
 // HealthLimits: a queue above CapacityShare of its capacity, or more than MaxStuck stuck
-// entities, is unhealthy.
+// entities, is reported as a backlog.
 const (
 	healthCapacityShare = 0.9
 	healthMaxStuck      = 10
@@ -35,6 +40,12 @@ func (s *Server) healthReport(ctx context.Context, fresh bool) (Health, []app.Qu
 		h.OK, h.Status = false, "unhealthy"
 		h.Problems = append(h.Problems, fmt.Sprintf(format, args...))
 	}
+	busy := func(format string, args ...any) {
+		if h.OK {
+			h.Status = "busy"
+		}
+		h.Backlog = append(h.Backlog, fmt.Sprintf(format, args...))
+	}
 	if err := s.checkDB(ctx, fresh); err != nil {
 		fail("database: %v", err)
 		return h, nil, nil
@@ -43,23 +54,35 @@ func (s *Server) healthReport(ctx context.Context, fresh bool) (Health, []app.Qu
 	if err != nil {
 		fail("queues: %v", err)
 	}
-	for _, q := range qs {
-		if q.Capacity > 0 && float64(q.Size()) > healthCapacityShare*float64(q.Capacity) {
-			fail("queue %s is at %d of its capacity %d (over %.0f%%)", q.Name, q.Size(), q.Capacity, healthCapacityShare*100)
-		}
-	}
 	for _, p := range a.Pinned() {
 		fail("a %s worker has been running a %s job for %s, past its %s timeout: it does not end (restart Morning Deck; the job is tried again)",
 			p.Queue, p.Kind, p.Running.Round(time.Second), p.Timeout)
+	}
+	for _, q := range qs {
+		if q.Capacity > 0 && float64(q.Size()) > healthCapacityShare*float64(q.Capacity) {
+			busy("queue %s holds %d jobs, its scheduler's capacity is %d: %s", q.Name, q.Size(), q.Capacity, backlogWork(q))
+		}
 	}
 	stuck, err := a.Stuck(ctx)
 	if err != nil {
 		fail("stuck entities: %v", err)
 	}
 	if len(stuck) > healthMaxStuck {
-		fail("%d entities are stuck in a transitional state (more than %d)", len(stuck), healthMaxStuck)
+		busy("%d entities have waited in a transitional state past the recovery's threshold (more than %d); the recovery puts them back", len(stuck), healthMaxStuck)
 	}
 	return h, qs, stuck
+}
+
+// backlogWork says what a queue's backlog is, in words.
+func backlogWork(q app.QueueInfo) string {
+	switch n := q.Size(); q.Name {
+	case "fetch":
+		return "fetching " + countWords(n, "source", "sources") + " (an import or a refresh of many sources), worked through in turn"
+	case "process":
+		return "processing " + countWords(n, "new item", "new items") + ", worked through in turn"
+	default:
+		return countWords(n, "job", "jobs") + " waiting, worked through in turn"
+	}
 }
 
 // healthCache keeps the last health verdict for the layout's banner, which every page shows:

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"mime"
 	"net/http"
 	"net/netip"
@@ -447,6 +448,14 @@ func failure(err error) (status int, msg string, internal bool) {
 	return status, app.ErrorMessage(err), false
 }
 
+// setRetryAfter sets Retry-After when err says how long to wait (app.Busy: the fetcher's slots
+// for untrusted bodies are taken).
+func setRetryAfter(w http.ResponseWriter, err error) {
+	if d := app.RetryAfterOf(err); d > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+	}
+}
+
 // appError shows an error as a page with its status (see failure); internal errors get the
 // error page and are logged.
 func (s *Server) appError(w http.ResponseWriter, r *http.Request, err error) {
@@ -455,6 +464,7 @@ func (s *Server) appError(w http.ResponseWriter, r *http.Request, err error) {
 		s.serverError(w, r, err)
 		return
 	}
+	setRetryAfter(w, err)
 	title := http.StatusText(status)
 	if status == http.StatusNotFound {
 		title = "Not found"

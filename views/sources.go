@@ -258,7 +258,12 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		form.Error = app.ErrorMessage(err)
-		s.addFailed(w, r, form)
+		status, _, _ := failure(err)
+		if status != http.StatusTooManyRequests {
+			status = http.StatusUnprocessableEntity
+		}
+		setRetryAfter(w, err)
+		s.addFailedStatus(w, r, status, form)
 		return
 	}
 	name := src.Name
@@ -269,12 +274,18 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) addFailed(w http.ResponseWriter, r *http.Request, form AddForm) {
+	s.addFailedStatus(w, r, http.StatusUnprocessableEntity, form)
+}
+
+// addFailedStatus shows the add form again with its problem: 422, or 429 when the server is
+// too busy reading other feeds to read this one now (app.Busy).
+func (s *Server) addFailedStatus(w http.ResponseWriter, r *http.Request, status int, form AddForm) {
 	if form.Onboarding {
 		bs, listed := s.briefings(r)
-		s.renderStatus(w, r, http.StatusUnprocessableEntity, onboardingPage(s.page(w, r, "today", "Welcome"), form, s.opts.ImportOPML != nil, s.firstSteps(r, bs, listed)))
+		s.renderStatus(w, r, status, onboardingPage(s.page(w, r, "today", "Welcome"), form, s.opts.ImportOPML != nil, s.firstSteps(r, bs, listed)))
 		return
 	}
-	s.renderSources(w, r, http.StatusUnprocessableEntity, form, nil)
+	s.renderSources(w, r, status, form, nil)
 }
 
 func (s *Server) refreshAll(w http.ResponseWriter, r *http.Request) {

@@ -35,6 +35,7 @@ func (f *Fetcher) Article(ctx context.Context, pageURL string) (a *Article, err 
 	if err != nil {
 		return nil, err
 	}
+	defer resp.done()
 	if !looksHTML(resp.body) && !hasMarkup(resp.body) {
 		return nil, &Error{Kind: KindParse, Message: "The link does not lead to a web page."}
 	}

@@ -47,6 +47,7 @@ func (f *Fetcher) Detect(ctx context.Context, rawURL string) (det *Detection, er
 	if err != nil {
 		return nil, err
 	}
+	defer resp.done()
 	final := resp.finalURL.String()
 	_, cs := resp.contentType()
 	if feed, _, perr := parseFeed(ctx, resp.body, cs); perr == nil {

@@ -57,11 +57,18 @@ type Options struct {
 	MaxBodyBytes   int64         // after gzip decoding; default 10 MiB
 	MaxRedirects   int           // default 5
 	PerHost        int           // max concurrent requests per host; default 2
-	// Parsers bounds the feeds parsed at once, however many requests are in flight: a parse
-	// (and what it builds) is where a fetch holds memory, a request waiting on the network
-	// holds little. Default DefaultParsers.
-	Parsers int
-	Clock   app.Clock
+	// Parsers bounds the untrusted bodies of at most 256 KiB parsed at once, and LargeBodies
+	// the larger ones read and parsed at once, whatever door they come through (a fetch,
+	// adding a source and its detection, article text, icons), however many requests are in
+	// flight: a body and its parse are where a request holds memory, a request waiting on the
+	// network holds little (see getMax). Defaults DefaultParsers and DefaultLargeBodies.
+	Parsers     int
+	LargeBodies int
+	// SlotWait is how long a request a person waits on (app.PersonWaiting) waits for one of
+	// those slots before it is refused with app.Busy; background work waits while its context
+	// lasts. Default DefaultSlotWait.
+	SlotWait time.Duration
+	Clock    app.Clock
 	// Transport is for tests; nil means a tuned *http.Transport.
 	Transport http.RoundTripper
 }
@@ -73,11 +80,18 @@ type Fetcher struct {
 	client  *http.Client
 	hosts   hostLimiter
 	pauses  pauses
-	parsers app.Slots // a slot per feed being parsed (Options.Parsers)
+	parsers app.Slots // a slot per small untrusted body being parsed (Options.Parsers)
+	large   app.Slots // a slot per large untrusted body being read and parsed (Options.LargeBodies)
 }
 
-// DefaultParsers is how many feeds are parsed at once by default.
-const DefaultParsers = 4
+// DefaultParsers is how many small bodies are parsed at once by default, DefaultLargeBodies
+// how many larger ones are read and parsed; DefaultSlotWait how long a person's request waits
+// for a slot.
+const (
+	DefaultParsers     = 4
+	DefaultLargeBodies = 1
+	DefaultSlotWait    = 5 * time.Second
+)
 
 // New returns a Fetcher.
 func New(opts Options) *Fetcher {
@@ -102,12 +116,19 @@ func New(opts Options) *Fetcher {
 	if opts.Parsers <= 0 {
 		opts.Parsers = DefaultParsers
 	}
+	if opts.LargeBodies <= 0 {
+		opts.LargeBodies = DefaultLargeBodies
+	}
+	if opts.SlotWait <= 0 {
+		opts.SlotWait = DefaultSlotWait
+	}
 	f := &Fetcher{
 		opts:    opts,
 		clock:   app.ClockOrSystem(opts.Clock),
 		hosts:   hostLimiter{perHost: opts.PerHost},
 		pauses:  pauses{until: map[string]time.Time{}},
 		parsers: app.NewSlots(opts.Parsers),
+		large:   app.NewSlots(opts.LargeBodies),
 	}
 	transport := opts.Transport
 	if transport == nil {

@@ -66,6 +66,15 @@ type response struct {
 	header      http.Header
 	body        []byte
 	finalURL    *url.URL
+	release     func() // frees the body's slot (see getMax); nil without a body
+}
+
+// done frees the response's slot, once its body has been parsed; it may be called again.
+func (r *response) done() {
+	if r != nil && r.release != nil {
+		r.release()
+		r.release = nil
+	}
 }
 
 // contentType returns the media type and charset of the response.
@@ -91,7 +100,8 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 	return f.getMax(ctx, rawURL, accept, etag, lastModified, f.opts.MaxBodyBytes)
 }
 
-// getMax is get with a smaller body limit (icons).
+// getMax is get with a smaller body limit (icons). A response with a body holds one of the
+// Fetcher's slots: the caller frees it with done once it has parsed the body.
 func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified string, maxBytes int64) (*response, error) {
 	u, err := parseURL(rawURL)
 	if err != nil {
@@ -109,6 +119,7 @@ func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified
 	}
 	defer release()
 
+	parent := ctx
 	ctx, cancel := context.WithTimeoutCause(ctx, f.opts.Timeout, errFetchTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -178,9 +189,16 @@ func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified
 		defer zr.Close()
 		body = zr
 	}
-	// Read into one buffer of the body's size when it is known, so that it is not regrown
-	// from 512 bytes (a feed's body is tens of KB, and Go's transport decompressing gzip does
-	// not know its size).
+	// The body is read into one buffer of its size when that is known, so that it is not
+	// regrown from 512 bytes (a feed's body is tens of KB, and Go's transport decompressing gzip
+	// does not know its size). Its first freeBodyBytes are read without a slot: a request whose
+	// body is small holds little, however slowly it comes. Then it takes a slot, which the
+	// caller holds through the parse and frees with res.done (issue 27): a body of at most
+	// freeBodyBytes one of the parse slots (Options.Parsers), a larger one, read on in that
+	// slot, one of the large-body slots (Options.LargeBodies). A request holds one slot, never
+	// waits for a second. So, whatever door bodies come through (a fetch, adding a source,
+	// article text, icons), at most LargeBodies of them larger than freeBodyBytes are in memory
+	// and parsed at once: the 10 MB hostile feeds whose parse takes ~100 MB.
 	hint := int64(32 << 10)
 	if resp.ContentLength >= 0 && !resp.Uncompressed {
 		hint = resp.ContentLength
@@ -188,19 +206,52 @@ func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified
 			hint *= 4
 		}
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, min(hint, maxBytes)+bytes.MinRead))
-	_, err = buf.ReadFrom(io.LimitReader(body, maxBytes+1))
+	hint = min(hint, maxBytes)
+	limited := io.LimitReader(body, maxBytes+1)
+	buf := bytes.NewBuffer(make([]byte, 0, min(hint, freeBodyBytes)+bytes.MinRead))
+	_, err = buf.ReadFrom(io.LimitReader(limited, freeBodyBytes))
+	if err == nil {
+		large := buf.Len() == freeBodyBytes
+		slots := f.parsers
+		if large {
+			slots = f.large
+		}
+		if res.release, err = f.slot(parent, slots); err != nil {
+			return nil, err
+		}
+		if large {
+			if hint > freeBodyBytes {
+				buf.Grow(int(hint-freeBodyBytes) + bytes.MinRead)
+			}
+			_, err = buf.ReadFrom(limited)
+		}
+	}
 	res.body = buf.Bytes()
 	if err != nil {
+		res.done()
 		if errors.Is(err, gzip.ErrChecksum) || errors.Is(err, gzip.ErrHeader) || errors.Is(err, io.ErrUnexpectedEOF) && ctx.Err() == nil {
 			return nil, &Error{Kind: KindNetwork, Message: "The response was cut short or corrupted.", Err: err, answered: true}
 		}
 		return nil, f.netError(ctx, u, err)
 	}
 	if int64(len(res.body)) > maxBytes {
+		res.done()
 		return nil, tooLarge
 	}
 	return res, nil
+}
+
+// freeBodyBytes of a body are read without a slot (see getMax).
+const freeBodyBytes = 256 << 10
+
+// slot takes one of slots for an untrusted body: waiting while ctx lasts, or, when a person
+// waits on the request (app.PersonWaiting), at most Options.SlotWait, after which the request
+// is refused with app.Busy.
+func (f *Fetcher) slot(ctx context.Context, slots app.Slots) (release func(), err error) {
+	if app.IsPersonWaiting(ctx) {
+		return slots.TakeWithin(ctx, f.opts.SlotWait)
+	}
+	return slots.Take(ctx)
 }
 
 // netError classifies an error of the HTTP client. ctx is the request's context. The host its

@@ -26,6 +26,7 @@ func (f *Fetcher) Icon(ctx context.Context, siteURL string) (*app.Icon, error) {
 	var candidates []string
 	if page, err := f.getMax(ctx, base.String(), acceptHTML, "", "", 1<<20); err == nil && !page.notModified {
 		candidates = iconLinks(page.body, page.finalURL)
+		page.done()
 	} else if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
@@ -58,6 +59,7 @@ func (f *Fetcher) iconAt(ctx context.Context, rawURL string) (*app.Icon, error) 
 		}
 		return nil, err
 	}
+	defer resp.done()
 	if resp.notModified || len(resp.body) == 0 {
 		return nil, &Error{Kind: KindParse, Message: "The icon is empty."}
 	}

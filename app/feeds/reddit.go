@@ -66,6 +66,7 @@ func (f *Fetcher) fetchReddit(ctx context.Context, req Request) (*Result, error)
 	if err != nil {
 		return nil, err
 	}
+	defer resp.done()
 	res := f.newResult(resp, req)
 	res.CacheUntil = cacheUntil(resp.header, 0, f.clock.Now())
 	res.Title = "r/" + name

@@ -27,16 +27,12 @@ func (f *Fetcher) fetchFeed(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer resp.done() // the body's slot, held through the parse
 	res := f.newResult(resp, req)
 	if resp.notModified {
 		res.CacheUntil = cacheUntil(resp.header, 0, f.clock.Now())
 		return res, nil
 	}
-	release, err := f.parsers.Take(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	_, cs := resp.contentType()
 	feed, ttl, err := parseFeed(ctx, resp.body, cs)
 	if err != nil {

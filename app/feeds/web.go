@@ -26,6 +26,7 @@ func (f *Fetcher) fetchWeb(ctx context.Context, req Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer resp.done()
 	res := f.newResult(resp, req)
 	res.CacheUntil = cacheUntil(resp.header, 0, f.clock.Now())
 	if resp.notModified {
