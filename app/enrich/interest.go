@@ -43,7 +43,8 @@ type iterm struct {
 type interestSpec struct {
 	text    string
 	terms   []iterm
-	anchors []bool // per segment: whether it names something (then it needs that name or a phrase)
+	anchors []bool      // per segment: whether it names something (then it needs that name or a phrase)
+	vecs    []segVector // per segment with words that have one: what it is about (semantic.go)
 }
 
 // possessives start a segment that depends on the one before ("the Go language and its
@@ -119,6 +120,7 @@ func parseInterests(s string) []interestSpec {
 		var out []interestSpec
 		for _, line := range strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == ';' || r == '\r' }) {
 			if spec := parseInterest(line); len(spec.terms) > 0 {
+				spec.vecs = segmentVectors(&spec)
 				out = append(out, spec)
 			}
 		}

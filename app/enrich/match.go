@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/morningdeck/morningdeck/app/wordvec"
 )
 
 // titleWeight: a word of the title counts as this many of the text, for topics and reasons.
@@ -22,6 +24,9 @@ type doc struct {
 	seqTitleN  int
 	capSurface []string           // the capitalised surfaces, for name forms
 	folded     [2][]foldedSurface // the surfaces folded, for compounds (made on first use)
+	vec        wordvec.Vector     // what the item is about (semantic.go; made on first use)
+	vecDone    bool
+	vecOK      bool
 }
 
 func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {

@@ -18,12 +18,25 @@ import (
 // interests": a mention is not a match.
 const strongAt = 0.5
 
-func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch, bool) {
+func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch, bool, string) {
 	var best, rest float64
 	var matches []termMatch
 	strong := false
+	about, aboutBy := "", 0.0
 	for i := range specs {
 		s, m, anchor := e.interestScore(&specs[i], d)
+		if (anchor && s >= strongAt/2) || s >= strongAt {
+			strong = true // what it says, not what it is about, makes a match strong
+		}
+		// What the item is about adds to what it says: most where the interest's words are
+		// missing (semantic.go).
+		if sem, seg := semantic(&specs[i], d); sem > 0 {
+			add := semWeight * sem * (1 - min(1, s))
+			s += add
+			if add > aboutBy {
+				about, aboutBy = aboutReason(&specs[i].vecs[seg], d), add
+			}
+		}
 		if s == 0 {
 			continue
 		}
@@ -35,11 +48,16 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 			rest += s
 			matches = append(matches, m...)
 		}
-		if (anchor && s >= strongAt/2) || s >= strongAt {
-			strong = true
-		}
 	}
-	return math.Min(1, best) + 0.25*math.Min(1, rest), matches, strong
+	return math.Min(1, best) + 0.25*math.Min(1, rest), matches, strong, about
+}
+
+// aboutReason says which of the user's subjects an item is about, and through which of its words.
+func aboutReason(sv *segVector, d *doc) string {
+	if ws := aboutWords(sv, d, 3); len(ws) > 0 {
+		return "About " + sv.label + ": " + strings.Join(ws, ", ")
+	}
+	return "About " + sv.label
 }
 
 // Features are what the per-user model (taste.Model) learns from and applies to: the item's most
@@ -108,7 +126,7 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 	// as the user's term): which parts of an interest the reader cares for.
 	if m == nil && in.Interests != "" {
 		m = &matched{}
-		_, m.terms, _ = e.relevance(parseInterests(in.Interests), p.doc)
+		_, m.terms, _, _ = e.relevance(parseInterests(in.Interests), p.doc)
 	}
 	if m != nil {
 		seen := map[string]bool{}
@@ -136,7 +154,7 @@ type matched struct{ terms []termMatch }
 // they read the source, recency and substance. The reason names what is true of the item.
 func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int, string) {
 	specs := parseInterests(in.Interests)
-	rel, matches, strong := e.relevance(specs, p.doc)
+	rel, matches, strong, about := e.relevance(specs, p.doc)
 	if len(specs) == 0 && len(topics) > 0 {
 		rel, strong = 0.15*float64(len(topics)), true
 	}
@@ -214,6 +232,8 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 			}
 		}
 		switch {
+		case len(shown) == 0 && about != "":
+			parts = append(parts, about)
 		case len(shown) == 0 && len(topics) > 0:
 			parts = append(parts, "Matches your topics: "+strings.Join(limitStrings(topics, 3), ", "))
 		case len(shown) == 0:

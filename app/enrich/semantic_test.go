@@ -1,0 +1,50 @@
+package enrich_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
+)
+
+// TestBroadInterestFindsItsTopic: a broad interest finds items about its topic that never say
+// its word — films and premieres for "entertainment", patients and treatments for "health" —
+// above items of other topics, and the reason says what the item is about and through which
+// words. A name or a phrase is not read this way ("Go" stays the language).
+func TestBroadInterestFindsItsTopic(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	score := func(interests, title, text string) (int, string) {
+		t.Helper()
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	for _, tc := range []struct {
+		interest, on, onText, off, offText, reasonHas string
+	}{
+		{"entertainment",
+			"New film starring Emma Stone tops the box office", "The comedy opened on 3,000 screens; critics praised the actress and the director.",
+			"SQLite 3.51 adds faster JSON functions", "The release improves the query planner and the storage engine.", "About entertainment"},
+		{"health",
+			"New vaccine cuts hospital admissions for flu", "Doctors at the clinic said patients recovered faster after the treatment.",
+			"Apple unveils a faster laptop chip", "The processor doubles graphics performance.", "About health"},
+	} {
+		on, why := score(tc.interest, tc.on, tc.onText)
+		off, _ := score(tc.interest, tc.off, tc.offText)
+		if on <= off {
+			t.Errorf("%q: %q scored %d, not above %q (%d)", tc.interest, tc.on, on, tc.off, off)
+		}
+		if !strings.Contains(why, tc.reasonHas) {
+			t.Errorf("%q: the reason of %q is %q, want %q", tc.interest, tc.on, why, tc.reasonHas)
+		}
+		t.Logf("%-14s %3d %q / %3d %q", tc.interest, on, why, off, tc.off)
+	}
+	// A name is matched by its name: the language Go does not find any programming item.
+	if s, why := score("Go", "Rust 1.80 released", "The Rust compiler gets faster builds and a new borrow checker."); strings.Contains(why, "About") {
+		t.Errorf("the name Go matched a Rust item by its subject (%d, %q)", s, why)
+	}
+}

@@ -1,0 +1,88 @@
+package wordvec_test
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app/wordvec"
+)
+
+func nearest(w string, k int) []string {
+	r := wordvec.Rank(w)
+	if r < 0 {
+		return nil
+	}
+	v := wordvec.Of(r)
+	v.Unit()
+	type hit struct {
+		w string
+		s float32
+	}
+	var hits []hit
+	for i := 0; i < wordvec.Len(); i++ {
+		if i == r {
+			continue
+		}
+		u := wordvec.Of(i)
+		u.Unit()
+		hits = append(hits, hit{wordvec.Word(i), wordvec.Dot(&v, &u)})
+	}
+	sort.Slice(hits, func(a, b int) bool { return hits[a].s > hits[b].s })
+	var out []string
+	for _, h := range hits[:k] {
+		out = append(out, h.w)
+	}
+	return out
+}
+
+// TestLookup: every word is found at its own rank, and a word that is not there is not.
+func TestLookup(t *testing.T) {
+	if wordvec.Len() != 60000 {
+		t.Fatalf("%d words", wordvec.Len())
+	}
+	for r := 0; r < wordvec.Len(); r += 97 {
+		if got := wordvec.Rank(wordvec.Word(r)); got != r {
+			t.Fatalf("Rank(%q) = %d, want %d", wordvec.Word(r), got, r)
+		}
+	}
+	for _, w := range []string{"", "zzzzzzzz", "The", "morningdeckx"} {
+		if r := wordvec.Rank(w); r != -1 {
+			t.Errorf("Rank(%q) = %d, want -1", w, r)
+		}
+	}
+	if wordvec.Rank("the") != 0 {
+		t.Errorf("the is rank %d", wordvec.Rank("the"))
+	}
+}
+
+// TestNeighbours: the vectors know what words are about — a word's nearest neighbours share
+// its subject (what the ranking relies on).
+func TestNeighbours(t *testing.T) {
+	for w, want := range map[string][]string{
+		"film":     {"movie", "films"},
+		"football": {"soccer", "rugby", "basketball"},
+		"election": {"elections", "vote", "presidential"},
+		"vaccine":  {"vaccines", "vaccination"},
+		"malware":  {"spyware", "viruses", "trojans"},
+	} {
+		got := nearest(w, 10)
+		found := 0
+		for _, x := range got {
+			for _, y := range want {
+				if x == y {
+					found++
+				}
+			}
+		}
+		if found == 0 {
+			t.Errorf("nearest to %q: %v, none of %v", w, got, want)
+		}
+		t.Logf("%s: %v", w, got)
+	}
+}
+
+func BenchmarkRank(b *testing.B) {
+	for b.Loop() {
+		wordvec.Rank("entertainment")
+	}
+}
