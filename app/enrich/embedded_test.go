@@ -299,6 +299,26 @@ func BenchmarkEmbedded(b *testing.B) {
 	b.ReportMetric(float64(n)/(cpuSeconds()-cpuStart), "items/cpu-s") // the machine may be shared
 }
 
+// BenchmarkEmbeddedBroad enriches the corpus articles for broad, one-word interests, which the
+// word vectors read (semantic.go): what an item is about costs a pass over its first words.
+func BenchmarkEmbeddedBroad(b *testing.B) {
+	arts := corpus(b)
+	e := seeded(b, arts)
+	ctx := context.Background()
+	b.ResetTimer()
+	cpuStart := cpuSeconds()
+	n := 0
+	for range b.N {
+		for _, a := range arts {
+			if _, err := e.Enrich(ctx, app.EnrichInput{Title: a.title, Text: a.text, Interests: "entertainment\nhealth\ntechnology"}); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+	b.ReportMetric(float64(n)/(cpuSeconds()-cpuStart), "items/cpu-s") // the machine may be shared
+}
+
 // BenchmarkEmbeddedLong enriches long articles (over 10,000 characters: the corpus's longest
 // texts, and corpus texts joined up to 12,000 and 40,000 characters), the case that was slow when
 // the summariser compared every sentence with every other.

@@ -25,6 +25,7 @@ type doc struct {
 	capSurface []string           // the capitalised surfaces, for name forms
 	folded     [2][]foldedSurface // the surfaces folded, for compounds (made on first use)
 	vec        wordvec.Vector     // what the item is about (semantic.go; made on first use)
+	semWords   []semWord          // its distinct words that have a vector
 	vecDone    bool
 	vecOK      bool
 }

@@ -22,7 +22,8 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 	var best, rest float64
 	var matches []termMatch
 	strong := false
-	about, aboutBy := "", 0.0
+	var about *segVector // the subject of the largest semantic addition, for the reason
+	aboutBy := 0.0
 	for i := range specs {
 		s, m, anchor := e.interestScore(&specs[i], d)
 		if (anchor && s >= strongAt/2) || s >= strongAt {
@@ -34,7 +35,7 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 			add := semWeight * sem * (1 - min(1, s))
 			s += add
 			if add > aboutBy {
-				about, aboutBy = aboutReason(&specs[i].vecs[seg], d), add
+				about, aboutBy = &specs[i].vecs[seg], add
 			}
 		}
 		if s == 0 {
@@ -49,7 +50,13 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 			matches = append(matches, m...)
 		}
 	}
-	return math.Min(1, best) + 0.25*math.Min(1, rest), matches, strong, about
+	reason := ""
+	if about != nil && len(matches) == 0 {
+		reason = aboutReason(about, d)
+	} else if about != nil {
+		reason = "About " + about.label // shown only when no matched term is shown
+	}
+	return math.Min(1, best) + 0.25*math.Min(1, rest), matches, strong, reason
 }
 
 // aboutReason says which of the user's subjects an item is about, and through which of its words.

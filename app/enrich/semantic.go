@@ -98,6 +98,8 @@ func (d *doc) vector() (*wordvec.Vector, bool) {
 		return &d.vec, d.vecOK
 	}
 	d.vecDone = true
+	// Each distinct word is looked up once (displays are lower case already).
+	at := make(map[string]int, 64)
 	body := 0
 	var total float32
 	for i, t := range d.seq {
@@ -110,13 +112,26 @@ func (d *doc) vector() (*wordvec.Vector, bool) {
 		} else if body++; body > semBodyWords {
 			break
 		}
-		if r := wordvec.Rank(strings.ToLower(t.display)); r >= 0 {
-			wordvec.AddTo(&d.vec, r, w*wordvec.Weight(r))
-		}
 		total += w
+		if k, ok := at[t.display]; ok {
+			if k >= 0 {
+				d.semWords[k].weight += w
+			}
+			continue
+		}
+		r := wordvec.Rank(t.display)
+		if r < 0 {
+			at[t.display] = -1
+			continue
+		}
+		at[t.display] = len(d.semWords)
+		d.semWords = append(d.semWords, semWord{rank: r, display: t.display, weight: w})
 	}
 	if total == 0 {
 		return &d.vec, false
+	}
+	for _, sw := range d.semWords {
+		wordvec.AddTo(&d.vec, sw.rank, sw.weight*wordvec.Weight(sw.rank))
 	}
 	// The weighed mean of the text's words, less what any text's would be.
 	bg := wordvec.Background()
@@ -125,6 +140,14 @@ func (d *doc) vector() (*wordvec.Vector, bool) {
 	}
 	d.vecOK = d.vec.Unit()
 	return &d.vec, d.vecOK
+}
+
+// semWord is a distinct word of an item that has a vector, how much it weighs in the item
+// (title words three times), in the order the item has them.
+type semWord struct {
+	rank    int
+	display string
+	weight  float32
 }
 
 // semantic is how much an item is about one of the interest's subjects: 0 below semFloor, 1
@@ -157,33 +180,17 @@ func aboutWords(sv *segVector, d *doc, k int) []string {
 		w string
 		s float32
 	}
+	d.vector()
 	var cands []cand
-	seen := map[string]bool{}
 	own := strings.Fields(strings.ToLower(sv.label))
-	body := 0
-	for i, t := range d.seq {
-		if t.stop || t.surface == "" || len(t.display) < 3 {
+	for _, sw := range d.semWords {
+		if len(sw.display) < 3 || slicesContains(own, sw.display) {
 			continue
 		}
-		if i >= d.seqTitleN {
-			if body++; body > semBodyWords {
-				break
-			}
-		}
-		w := strings.ToLower(t.display)
-		if seen[w] {
-			continue
-		}
-		seen[w] = true
-		if slicesContains(own, w) {
-			continue
-		}
-		if r := wordvec.Rank(w); r >= 0 {
-			v := wordvec.Of(r)
-			v.Unit()
-			if s := sv.about(&v); s >= 0.3 {
-				cands = append(cands, cand{t.display, s})
-			}
+		v := wordvec.Of(sw.rank)
+		v.Unit()
+		if s := sv.about(&v); s >= 0.3 {
+			cands = append(cands, cand{sw.display, s})
 		}
 	}
 	sort.SliceStable(cands, func(a, b int) bool { return cands[a].s > cands[b].s })
