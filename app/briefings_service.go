@@ -294,6 +294,7 @@ func (s *Briefings) build(ctx context.Context, b *Briefing, runAt time.Time) (*R
 		if s.Ranker != nil {
 			also = s.Ranker.AlsoCovered(stories, g, 5)
 		}
+		also = keepTopMembers(also, g, b.ItemLimit)
 		for _, k := range also {
 			o := top[k].it
 			oid := o.ID
@@ -315,6 +316,24 @@ func (s *Briefings) build(ctx context.Context, b *Briefing, runAt time.Time) (*R
 	}
 	r.Overview = overview(r, chosen, len(items), from.In(sched.Location), to.In(sched.Location))
 	return r, nil
+}
+
+// keepTopMembers adds to also the members of a group (after its lead) that rank in the
+// report's top n: AlsoCovered shows one story an outlet, but a story that would have been in
+// the report on its own is never lost under another's lead (it is listed under it).
+func keepTopMembers(also, group []int, n int) []int {
+	shown := map[int]bool{}
+	for _, k := range also {
+		shown[k] = true
+	}
+	for _, k := range group[1:] {
+		if k < n && !shown[k] {
+			also = append(also, k)
+			shown[k] = true
+		}
+	}
+	sort.Ints(also)
+	return also
 }
 
 // details reads the summary, tags and topics of the chosen stories (Candidates reads items lean).

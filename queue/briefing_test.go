@@ -170,6 +170,38 @@ func TestBriefings(t *testing.T) {
 		}
 	})
 
+	t.Run("an item that ranks in the top N is never lost under another's lead", func(t *testing.T) {
+		r := newBriefingRig(t, now)
+		h := func(n int) time.Time { return now.Add(-time.Duration(n) * time.Hour) }
+		r.item(t, "Le Soir", "Brussels council approves new tram line to the airport", "The Brussels regional council voted on Tuesday to build a tram line linking the city centre to Zaventem airport, with works starting in 2027 and a budget of 400 million euros.", 90, h(3))
+		r.item(t, "Le Soir", "Airport tram line approved by Brussels council", "Brussels councillors voted on Tuesday for the tram line from the city centre to Zaventem airport: works start in 2027, the budget is 400 million euros.", 85, h(2))
+		r.item(t, "Bruzz", "Tram to Zaventem gets the green light", "Regional councillors in Brussels approved plans for an airport tram on Tuesday. The 400 million euro line from the centre to Zaventem airport should open by 2030, with works from 2027.", 80, h(2))
+		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 50, ItemLimit: 5}
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := r.runNow(ctx, b.ID, now); !ok || err != nil {
+			t.Fatalf("run now: %v %v", ok, err)
+		}
+		reps := r.waitReport(t, b.ID, 1)
+		rep, err := r.db.Report(ctx, 1, reps[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, it := range rep.Items {
+			listed[it.Title] = true
+			for _, c := range it.AlsoCoveredBy {
+				listed[c.Title] = true
+			}
+		}
+		for _, title := range []string{"Brussels council approves new tram line to the airport", "Airport tram line approved by Brussels council", "Tram to Zaventem gets the green light"} {
+			if !listed[title] {
+				t.Errorf("%q ranks in the top 5 but the report lost it: %+v", title, rep.Items)
+			}
+		}
+	})
+
 	t.Run("a briefing that follows a topic keeps only the items classified under it", func(t *testing.T) {
 		r := newBriefingRig(t, now)
 		r.item(t, "Tech", "SQLite 3.50 released", "Faster JSON.", 70, now.Add(-time.Hour))
