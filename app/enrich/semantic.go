@@ -183,7 +183,10 @@ func aboutWords(sv *segVector, d *doc, k int) []string {
 	d.vector()
 	var cands []cand
 	own := strings.Fields(strings.ToLower(sv.label))
-	for _, sw := range d.semWords {
+	for i, sw := range d.semWords {
+		if i == aboutRead {
+			break // the title's words and the opening's say what the item is about
+		}
 		if len(sw.display) < 3 || slicesContains(own, sw.display) {
 			continue
 		}
@@ -203,6 +206,9 @@ func aboutWords(sv *segVector, d *doc, k int) []string {
 	}
 	return out
 }
+
+// aboutRead is how many of an item's distinct words (title first) the reason looks among.
+const aboutRead = 48
 
 func slicesContains(s []string, w string) bool {
 	for _, x := range s {
