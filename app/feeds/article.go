@@ -31,7 +31,7 @@ func (f *Fetcher) Article(ctx context.Context, pageURL string) (a *Article, err 
 			a, err = nil, &Error{Kind: KindParse, Message: "The page's article could not be extracted.", Err: fmt.Errorf("panic: %v", r)}
 		}
 	}()
-	resp, err := f.get(ctx, pageURL, acceptHTML, "", "")
+	resp, err := f.getPage(ctx, pageURL, acceptHTML, f.opts.MaxBodyBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -103,6 +103,19 @@ func (f *Fetcher) get(ctx context.Context, rawURL, accept, etag, lastModified st
 // getMax is get with a smaller body limit (icons). A response with a body holds one of the
 // Fetcher's slots: the caller frees it with done once it has parsed the body.
 func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified string, maxBytes int64) (*response, error) {
+	return f.fetchBody(ctx, rawURL, accept, etag, lastModified, maxBytes, true)
+}
+
+// getPage is getMax for a page whose small body needs no parse slot (article text, a page's
+// icon link, an icon): the process workers already bound how many are read at once, and the
+// feeds' parses do not wait behind them; a body past freeBodyBytes still takes a large-body
+// slot.
+func (f *Fetcher) getPage(ctx context.Context, rawURL, accept string, maxBytes int64) (*response, error) {
+	return f.fetchBody(ctx, rawURL, accept, "", "", maxBytes, false)
+}
+
+// fetchBody is getMax; smallSlot says whether a body of at most freeBodyBytes takes a parse slot.
+func (f *Fetcher) fetchBody(ctx context.Context, rawURL, accept, etag, lastModified string, maxBytes int64, smallSlot bool) (*response, error) {
 	u, err := parseURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -216,8 +229,10 @@ func (f *Fetcher) getMax(ctx context.Context, rawURL, accept, etag, lastModified
 		if large {
 			slots = f.large
 		}
-		if res.release, err = f.slot(parent, slots); err != nil {
-			return nil, err
+		if large || smallSlot {
+			if res.release, err = f.slot(parent, slots); err != nil {
+				return nil, err
+			}
 		}
 		if large {
 			if hint > freeBodyBytes {

@@ -24,7 +24,7 @@ func (f *Fetcher) Icon(ctx context.Context, siteURL string) (*app.Icon, error) {
 		return nil, err
 	}
 	var candidates []string
-	if page, err := f.getMax(ctx, base.String(), acceptHTML, "", "", 1<<20); err == nil && !page.notModified {
+	if page, err := f.getPage(ctx, base.String(), acceptHTML, 1<<20); err == nil && !page.notModified {
 		candidates = iconLinks(page.body, page.finalURL)
 		page.done()
 	} else if ctx.Err() != nil {
@@ -51,7 +51,7 @@ func (f *Fetcher) Icon(ctx context.Context, siteURL string) (*app.Icon, error) {
 }
 
 func (f *Fetcher) iconAt(ctx context.Context, rawURL string) (*app.Icon, error) {
-	resp, err := f.getMax(ctx, rawURL, acceptIcon, "", "", app.MaxIconBytes)
+	resp, err := f.getPage(ctx, rawURL, acceptIcon, app.MaxIconBytes)
 	if err != nil {
 		var fe *Error
 		if errors.As(err, &fe) && fe.Kind == KindTooLarge {
