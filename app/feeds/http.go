@@ -176,7 +176,7 @@ func (f *Fetcher) fetchBody(ctx context.Context, rawURL, accept, etag, lastModif
 		return nil, e
 	}
 
-	tooLarge := &Error{Kind: KindTooLarge, Message: fmt.Sprintf("The response is larger than %s.", formatBytes(maxBytes))}
+	tooLarge := &Error{Kind: KindTooLarge, Message: fmt.Sprintf("The response is larger than %s.", app.FormatSize(maxBytes))}
 	var body io.Reader = resp.Body
 	switch enc := strings.ToLower(strings.TrimSpace(resp.Header.Get("Content-Encoding"))); {
 	case resp.Uncompressed, enc == "", enc == "identity":
@@ -367,21 +367,6 @@ func statusText(code int) string {
 		return fmt.Sprintf("%d %s", code, t)
 	}
 	return strconv.Itoa(code)
-}
-
-// formatBytes writes n as a person would: 10 MiB, 512 KiB, 300 bytes.
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // parseRetryAfter reads a Retry-After header: delay seconds or an HTTP date.
