@@ -65,6 +65,7 @@ type result struct {
 	cpuFirst, cpuCycle     time.Duration
 	scored, cpuScored      time.Duration // until the back catalogue is scored and searchable too (from process start)
 	peakRSS                int64         // bytes
+	peakWAL                int64         // the write-ahead log's largest size, sampled every 50 ms (bytes)
 	wroteFirst, wroteCycle int64         // bytes the server wrote (write syscalls: the WAL, the database, logs)
 	observed               int           // requests of the observer (-observe)
 	stored, want, notMod   int
@@ -99,10 +100,10 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 			return fmt.Errorf("round %d: %w", r, err)
 		}
 		results = append(results, res)
-		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed, wrote %.0f MB), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s, wrote %.1f MB), peak RSS %.1f MB, items %d/%d, 304s %d\n",
+		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed, wrote %.0f MB), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s, wrote %.1f MB), peak RSS %.1f MB, peak WAL %.1f MB, items %d/%d, 304s %d\n",
 			r, res.first.Seconds(), res.cpuFirst.Seconds(), res.cpuFirst.Seconds()*1000/float64(feeds), float64(res.wroteFirst)/1e6,
 			res.scored.Seconds(), res.cpuScored.Seconds(), res.cpuScored.Seconds()*1000/float64(feeds),
-			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.wroteCycle)/1e6, float64(res.peakRSS)/1e6, res.stored, res.want, res.notMod)
+			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.wroteCycle)/1e6, float64(res.peakRSS)/1e6, float64(res.peakWAL)/1e6, res.stored, res.want, res.notMod)
 		if observe {
 			fmt.Printf("round %d: the observer made %d requests during the first ingestion\n", r, res.observed)
 		}
@@ -115,7 +116,7 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 		slices.Sort(v)
 		return v[len(v)/2]
 	}
-	fmt.Printf("median: first ingestion %.2f s, CPU %.2f s (%.2f ms/feed), wrote %.0f MB; scored and searchable %.2f s, CPU %.2f ms/feed; all-304 cycle %.3f s, CPU %.2f s, wrote %.1f MB; peak RSS %.1f MB\n",
+	fmt.Printf("median: first ingestion %.2f s, CPU %.2f s (%.2f ms/feed), wrote %.0f MB; scored and searchable %.2f s, CPU %.2f ms/feed; all-304 cycle %.3f s, CPU %.2f s, wrote %.1f MB; peak RSS %.1f MB, peak WAL %.1f MB\n",
 		med(func(r result) float64 { return r.first.Seconds() }), med(func(r result) float64 { return r.cpuFirst.Seconds() }),
 		med(func(r result) float64 { return r.cpuFirst.Seconds() * 1000 / float64(feeds) }),
 		med(func(r result) float64 { return float64(r.wroteFirst) / 1e6 }),
@@ -123,7 +124,8 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 		med(func(r result) float64 { return r.cpuScored.Seconds() * 1000 / float64(feeds) }),
 		med(func(r result) float64 { return r.cycle.Seconds() }), med(func(r result) float64 { return r.cpuCycle.Seconds() }),
 		med(func(r result) float64 { return float64(r.wroteCycle) / 1e6 }),
-		med(func(r result) float64 { return float64(r.peakRSS) / 1e6 }))
+		med(func(r result) float64 { return float64(r.peakRSS) / 1e6 }),
+		med(func(r result) float64 { return float64(r.peakWAL) / 1e6 }))
 	return nil
 }
 
@@ -210,6 +212,32 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 		}()
 		observeStop = func() { close(stop); res.observed = <-done; stop = nil }
 	}
+
+	// The write-ahead log's size, every 50 ms for the whole round (issue 26: it must stay small).
+	walStop := make(chan struct{})
+	walDone := make(chan int64)
+	go func() {
+		var peak int64
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if fi, err := os.Stat(dbPath + "-wal"); err == nil {
+				peak = max(peak, fi.Size())
+			}
+			select {
+			case <-walStop:
+				walDone <- peak
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	defer func() {
+		if walStop != nil {
+			close(walStop)
+			<-walDone
+		}
+	}()
 
 	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)")
 	if err != nil {
@@ -309,6 +337,8 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	}
 	slices.Sort(times)
 	res.cycle = times[len(times)/2]
+	close(walStop)
+	res.peakWAL, walStop = <-walDone, nil
 	res.peakRSS, err = peakRSS(srv.Process.Pid)
 	return res, err
 }
