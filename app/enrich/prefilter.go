@@ -340,11 +340,41 @@ func (m *FocusMatcher) scan(text string, title bool, hits []pfHit, pos int32) ([
 }
 
 // Prefilter is the first pass of a focus briefing (app.FocusFilter): NewFocusMatcher's Match
-// with the ranker's statistics, or nil when the focus has nothing to look for.
+// with the ranker's statistics, or nil when the focus has nothing to look for. A focus with a
+// broad, one-word subject ("entertainment") also keeps the items whose title is about it
+// (semantic.go), after every item that names it: the scorer reads them the same way.
 func (r Ranker) Prefilter(focus string) func(title, opening string) float64 {
 	m := NewFocusMatcher(r.Embedded, focus)
 	if m == nil {
 		return nil
 	}
-	return m.Match
+	var subjects []segVector
+	for _, spec := range parseInterests(focus) {
+		subjects = append(subjects, spec.vecs...)
+	}
+	if len(subjects) == 0 {
+		return m.Match
+	}
+	return func(title, opening string) float64 {
+		if s := m.Match(title, opening); s > 0 {
+			return s
+		}
+		// Below any match by the focus's words (Match's least is far above this).
+		return 1e-3 * titleAbout(subjects, title)
+	}
+}
+
+// titleAbout is how much a title is about the closest of subjects, as semantic reads an item
+// (0 below semFloor, 1 from semFull), from the title alone.
+func titleAbout(subjects []segVector, title string) float64 {
+	d := newDoc(detectLang(title), title, "", tokenize(title), nil)
+	dv, ok := d.vector()
+	if !ok {
+		return 0
+	}
+	best := float32(-1)
+	for i := range subjects {
+		best = max(best, subjects[i].about(dv))
+	}
+	return max(0, min(1, (float64(best)-semFloor)/(semFull-semFloor)))
 }

@@ -48,3 +48,17 @@ func TestBroadInterestFindsItsTopic(t *testing.T) {
 		t.Errorf("the name Go matched a Rust item by its subject (%d, %q)", s, why)
 	}
 }
+
+// TestFocusPrefilterReadsBroadSubjects: the first pass of a focus briefing over a long period
+// keeps the items whose title is about a broad, one-word focus, after every item that names
+// it, and none that is about something else.
+func TestFocusPrefilterReadsBroadSubjects(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	match := enrich.Ranker{Embedded: e}.Prefilter("entertainment")
+	named := match("Entertainment weekly: the fall line-up", "")
+	about := match("New film starring Emma Stone tops the box office", "")
+	other := match("SQLite 3.51 adds faster JSON functions", "")
+	if !(named > about && about > 0 && other == 0) {
+		t.Fatalf("prefilter: named %g, about %g, other %g; want named > about > 0 = other", named, about, other)
+	}
+}
