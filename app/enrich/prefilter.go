@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/morningdeck/morningdeck/app/wordvec"
 )
 
 // The first pass of a focus briefing: a period can hold tens of thousands of items, and the
@@ -365,16 +367,33 @@ func (r Ranker) Prefilter(focus string) func(title, opening string) float64 {
 }
 
 // titleAbout is how much a title is about the closest of subjects, as semantic reads an item
-// (0 below semFloor, 1 from semFull), from the title alone.
+// (0 below semFloor, 1 from semFull), from the title's words alone: looked up as written, in
+// lower case, without the scorer's tokenizing (a first pass reads tens of thousands).
 func titleAbout(subjects []segVector, title string) float64 {
-	d := newDoc(detectLang(title), title, "", tokenize(title), nil)
-	dv, ok := d.vector()
-	if !ok {
+	var v wordvec.Vector
+	var n float32
+	for _, w := range strings.FieldsFunc(title, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' }) {
+		if len(w) < 3 {
+			continue
+		}
+		if r := wordvec.Rank(strings.ToLower(w)); r >= 0 {
+			wordvec.AddTo(&v, r, wordvec.Weight(r))
+		}
+		n++
+	}
+	if n == 0 {
+		return 0
+	}
+	bg := wordvec.Background()
+	for i := range v {
+		v[i] = v[i]/n - bg[i]
+	}
+	if !v.Unit() {
 		return 0
 	}
 	best := float32(-1)
 	for i := range subjects {
-		best = max(best, subjects[i].about(dv))
+		best = max(best, subjects[i].about(&v))
 	}
 	return max(0, min(1, (float64(best)-semFloor)/(semFull-semFloor)))
 }

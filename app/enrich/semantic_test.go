@@ -62,3 +62,21 @@ func TestFocusPrefilterReadsBroadSubjects(t *testing.T) {
 		t.Fatalf("prefilter: named %g, about %g, other %g; want named > about > 0 = other", named, about, other)
 	}
 }
+
+// BenchmarkPrefilterBroad is the first pass of a focus briefing over the development headlines:
+// a broad, one-word focus reads each title's words in the vectors, a phrase does not.
+func BenchmarkPrefilterBroad(b *testing.B) {
+	items, _ := loadBroad(b, "dev")
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	for _, focus := range []string{"entertainment", "stock markets"} {
+		m := enrich.Ranker{Embedded: e}.Prefilter(focus)
+		b.Run(focus, func(b *testing.B) {
+			for b.Loop() {
+				for _, it := range items {
+					m(it.title, "")
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*len(items)), "µs/title")
+		})
+	}
+}
