@@ -90,7 +90,11 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		return nil, err
 	}
 	path := filepath.Join(cfg.DataDir, "morningdeck.db")
-	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout})
+	startCheck := time.Duration(0) // the default bound
+	if cfg.Short {
+		startCheck = -1
+	}
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout, StartCheck: startCheck})
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}

@@ -26,6 +26,11 @@ import (
 
 // Config is every knob, set by flag, else MORNINGDECK_* environment variable, else default.
 type Config struct {
+	// Short: the command only reads or changes a few things through the services (withServices)
+	// and does not pay the database's integrity check at start, which reads the whole file
+	// (0.33 s for 42 MB here: seconds on a Raspberry Pi's larger file, for every command). The
+	// server, the workers, fetch and brief run are checked; so is `morningdeck check`.
+	Short      bool
 	ConfigFile string            // the file read, "" when none
 	Sources    map[string]string // flag name → where its value came from: flag, env, file (absent: default)
 

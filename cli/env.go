@@ -88,6 +88,7 @@ func open(ctx context.Context, cfg *Config) (*Env, error) {
 
 // withServices opens the application for a command that only needs its services.
 func withServices(cmd *cobra.Command, cfg *Config, fn func(ctx context.Context, svc *app.Services) error) error {
+	cfg.Short = true
 	return withEnv(cmd, cfg, func(ctx context.Context, e *Env) error { return fn(ctx, e.Svc) })
 }
 

@@ -70,8 +70,8 @@ type Options struct {
 	// BusyTimeout bounds how long a connection waits for a lock held by another process.
 	BusyTimeout time.Duration
 	// StartCheck bounds the integrity check of an existing file before anything is written to
-	// it (see startCheck); default DefaultStartCheck. A check that does not finish in time lets
-	// the app start, and the periodic check (Check) goes on looking.
+	// it (see startCheck); default DefaultStartCheck, negative: no check. A check that does not
+	// finish in time lets the app start, and the periodic check (Check) goes on looking.
 	StartCheck time.Duration
 }
 
@@ -101,7 +101,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	// An existing file is checked, read-only, before the migrations or anything else writes to
 	// it: a file damaged in its interior pages is refused, untouched (issue 27, N7).
-	if st, err := os.Stat(opts.Path); err == nil && st.Mode().IsRegular() {
+	if st, err := os.Stat(opts.Path); err == nil && st.Mode().IsRegular() && opts.StartCheck >= 0 {
 		if err := startCheck(ctx, opts); err != nil {
 			return nil, err
 		}
