@@ -11,8 +11,8 @@ import (
 
 // TestBroadInterestFindsItsTopic: a broad interest finds items about its topic that never say
 // its word — films and premieres for "entertainment", patients and treatments for "health" —
-// above items of other topics, and the reason says what the item is about and through which
-// words. A name or a phrase is not read this way ("Go" stays the language).
+// above items of other topics, and the reason names the subject and the item's words that make
+// it so ("About health: …", or "Loosely related to entertainment: …" when the closeness is weak). A name or a phrase is not read this way ("Go" stays the language).
 func TestBroadInterestFindsItsTopic(t *testing.T) {
 	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
 	score := func(interests, title, text string) (int, string) {
@@ -28,10 +28,10 @@ func TestBroadInterestFindsItsTopic(t *testing.T) {
 	}{
 		{"entertainment",
 			"New film starring Emma Stone tops the box office", "The comedy opened on 3,000 screens; critics praised the actress and the director.",
-			"SQLite 3.51 adds faster JSON functions", "The release improves the query planner and the storage engine.", "About entertainment"},
+			"SQLite 3.51 adds faster JSON functions", "The release improves the query planner and the storage engine.", "entertainment: comedy, film"},
 		{"health",
 			"New vaccine cuts hospital admissions for flu", "Doctors at the clinic said patients recovered faster after the treatment.",
-			"Apple unveils a faster laptop chip", "The processor doubles graphics performance.", "About health"},
+			"Apple unveils a faster laptop chip", "The processor doubles graphics performance.", "About health: treatment"},
 	} {
 		on, why := score(tc.interest, tc.on, tc.onText)
 		off, _ := score(tc.interest, tc.off, tc.offText)
