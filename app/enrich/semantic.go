@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -187,7 +188,7 @@ func aboutWords(sv *segVector, d *doc, k int) []string {
 		if i == aboutRead {
 			break // the title's words and the opening's say what the item is about
 		}
-		if len(sw.display) < 3 || slicesContains(own, sw.display) {
+		if len(sw.display) < 3 || slices.Contains(own, sw.display) {
 			continue
 		}
 		v := wordvec.Of(sw.rank)
@@ -209,12 +210,3 @@ func aboutWords(sv *segVector, d *doc, k int) []string {
 
 // aboutRead is how many of an item's distinct words (title first) the reason looks among.
 const aboutRead = 48
-
-func slicesContains(s []string, w string) bool {
-	for _, x := range s {
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
