@@ -24,33 +24,19 @@ type Limits struct {
 	OPMLBytes int64 // the largest OPML file imported
 }
 
-func (l Limits) sources() int {
-	if l.Sources > 0 {
-		return l.Sources
-	}
-	return DefaultMaxSources
-}
-
-func (l Limits) folders() int {
-	if l.Folders > 0 {
-		return l.Folders
-	}
-	return DefaultMaxFolders
-}
-
-func (l Limits) briefings() int {
-	if l.Briefings > 0 {
-		return l.Briefings
-	}
-	return DefaultMaxBriefings
-}
+func (l Limits) sources() int   { return orDefault(l.Sources, DefaultMaxSources) }
+func (l Limits) folders() int   { return orDefault(l.Folders, DefaultMaxFolders) }
+func (l Limits) briefings() int { return orDefault(l.Briefings, DefaultMaxBriefings) }
 
 // OPML is the largest OPML file imported, in bytes.
-func (l Limits) OPML() int64 {
-	if l.OPMLBytes > 0 {
-		return l.OPMLBytes
+func (l Limits) OPML() int64 { return orDefault(l.OPMLBytes, DefaultMaxOPMLBytes) }
+
+// orDefault is v when it is set (positive), else def.
+func orDefault[T int | int64](v, def T) T {
+	if v > 0 {
+		return v
 	}
-	return DefaultMaxOPMLBytes
+	return def
 }
 
 func sourceLimitError(max int) error {

@@ -381,19 +381,9 @@ func titleAbout(subjects []segVector, title string) float64 {
 		}
 		n++
 	}
-	if n == 0 {
+	if !v.Subject(n) {
 		return 0
 	}
-	bg := wordvec.Background()
-	for i := range v {
-		v[i] = v[i]/n - bg[i]
-	}
-	if !v.Unit() {
-		return 0
-	}
-	best := float32(-1)
-	for i := range subjects {
-		best = max(best, subjects[i].about(&v))
-	}
-	return max(0, min(1, (float64(best)-semFloor)/(semFull-semFloor)))
+	c, _ := closest(subjects, &v)
+	return c
 }

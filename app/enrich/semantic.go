@@ -128,18 +128,10 @@ func (d *doc) vector() (*wordvec.Vector, bool) {
 		at[t.display] = len(d.semWords)
 		d.semWords = append(d.semWords, semWord{rank: r, display: t.display, weight: w})
 	}
-	if total == 0 {
-		return &d.vec, false
-	}
 	for _, sw := range d.semWords {
 		wordvec.AddTo(&d.vec, sw.rank, sw.weight*wordvec.Weight(sw.rank))
 	}
-	// The weighed mean of the text's words, less what any text's would be.
-	bg := wordvec.Background()
-	for i := range d.vec {
-		d.vec[i] = d.vec[i]/total - bg[i]
-	}
-	d.vecOK = d.vec.Unit()
+	d.vecOK = d.vec.Subject(total)
 	return &d.vec, d.vecOK
 }
 
@@ -151,8 +143,8 @@ type semWord struct {
 	weight  float32
 }
 
-// semantic is how much an item is about one of the interest's subjects: 0 below semFloor, 1
-// from semFull; and that subject (-1 when none).
+// semantic is how much an item is about one of the interest's subjects (see closest), and
+// that subject (-1 when none).
 func semantic(spec *interestSpec, d *doc) (float64, int) {
 	if len(spec.vecs) == 0 {
 		return 0, -1
@@ -161,17 +153,23 @@ func semantic(spec *interestSpec, d *doc) (float64, int) {
 	if !ok {
 		return 0, -1
 	}
+	return closest(spec.vecs, dv)
+}
+
+// closest is how much a text (its Subject vector) is about the closest of subjects: 0 below
+// semFloor, 1 from semFull; and which subject (-1 when none counts).
+func closest(subjects []segVector, v *wordvec.Vector) (float64, int) {
 	best, seg := float32(-1), -1
-	for i := range spec.vecs {
-		if s := spec.vecs[i].about(dv); s > best {
+	for i := range subjects {
+		if s := subjects[i].about(v); s > best {
 			best, seg = s, i
 		}
 	}
-	v := max(0, min(1, (float64(best)-semFloor)/(semFull-semFloor)))
-	if v == 0 {
+	c := max(0, min(1, (float64(best)-semFloor)/(semFull-semFloor)))
+	if c == 0 {
 		return 0, -1
 	}
-	return v, seg
+	return c, seg
 }
 
 // aboutWords are the item's words closest to a subject (at most k, title first): what makes

@@ -101,16 +101,28 @@ func Of(r int) Vector {
 // frequency that is the same for every text and every collection).
 func Weight(r int) float32 { return float32(math.Log(2 + float64(r)/200)) }
 
-// Background is what a text of no subject looks like: the expected value of Weight(r) × the
+// background is what a text of no subject looks like: the expected value of Weight(r) × the
 // vector of a word of running English text, its words drawn with Zipf's frequencies (the
-// vectors are in frequency order); computed when the file was made. A text's weighed mean
-// minus this is what sets it apart.
-func Background() Vector {
+// vectors are in frequency order); computed when the file was made.
+var background = func() Vector {
 	var v Vector
 	for i := range v {
 		v[i] = math.Float32frombits(le.Uint32(data[16+4*i:]))
 	}
 	return v
+}()
+
+// Subject turns v, the weighed sum of a text's words (weights summing to total, each word's
+// times Weight), into what sets the text apart: its weighed mean less the background, of unit
+// length. It reports false for a text with nothing to tell.
+func (v *Vector) Subject(total float32) bool {
+	if total <= 0 {
+		return false
+	}
+	for i := range v {
+		v[i] = v[i]/total - background[i]
+	}
+	return v.Unit()
 }
 
 // Unit scales v to length 1 and reports whether it was not zero.

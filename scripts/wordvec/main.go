@@ -72,7 +72,7 @@ func main() {
 		centred[r] = unit(c)
 	}
 	// The background: the expected weight × vector of a word of running text, words drawn
-	// with Zipf's frequencies (see wordvec.Background).
+	// with Zipf's frequencies (see wordvec.Vector.Subject).
 	var z float64
 	for r := range centred {
 		z += 1 / float64(r+10)
