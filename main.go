@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"net/netip"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -70,18 +69,11 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	var userDial func(ctx context.Context, network, address string) (net.Conn, error)
 	if cfg.Exposed() {
 		// Reachable by others: fetching this machine's or its network's addresses (SSRF) is refused.
-		g := feeds.Guard{}
-		for _, a := range cfg.FetchAllow {
-			p, err := netip.ParsePrefix(strings.TrimSpace(a))
-			if err != nil {
-				addr, aerr := netip.ParseAddr(strings.TrimSpace(a))
-				if aerr != nil {
-					return nil, fmt.Errorf("--fetch-allow %q: give an address (192.168.1.10) or a CIDR range (10.0.0.0/8)", a)
-				}
-				p = netip.PrefixFrom(addr, addr.BitLen())
-			}
-			g.Allow = append(g.Allow, p.Masked())
+		allow, err := cli.Prefixes("fetch-allow", cfg.FetchAllow)
+		if err != nil {
+			return nil, err
 		}
+		g := feeds.Guard{Allow: allow}
 		fo.Transport = feeds.GuardedTransport(fo, g)
 		userDial = g.Dialer(10 * time.Second).DialContext
 	}

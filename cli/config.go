@@ -308,8 +308,8 @@ func loopback(addr string) bool {
 // does not fetch private addresses.
 func (c *Config) Exposed() bool { return c.RequireLogin || !loopback(c.Addr) }
 
-// prefixes parses a list flag of addresses (192.168.1.10, ::1) and CIDR ranges (10.0.0.0/8).
-func prefixes(flag string, values []string) ([]netip.Prefix, error) {
+// Prefixes parses a list flag of addresses (192.168.1.10, ::1) and CIDR ranges (10.0.0.0/8).
+func Prefixes(flag string, values []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, v := range values {
 		v = strings.TrimSpace(v)
@@ -320,7 +320,7 @@ func prefixes(flag string, values []string) ([]netip.Prefix, error) {
 		if err != nil {
 			a, aerr := netip.ParseAddr(v)
 			if aerr != nil {
-				return nil, fmt.Errorf("--%s %q: give an address (127.0.0.1) or a CIDR range (10.0.0.0/8)", flag, v)
+				return nil, fmt.Errorf("--%s %q: give an address (192.168.1.10) or a CIDR range (10.0.0.0/8)", flag, v)
 			}
 			p = netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen())
 		}

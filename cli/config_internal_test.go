@@ -46,7 +46,7 @@ func TestTrustedProxyFlag(t *testing.T) {
 		t.Errorf("from the command line: %q", got)
 	}
 
-	p, err := prefixes("trusted-proxy", []string{"127.0.0.1", " 10.1.2.3/8", "::1", "::ffff:192.0.2.1"})
+	p, err := Prefixes("trusted-proxy", []string{"127.0.0.1", " 10.1.2.3/8", "::1", "::ffff:192.0.2.1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestTrustedProxyFlag(t *testing.T) {
 	if strings.Join(got, ",") != "127.0.0.1/32,10.0.0.0/8,::1/128,192.0.2.1/32" {
 		t.Errorf("parsed: %v", got)
 	}
-	if _, err := prefixes("trusted-proxy", []string{"proxy.local"}); err == nil || !strings.Contains(err.Error(), `--trusted-proxy "proxy.local": give an address`) {
+	if _, err := Prefixes("trusted-proxy", []string{"proxy.local"}); err == nil || !strings.Contains(err.Error(), `--trusted-proxy "proxy.local": give an address`) {
 		t.Errorf("a name: %v", err)
 	}
 }

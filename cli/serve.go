@@ -123,7 +123,7 @@ func (e *Env) indexLoop(ctx context.Context) {
 }
 
 func serve(cmd *cobra.Command, cfg *Config) error {
-	trusted, err := prefixes("trusted-proxy", cfg.TrustedProxies)
+	trusted, err := Prefixes("trusted-proxy", cfg.TrustedProxies)
 	if err != nil {
 		return err
 	}

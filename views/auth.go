@@ -118,7 +118,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		if u != nil && isAPIPath(p) && s.apiLimit != nil {
 			if wait, ok := s.apiLimit.allow("u"+strconv.FormatInt(u.ID, 10), time.Now()); !ok {
-				w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+				retryAfter(w, wait)
 				writeJSON(w, http.StatusTooManyRequests, apiErrorBody{Error: "Too many requests: slow down and try again in a moment."})
 				return
 			}
@@ -157,7 +157,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	v := LoginView{Name: r.PostFormValue("name"), Next: localPath(r.PostFormValue("next"))}
 	if wait, ok := s.loginLimit.allow("ip"+clientIP(r, s.opts.TrustedProxies), time.Now()); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		retryAfter(w, wait)
 		v.Error = "Too many sign-in attempts from here. Wait a minute and try again."
 		s.renderStatus(w, r, http.StatusTooManyRequests, loginPage(s.barePage(w, r, "Sign in"), v))
 		return
@@ -364,8 +364,7 @@ func (s *Server) changePassword(w http.ResponseWriter, r *http.Request) {
 	u := currentUser(r)
 	// The current-password check is a sign-in by another door: it has the same limit.
 	if wait, ok := s.loginLimit.allow("password"+strconv.FormatInt(u.ID, 10), time.Now()); !ok {
-		secs := int(math.Ceil(wait.Seconds()))
-		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		secs := retryAfter(w, wait)
 		s.renderAccount(w, r, http.StatusTooManyRequests, AccountView{PassError: fmt.Sprintf("Too many attempts to check the current password. Try again in %d seconds.", secs)})
 		return
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -109,7 +108,7 @@ func (s *Server) greader(w http.ResponseWriter, r *http.Request, prefix string) 
 	req.user = u
 	if s.opts.RequireLogin && s.apiLimit != nil {
 		if wait, ok := s.apiLimit.allow("u"+strconv.FormatInt(u.ID, 10), time.Now()); !ok {
-			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+			retryAfter(w, wait)
 			greaderText(w, http.StatusTooManyRequests, "Too many requests: slow down and try again in a moment.")
 			return
 		}
@@ -206,7 +205,7 @@ func (s *Server) greaderLogin(w http.ResponseWriter, req *greaderRequest) {
 		return
 	}
 	if wait, ok := s.loginLimit.allow("ip"+clientIP(r, s.opts.TrustedProxies), time.Now()); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(wait.Seconds()))))
+		retryAfter(w, wait)
 		greaderText(w, http.StatusTooManyRequests, "Error=TooManyRequests\nToo many sign-in attempts from here. Wait a minute and try again.\n")
 		return
 	}

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 	"unicode"
 
 	"github.com/a-h/templ"
@@ -452,8 +453,15 @@ func failure(err error) (status int, msg string, internal bool) {
 // for untrusted bodies are taken).
 func setRetryAfter(w http.ResponseWriter, err error) {
 	if d := app.RetryAfterOf(err); d > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(d.Seconds()))))
+		retryAfter(w, d)
 	}
+}
+
+// retryAfter sets Retry-After to wait, in whole seconds rounded up, and returns them.
+func retryAfter(w http.ResponseWriter, wait time.Duration) int {
+	secs := int(math.Ceil(wait.Seconds()))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	return secs
 }
 
 // appError shows an error as a page with its status (see failure); internal errors get the
