@@ -183,6 +183,7 @@ func TestRankingEval(t *testing.T) {
 	}
 	sort.Strings(names)
 	var sumP, sumN, sumR float64
+	var heldN, heldK float64
 	var claims, trueClaims, relevantN, toldNoMatch int
 	t.Logf("%-58s %6s %6s %6s %s", "interest", "P@10", "RP@10", "NDCG", "top 3")
 	for _, name := range names {
@@ -218,6 +219,8 @@ func TestRankingEval(t *testing.T) {
 		held := ""
 		if l.HeldOut {
 			held = " (held out)"
+			heldN += n
+			heldK++
 		}
 		var top []string
 		for i := 0; i < 3; i++ {
@@ -235,6 +238,7 @@ func TestRankingEval(t *testing.T) {
 	}
 	k := float64(len(names))
 	share := float64(trueClaims) / float64(max(claims, 1))
+	t.Logf("held-out interests: NDCG@10 %.4f (%d); development: %.4f", heldN/max(heldK, 1), int(heldK), (sumN-heldN)/(k-heldK))
 	t.Logf("mean P@10 %.4f, R-precision@10 %.4f, NDCG@10 %.4f, %d of %d %q reasons on relevant items (%.0f%%), %d of %d relevant items told \"No match\"",
 		sumP/k, sumR/k, sumN/k, trueClaims, claims, matchClaim, 100*share, toldNoMatch, relevantN)
 
@@ -300,7 +304,9 @@ func TestRankingEval(t *testing.T) {
 	t.Logf("mean NDCG@10 on the rest: %.4f without the model, %.4f with it (%d interests)", meanBefore, meanAfter, counted)
 	// Floor of the NDCG@10 on the rest with the model (0.850 in session 3; 0.900 in session 4,
 	// with the concept lexicon and the interest terms learned).
-	const floorAfter = 0.89
+	// Session 11: 0.875 (0.856 without the model), the statistics no longer fitted to the
+	// collection (one score for one text) and a word counted in the item's sense; see below.
+	const floorAfter = 0.87
 	if counted == 0 || meanAfter < meanBefore+0.01 || meanAfter < floorAfter {
 		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest enough: %.3f -> %.3f (floor %.2f)", meanBefore, meanAfter, floorAfter)
 	}
@@ -311,9 +317,14 @@ func TestRankingEval(t *testing.T) {
 	// words as phrases, the first 5,000 characters read): P@10 0.783, NDCG@10 0.881, true reasons
 	// 0.918; the floors sit just under. Session 4 (interests matched across languages through the
 	// concept lexicon): P@10 0.808, NDCG@10 0.899, true reasons 0.928.
-	const floorP, floorN, floorShare = 0.80, 0.89, 0.92
-	if sumP/k < floorP || sumN/k < floorN || share < floorShare {
-		t.Fatalf("the ranking got worse: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f)",
-			sumP/k, floorP, sumN/k, floorN, share, floorShare)
+	// Session 11 lowered them once, for one score for one text (issue 25): word weights from
+	// general English as evidence against the collection's, a constant reference length, no
+	// phrase split by collection statistics. The development interests fell (NDCG@10 0.898 →
+	// 0.885), the held-out ones held (0.920 → 0.913), and a first import now scores as the queue
+	// does (TestScoreSameByPath). The held-out floor is the one that matters.
+	const floorP, floorN, floorShare, floorHeldOut = 0.78, 0.88, 0.90, 0.90
+	if sumP/k < floorP || sumN/k < floorN || share < floorShare || heldN/max(heldK, 1) < floorHeldOut {
+		t.Fatalf("the ranking got worse: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f), held-out NDCG@10 %.3f (floor %.2f)",
+			sumP/k, floorP, sumN/k, floorN, share, floorShare, heldN/max(heldK, 1), floorHeldOut)
 	}
 }

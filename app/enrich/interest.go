@@ -22,6 +22,7 @@ type iword struct {
 	name    bool             // a capitalised name: its word forms match by prefix
 	keys    [numLangs]string // stemmed key per language
 	aliases []string         // surfaces that mean the same (Golang for Go)
+	share   float64          // its share of documents of general English (wordShare)
 }
 
 // iterm is a thing to look for: a word, or a phrase of consecutive words.
@@ -276,7 +277,7 @@ func interestWordsIn(s string, dropFiller bool, lang int) []iword {
 		if dropFiller && interestFiller[lower] && !(len(w) <= 3 && w != lower) {
 			continue // "the", but not "US" or "IT"
 		}
-		iw := iword{surface: w, lower: lower}
+		iw := iword{surface: w, lower: lower, share: wordShare(lower)}
 		letters, upper := 0, 0
 		for _, r := range w {
 			if unicode.IsLetter(r) {

@@ -320,19 +320,21 @@ type termMatch struct {
 // quarter. The interest scores its best segment and a third of the others.
 func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMatch, bool) {
 	const k, b = 2.0, 0.75
-	avgdl := e.stats.avgLen()
+	avgdl := refLen
 	norm := k * (1 - b + b*d.dl/avgdl)
 	nseg := len(spec.anchors)
 	total := make([]float64, nseg)
 	got := make([]float64, nseg)
 	hit := make([]bool, nseg)
 	var matches []termMatch
-	maxIDF := math.Log(1 + float64(max(e.stats.Docs(), 20)))
-	// Two words written together that the collection does not show as a phrase are two keywords
-	// ("ruby rails"), not a phrase ("open source").
+	maxIDF := e.stats.maxIDF()
+	// Two words written together, each of them rare enough in general English to name a
+	// subject alone, are two keywords ("ruby rails"), not a phrase ("open source", "machine
+	// learning", "hearing loss"). Decided from general English, not the collection, so that it
+	// is the same whatever was seen before (issue 25).
 	var split map[int]bool
 	for i := range spec.terms {
-		if t := &spec.terms[i]; t.guessed && !e.collocated(t, d.lang) {
+		if t := &spec.terms[i]; t.guessed && keywords(t) {
 			if split == nil {
 				split = map[int]bool{}
 			}
@@ -374,7 +376,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		got[t.seg] += contrib[i]
 		matches = append(matches, termMatch{term: t, tf: inTitle*titleWeight + inBody})
 		if t.anchor || t.phrase || split[t.seg] && t.part && t.words[0].name {
-			hit[t.seg] = true // a name's words are names again when the collection shows no phrase
+			hit[t.seg] = true // a name's words are names again when they are keywords
 		}
 	}
 	// The lexicon's forms of a term in the item's language stand for it when they add more: a
@@ -390,9 +392,8 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		if inTitle+inBody == 0 {
 			continue
 		}
-		// A form standing for a phrase the collection does not show as a phrase ("electric cars":
-		// the words count apart) stands for all its words: Elektroauto is an electric car. It
-		// is no rarer than the phrase's rarest word needs to be.
+		// A form standing for two keywords written together stands for all its words. It is
+		// no rarer than the phrase's rarest word needs to be.
 		base, had := ws[o], contrib[o]
 		if split[ot.seg] && ot.guessed {
 			for j := range spec.terms {
@@ -438,28 +439,34 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 	return math.Min(1, best+rest/3), matches, anchorHit
 }
 
-// collocated reports whether the collection shows the words of a guessed phrase as a phrase:
-// every two neighbours are a collocation.
-func (e *Embedded) collocated(t *iterm, lang int) bool {
-	for i := 0; i+1 < len(t.words); i++ {
-		if !e.stats.collocation(t.words[i].keys[lang], t.words[i+1].keys[lang]) {
+// standAlone is how rare, against the rarest word (idf/maxIDF), each word written beside
+// another must be for the two to be read as keywords: ruby and rails are (0.74, 0.76); machine,
+// learning, open, source, hearing, loss, power are not (0.33–0.56).
+const standAlone = 0.6
+
+// keywords reports whether the words of a guessed phrase are keywords (see standAlone), by
+// their rarity in general English alone.
+func keywords(t *iterm) bool {
+	rarest := math.Log(1 + 1/wordShare(""))
+	for i := range t.words {
+		if math.Log(1+1/t.words[i].share) < standAlone*rarest {
 			return false
 		}
 	}
 	return true
 }
 
-// termIDF is the inverse document frequency of a term: of its case-kept form for exact words,
-// of its stem otherwise, and for a phrase the sum of its words'.
+// termIDF is the inverse document frequency of a term (idfOf): of its case-kept form for exact
+// words, of its stem otherwise, and for a phrase the sum of its words'.
 func (e *Embedded) termIDF(t *iterm, lang int) float64 {
 	var s float64
 	for i := range t.words {
 		w := &t.words[i]
 		switch {
 		case w.exact && (w.surface != w.lower || len(w.lower) <= 3):
-			s += e.stats.idf(caseKey(w.surface))
+			s += e.stats.idfOf(caseKey(w.surface), w.share)
 		default:
-			s += e.stats.idf(w.keys[lang])
+			s += e.stats.idfOf(w.keys[lang], w.share)
 		}
 	}
 	return math.Max(s, 0.5)

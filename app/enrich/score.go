@@ -4,8 +4,11 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/morningdeck/morningdeck/app/wordvec"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -116,7 +119,7 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 		if e.stats.common(k) {
 			continue
 		}
-		cands = append(cands, cand{k, label[k], (1 + math.Log(f)) * e.stats.idf(k)})
+		cands = append(cands, cand{k, label[k], (1 + math.Log(f)) * e.stats.idfOf(k, wordShare(strings.ToLower(label[k])))})
 	}
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].w != cands[j].w {
@@ -124,11 +127,18 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 		}
 		return cands[i].key < cands[j].key
 	})
+	// A word counts in the sense the item uses it: with the item's coarse subject ("loss" in an
+	// item about hearing is not "loss" in one about a share price; issue 25: likes on
+	// hearing-loss items promoted an IPO through "loss").
+	sense := ""
+	if v, ok := p.doc.vector(); ok {
+		sense = "@" + strconv.Itoa(wordvec.NearestSubject(v))
+	}
 	for i, c := range cands {
 		if i == 24 {
 			break
 		}
-		keys = append(keys, "w:"+c.key)
+		keys = append(keys, "w:"+c.key+sense)
 		labels = append(labels, c.label)
 	}
 	if in.SourceName != "" {
@@ -148,6 +158,9 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 	if m != nil {
 		seen := map[string]bool{}
 		for _, tm := range m.terms {
+			if tm.term.part {
+				continue // a word of a phrase found alone ("open" of "open source") is not what the reader liked
+			}
 			label := tm.term.display
 			if tm.term.alt > 0 {
 				label = tm.term.user

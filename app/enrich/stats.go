@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"github.com/morningdeck/morningdeck/app/wordvec"
 	"hash/maphash"
 	"math"
 	"strings"
@@ -10,16 +11,13 @@ import (
 )
 
 // Stats are the collection's statistics for TF-IDF and BM25: document frequencies (of stems,
-// and of short words and acronyms as written, "=Go"), the number of documents and their total
-// length, kept incrementally as items arrive (the caller seeds them from stored items at start-up
+// and of short words and acronyms as written, "=Go") and the number of documents, kept incrementally as items arrive (the caller seeds them from stored items at start-up
 // through Observe). Safe for concurrent use.
 type Stats struct {
-	mu       sync.RWMutex
-	df       map[uint64]int32 // termKey → documents
-	bigrams  map[uint64]int32 // pairKey of two keys → documents with the two words next to each other
-	docs     int
-	totalLen int64
-	limit    int
+	mu    sync.RWMutex
+	df    map[uint64]int32 // termKey → documents
+	docs  int
+	limit int
 }
 
 // The statistics keep 64-bit hashes of the terms, not the terms: a term costs ~20 bytes instead
@@ -30,17 +28,9 @@ var statsSeed = maphash.MakeSeed()
 
 func termKey(k string) uint64 { return maphash.String(statsSeed, k) }
 
-// pairKey combines the keys of two words, in order.
-func pairKey(a, b uint64) uint64 {
-	x := a ^ (b*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019)
-	x ^= x >> 31
-	x *= 0xbf58476d1ce4e5b9
-	return x ^ x>>29
-}
-
 // NewStats returns empty statistics that keep at most vocabulary terms.
 func NewStats(vocabulary int) *Stats {
-	return &Stats{df: map[uint64]int32{}, bigrams: map[uint64]int32{}, limit: max(vocabulary, 1000)}
+	return &Stats{df: map[uint64]int32{}, limit: max(vocabulary, 1000)}
 }
 
 // Observe adds a document's terms.
@@ -48,42 +38,25 @@ func (s *Stats) Observe(doc string) {
 	s.observe(tokenize(cleanText(cutText(doc, maxAnalysed))))
 }
 
-// termSets are observe's scratch sets, reused: two maps an item were 4 % of what a first
-// ingestion allocated.
-var termSets = sync.Pool{New: func() any { return &[2]map[uint64]struct{}{{}, {}} }}
+// termSets are observe's scratch sets, reused: a map an item was 4 % of what a first ingestion
+// allocated.
+var termSets = sync.Pool{New: func() any { return map[uint64]struct{}{} }}
 
 // observe adds one document read as runs of tokens (an item's title and its text, as Enrich
-// reads them): no pair of words spans two runs.
+// reads them).
 func (s *Stats) observe(runs ...[]token) {
-	sets := termSets.Get().(*[2]map[uint64]struct{})
-	seen, pairs := sets[0], sets[1]
+	seen := termSets.Get().(map[uint64]struct{})
 	defer func() {
 		clear(seen)
-		clear(pairs)
-		termSets.Put(sets)
+		termSets.Put(seen)
 	}()
-	n := 0
 	for _, toks := range runs {
-		var prev uint64 // termKey of toks[i-1].key, when i-1 was a word and not a stop word
-		prevOK := false
-		for i, t := range toks {
+		for _, t := range toks {
 			if t.surface == "" {
-				prevOK = false
 				continue
 			}
-			n++
 			if !t.stop {
-				k := termKey(t.key)
-				seen[k] = struct{}{}
-				if i > 0 && !toks[i-1].stop {
-					if !prevOK {
-						prev = termKey(toks[i-1].key)
-					}
-					pairs[pairKey(prev, k)] = struct{}{}
-				}
-				prev, prevOK = k, true
-			} else {
-				prevOK = false
+				seen[termKey(t.key)] = struct{}{}
 			}
 			if caseSensitive(t.surface) {
 				seen[termKey(caseKey(t.surface))] = struct{}{}
@@ -100,19 +73,8 @@ func (s *Stats) observe(runs ...[]token) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.docs++
-	s.totalLen += int64(n)
 	for k := range seen {
 		s.df[k]++
-	}
-	for k := range pairs {
-		s.bigrams[k]++
-	}
-	if len(s.bigrams) > s.limit {
-		for k, n := range s.bigrams {
-			if n <= 1 {
-				delete(s.bigrams, k)
-			}
-		}
 	}
 	if len(s.df) > s.limit {
 		// Forget the rarest terms; they weigh little and would grow the map without bound.
@@ -140,30 +102,10 @@ func caseSensitive(w string) bool {
 // Docs is the number of documents observed.
 func (s *Stats) Docs() int { s.mu.RLock(); defer s.mu.RUnlock(); return s.docs }
 
-// avgLen is the average number of words of the observed documents (400 before there are 20).
-func (s *Stats) avgLen() float64 {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.docs < 20 || s.totalLen == 0 {
-		return 400
-	}
-	return float64(s.totalLen) / float64(s.docs)
-}
-
-// collocation reports whether the words a and b (keys) make a phrase: they stand next to each
-// other in at least a tenth of the documents that have the rarer of them ("open source",
-// "machine learning"), rather than being two keywords ("ruby rails"). With too few documents to
-// tell, two words written together are taken as a phrase.
-func (s *Stats) collocation(a, b string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if s.docs < 50 {
-		return true
-	}
-	ka, kb := termKey(a), termKey(b)
-	n := s.bigrams[pairKey(ka, kb)]
-	return n >= 1 && float64(n) >= 0.1*float64(min(s.df[ka], s.df[kb]))
-}
+// refLen is the length, in words, against which BM25 weighs a text's length: a constant, not
+// the collection's average, so that an item's score does not depend on which items were seen
+// before it (issue 25: a first import's batch and the whole collection have different averages).
+const refLen = 400.0
 
 // common reports whether key is in so many documents that it is a function word of some
 // language, whatever the stop lists say (language-independent filtering by document frequency).
@@ -185,3 +127,38 @@ func (s *Stats) idf(term string) float64 {
 	}
 	return math.Log(1 + (n-df+0.5)/(df+0.5))
 }
+
+// wordShare is the share of documents of general English text that have a word (lower case):
+// the word vectors are in frequency order, and by Zipf's law a word of rank r is in about
+// 20/(r+100) of documents — 0.2 for the commonest, 1 in 50 at rank 1,000, 1 in 500 at 10,000,
+// 1 in 3,000 at 60,000. A word without a vector (a name, a code, a word of another language)
+// is taken as rarer than all of them.
+func wordShare(lower string) float64 {
+	r := wordvec.Rank(lower)
+	if r < 0 {
+		r = 2 * wordvec.Len()
+	}
+	return 20 / (float64(r) + 100)
+}
+
+// priorDocs is how many documents the general share of a word counts for against the
+// collection's own count (see idfOf).
+var priorDocs = 2000.0
+
+// idfOf is the inverse document frequency of a word: its share of the collection's documents
+// (key: its statistics key) as evidence on its share of general English (wordShare), so
+// that a few documents cannot make a common word rare (issue 25: an item scored 32 in a first
+// import and 66 through the queue, when every word of the first few documents counted as rare)
+// and a large collection still says what is common in it (AWS in a feed about AWS). The scale is
+// BM25's, log(1 + 1/p).
+func (s *Stats) idfOf(key string, share float64) float64 {
+	k := termKey(key)
+	s.mu.RLock()
+	n, df := float64(s.docs), float64(s.df[k])
+	s.mu.RUnlock()
+	p := (df + priorDocs*share) / (n + priorDocs)
+	return math.Log(1 + 1/p)
+}
+
+// maxIDF is the inverse document frequency of a word never seen, for the collection as it is.
+func (s *Stats) maxIDF() float64 { return s.idfOf("\x00", wordShare("\x00")) }

@@ -65,7 +65,7 @@ func (e *Embedded) topics(in app.EnrichInput, d *doc) []string {
 	if len(in.Topics) == 0 {
 		return nil
 	}
-	avg := e.stats.avgLen()
+	avg := refLen
 	type scored struct {
 		name  string
 		score float64

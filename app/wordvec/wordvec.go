@@ -149,3 +149,19 @@ func Dot(a, b *Vector) float32 {
 	}
 	return s
 }
+
+// NearestSubject is the coarse subject (0 to Subjects()-1) closest to v, a text's Subject
+// vector: a field of words learned from the vectors by scripts/subjects (sport, medicine,
+// markets, music, …), the same for every text and collection.
+func NearestSubject(v *Vector) int {
+	best, at := float32(-2), 0
+	for i := range subjects {
+		if d := Dot(v, &subjects[i]); d > best {
+			best, at = d, i
+		}
+	}
+	return at
+}
+
+// Subjects is the number of coarse subjects.
+func Subjects() int { return len(subjects) }
