@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -58,19 +62,7 @@ func sourceCmd(cfg *Config) *cobra.Command {
 					enc.SetIndent("", "  ")
 					return enc.Encode(out)
 				}
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tNAME\tFOLDER\tTYPE\tSTATUS\tFETCH\tITEMS\tUNREAD\tLAST FETCHED\tURL")
-				for _, s := range srcs {
-					last := "never"
-					if s.LastFetchedAt != nil {
-						last = s.LastFetchedAt.Local().Format("2006-01-02 15:04")
-					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, displayName(s), s.Folder, s.Type, s.Status, s.FetchStatus, s.ItemCount, s.Unread, last, s.URL)
-					if s.LastError != "" {
-						fmt.Fprintf(tw, "\t  last error: %s\t\t\t\t\t\t\t\t\n", s.LastError)
-					}
-				}
-				return tw.Flush()
+				return writeSources(cmd.OutOrStdout(), srcs)
 			})
 		},
 	}
@@ -126,6 +118,49 @@ func sourceCmd(cfg *Config) *cobra.Command {
 	c.AddCommand(add, list, rm, refresh, sourceMoveCmd(cfg))
 	return c
 }
+
+// writeSources writes the sources as a table whose columns are as wide as their content. A
+// source's last error goes on a line of its own below its row, outside the table's columns,
+// so that it widens none of them.
+func writeSources(w io.Writer, srcs []*app.Source) error {
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tFOLDER\tTYPE\tSTATUS\tFETCH\tITEMS\tUNREAD\tLAST FETCHED\tURL")
+	for _, s := range srcs {
+		last := "never"
+		if s.LastFetchedAt != nil {
+			last = s.LastFetchedAt.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, oneLine(displayName(s)), oneLine(s.Folder), s.Type, s.Status, s.FetchStatus, s.ItemCount, s.Unread, last, s.URL)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	rows := strings.SplitAfter(table.String(), "\n")
+	indent := strings.Repeat(" ", max(len("ID"), len(strconv.FormatInt(maxID(srcs), 10)))+2) // under NAME
+	var out strings.Builder
+	out.WriteString(rows[0])
+	for i, s := range srcs {
+		out.WriteString(rows[i+1])
+		if s.LastError != "" {
+			fmt.Fprintf(&out, "%slast error: %s\n", indent, oneLine(s.LastError))
+		}
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+func maxID(srcs []*app.Source) int64 {
+	var m int64
+	for _, s := range srcs {
+		m = max(m, s.ID)
+	}
+	return m
+}
+
+// oneLine keeps a cell on its line: tabs and line breaks (which would shift the columns)
+// become spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func displayName(s *app.Source) string {
 	if s.Name != "" {
