@@ -234,11 +234,7 @@ func describeParseError(err error) string {
 	if errors.As(err, &se) {
 		return fmt.Sprintf("broken XML at line %d (%s)", se.Line, se.Msg)
 	}
-	msg := err.Error()
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return msg
+	return app.Shorten(err.Error(), 200)
 }
 
 // looksHTML reports whether a body is an HTML page.
