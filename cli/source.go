@@ -21,14 +21,33 @@ import (
 func sourceCmd(cfg *Config) *cobra.Command {
 	c := &cobra.Command{Use: "source", Short: "Add, list, remove and refresh sources"}
 	var name, typ, folder string
-	var interval int
+	var interval, pick int
 	add := &cobra.Command{
 		Use:   "add URL",
 		Short: "Follow a feed, a web page or a subreddit (r/NAME)",
-		Args:  cobra.ExactArgs(1),
+		Long: "Follow a feed, a web page or a subreddit (r/NAME). A page that offers one feed is followed\n" +
+			"through it; one that offers several lists them: add it again with --pick N to follow the Nth.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if pick < 0 {
+				return errors.New("--pick counts from 1: give the number of a feed the page lists")
+			}
 			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
-				s, err := svc.Sources.Add(ctx, app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: &interval, Folder: folder})
+				in := app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: &interval, Folder: folder, OfferChoice: true}
+				s, err := svc.Sources.Add(ctx, in)
+				var choice *app.FeedChoice
+				if errors.As(err, &choice) {
+					if pick == 0 || pick > len(choice.Feeds) {
+						writeFeedChoice(cmd.ErrOrStderr(), choice)
+						if pick > len(choice.Feeds) {
+							return fmt.Errorf("--pick %d: the page offers %d feeds; give a number from 1 to %d", pick, len(choice.Feeds), len(choice.Feeds))
+						}
+						return fmt.Errorf("this page offers %d feeds: add it again with --pick N to follow one, e.g. morningdeck source add %s --pick 1", len(choice.Feeds), args[0])
+					}
+					// The chosen feed, as the web form's choice adds it.
+					in.URL, in.Type, in.OfferChoice = choice.Feeds[pick-1].URL, app.SourceRSS, false
+					s, err = svc.Sources.Add(ctx, in)
+				}
 				if err != nil {
 					return err
 				}
@@ -41,6 +60,7 @@ func sourceCmd(cfg *Config) *cobra.Command {
 	add.Flags().StringVar(&typ, "type", "", "rss, web or reddit (default: detect)")
 	add.Flags().IntVar(&interval, "interval", app.DefaultRefreshInterval, "refresh interval in minutes (1–10080)")
 	add.Flags().StringVar(&folder, "folder", "", "put it in this folder (made when new)")
+	add.Flags().IntVar(&pick, "pick", 0, "when the page offers several feeds, follow the Nth of those it lists")
 
 	var asJSON bool
 	list := &cobra.Command{
@@ -156,6 +176,24 @@ func maxID(srcs []*app.Source) int64 {
 		m = max(m, s.ID)
 	}
 	return m
+}
+
+// writeFeedChoice lists the feeds a page offers, numbered for --pick.
+func writeFeedChoice(w io.Writer, c *app.FeedChoice) {
+	page := c.PageURL
+	if c.Title != "" {
+		page = oneLine(c.Title) + " (" + c.PageURL + ")"
+	}
+	fmt.Fprintf(w, "%s offers %d feeds:\n", page, len(c.Feeds))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i, f := range c.Feeds {
+		title := oneLine(f.Title)
+		if title == "" {
+			title = fmt.Sprintf("Feed %d", i+1)
+		}
+		fmt.Fprintf(tw, "  %d.\t%s\t%s\n", i+1, title, f.URL)
+	}
+	_ = tw.Flush()
 }
 
 // oneLine keeps a cell on its line: tabs and line breaks (which would shift the columns)
