@@ -32,9 +32,5 @@ func plainMessage(err error) string {
 		}
 		msg = strings.TrimSuffix(msg, pe.Error()) + "could not " + what + " " + pe.Path + ": " + pe.Err.Error()
 	}
-	msg = internalPrefix.ReplaceAllString(msg, "")
-	if msg != "" {
-		msg = strings.ToUpper(msg[:1]) + msg[1:]
-	}
-	return msg
+	return internalPrefix.ReplaceAllString(msg, "")
 }
