@@ -88,7 +88,7 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	}
 	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout, StartCheck: startCheck})
 	if err != nil {
-		return nil, fmt.Errorf("open database %s: %w", path, err)
+		return nil, fmt.Errorf("cannot open the database %s: %w", path, err)
 	}
 	fetcher := feeds.Adapter{Fetcher: feeds.New(fo)}
 	q := queue.Options{Store: db, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}

@@ -310,7 +310,7 @@ func (s *Briefings) build(ctx context.Context, b *Briefing, runAt time.Time) (*R
 		if strings.TrimSpace(r.Items[i].Summary) == "" {
 			r.Items[i].Summary = chosen[i].Summary
 			if strings.TrimSpace(r.Items[i].Summary) == "" && s.Ranker != nil {
-				r.Items[i].Summary = s.Ranker.Summarize(chosen[i].Text, 60)
+				r.Items[i].Summary = s.Ranker.Summarize(readText(chosen[i].Text), 60)
 			}
 		}
 	}
@@ -334,6 +334,16 @@ func keepTopMembers(also, group []int, n int) []int {
 	}
 	sort.Ints(also)
 	return also
+}
+
+// readText is a candidate's text as read from the store, which cuts it at CandidateOpening or
+// maxRescoredText characters, mid-word: a text of either length is taken as cut, and ends at
+// its last whole word with "…" (a summary of it said "Update your Go toolcha").
+func readText(text string) string {
+	if n := utf8.RuneCountInString(text); n == CandidateOpening || n == maxRescoredText {
+		return Shorten(text, n-1)
+	}
+	return text
 }
 
 // details reads the summary, tags and topics of the chosen stories (Candidates reads items lean).

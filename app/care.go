@@ -2,7 +2,12 @@ package app
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 )
@@ -83,8 +88,23 @@ func (c *Care) Prune(ctx context.Context, now time.Time) (PruneResult, error) {
 // Vacuum returns the free space of the file to the file system.
 func (c *Care) Vacuum(ctx context.Context) error { return c.Store.Vacuum(ctx) }
 
-// Backup writes a consistent copy of the database to path.
-func (c *Care) Backup(ctx context.Context, path string) error { return c.Store.Backup(ctx, path) }
+// Backup writes a consistent copy of the database to path, a new file in a folder that
+// exists; what stands in its way is said plainly (the store checks again as it writes).
+func (c *Care) Backup(ctx context.Context, path string) error {
+	if strings.TrimSpace(path) == "" {
+		return Errorf(EINVALID, "Give the name of the backup file to write.")
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return Errorf(ECONFLICT, "%s already exists: a backup never replaces a file. Give a new file name, or delete that file first.", path)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return Errorf(EINVALID, "The folder %s does not exist: create it first, or write the backup elsewhere.", dir)
+	} else if err == nil && !fi.IsDir() {
+		return Errorf(EINVALID, "%s is not a folder: write the backup elsewhere.", dir)
+	}
+	return c.Store.Backup(ctx, path)
+}
 
 // Check runs SQLite's integrity check; a damaged file is an error that says so.
 func (c *Care) Check(ctx context.Context) error {

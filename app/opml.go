@@ -94,11 +94,8 @@ func ParseOPML(r io.Reader) ([]OPMLEntry, error) {
 		}
 		// The parser's message may quote the file: keep it valid UTF-8 and short, and without
 		// the package's "xml: " prefix.
-		msg := []rune(strings.ToValidUTF8(strings.TrimPrefix(err.Error(), "xml: "), "\uFFFD"))
-		if len(msg) > 200 {
-			msg = append(msg[:200], '…')
-		}
-		return nil, Errorf(EINVALID, "This is not an OPML file we can read: %s.", string(msg))
+		msg := Shorten(strings.ToValidUTF8(strings.TrimPrefix(err.Error(), "xml: "), "\uFFFD"), 200)
+		return nil, Errorf(EINVALID, "This is not an OPML file we can read: %s.", msg)
 	}
 	var out []OPMLEntry
 	var walk func([]opmlOutline, string)

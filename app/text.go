@@ -70,16 +70,19 @@ func SafeLink(u string) string {
 	return ""
 }
 
-// Shorten cuts text to at most n characters, at a word boundary when one is near, ending in
-// an ellipsis when it cut.
+// Shorten cuts text to at most n characters, at a word boundary when one is in the second
+// half, ending in an ellipsis when it cut: the one cut of text for people (titles, excerpts,
+// summaries, messages quoting a file), so that none ends mid-word ("Update your Go toolcha").
 func Shorten(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n || n < 2 {
+	if n < 2 || utf8.RuneCountInString(s) <= n {
 		return s
 	}
+	r := []rune(s)
 	cut := string(r[:n-1])
-	if i := strings.LastIndexByte(cut, ' '); i > (n-1)/2 {
-		cut = cut[:i]
+	if next := r[n-1]; next != ' ' && next != '\t' && next != '\n' { // the cut is inside a word
+		if i := strings.LastIndexAny(cut, " \t\n"); i > (n-1)/2 {
+			cut = cut[:i]
+		}
 	}
-	return strings.TrimRight(cut, " ,.;:-") + "…"
+	return strings.TrimRight(cut, " \t\n,.;:—-") + "…"
 }

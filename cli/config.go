@@ -39,6 +39,7 @@ type Config struct {
 	LogLevel      string
 	LogFormat     string
 	Verbose       bool // -v: log at LogLevel even for ordinary commands
+	LogRequests   bool // log every HTTP request the web app answers (also on at --log-level debug)
 	Quiet         bool // an ordinary command without -v: warnings and errors only
 
 	Addr      string
@@ -269,6 +270,12 @@ func configCmd(cfg *Config) *cobra.Command {
 	}
 	c.AddCommand(show)
 	return c
+}
+
+// LogsRequests reports whether the web app logs every request: --log-requests, or
+// --log-level debug.
+func (c *Config) LogsRequests() bool {
+	return c.LogRequests || strings.EqualFold(strings.TrimSpace(c.LogLevel), "debug")
 }
 
 func newLogger(cfg *Config, w io.Writer) (*slog.Logger, error) {

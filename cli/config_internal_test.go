@@ -61,3 +61,33 @@ func TestTrustedProxyFlag(t *testing.T) {
 		t.Errorf("a name: %v", err)
 	}
 }
+
+// The request log is on by --log-requests (or MORNINGDECK_LOG_REQUESTS, or the file), or at
+// --log-level debug.
+func TestLogRequestsSetting(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	root := newRoot()
+	var out bytes.Buffer
+	root.SetOut(&out)
+	t.Setenv("MORNINGDECK_LOG_REQUESTS", "true")
+	root.SetArgs([]string{"config", "show"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), "log-requests = true # env") {
+		t.Errorf("MORNINGDECK_LOG_REQUESTS was not read:\n%s", out.String())
+	}
+	for _, c := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{LogLevel: "info"}, false},
+		{Config{LogLevel: "info", LogRequests: true}, true},
+		{Config{LogLevel: "DEBUG"}, true},
+		{Config{LogLevel: "warn", LogRequests: true}, true},
+	} {
+		if got := c.cfg.LogsRequests(); got != c.want {
+			t.Errorf("%+v: LogsRequests %v", c.cfg, got)
+		}
+	}
+}

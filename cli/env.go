@@ -57,7 +57,7 @@ func Main(o Options, args []string) int {
 	root := newRoot()
 	root.SetArgs(args)
 	if err := root.Execute(); err != nil {
-		fmt.Fprintln(os.Stderr, "Error:", err)
+		fmt.Fprintln(os.Stderr, "Error:", plainMessage(err))
 		return 1
 	}
 	return 0

@@ -42,10 +42,7 @@ func cliError(err error) error {
 	return err
 }
 
+// oneLineText is s on one line, cut at a word to at most n characters.
 func oneLineText(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		s = strings.ToValidUTF8(s[:n], "") + "…"
-	}
-	return s
+	return app.Shorten(strings.Join(strings.Fields(s), " "), n)
 }

@@ -38,6 +38,7 @@ func newRoot() *cobra.Command {
 	pf.DurationVar(&cfg.DBBusyTimeout, "db-busy-timeout", 10*time.Second, "how long to wait for the database when another program holds its lock")
 	pf.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	pf.BoolVar(&cfg.LogRequests, "log-requests", false, "log every HTTP request: method, path, status, duration, user (never a password or token); on at --log-level debug")
 	pf.BoolVarP(&cfg.Verbose, "verbose", "v", false, "log what the command does on stderr (serve and worker always log)")
 	pf.BoolVar(&cfg.FetchEnabled, "fetch-enabled", true, "run the fetch scheduler and workers")
 	pf.IntVar(&cfg.FetchWorkers, "fetch-workers", 8, "number of fetch workers (at most 4 of them parse or score at once)")

@@ -174,6 +174,7 @@ func serve(cmd *cobra.Command, cfg *Config) error {
 		RequireLogin:   requireLogin,
 		TrustedProxies: trusted,
 		DataCare:       views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.DB.Path},
+		LogRequests:    cfg.LogsRequests(),
 		Metrics:        promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.Log.Handler(), slog.LevelWarn)}),
 	})
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}

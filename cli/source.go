@@ -1,11 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
@@ -17,14 +21,33 @@ import (
 func sourceCmd(cfg *Config) *cobra.Command {
 	c := &cobra.Command{Use: "source", Short: "Add, list, remove and refresh sources"}
 	var name, typ, folder string
-	var interval int
+	var interval, pick int
 	add := &cobra.Command{
 		Use:   "add URL",
 		Short: "Follow a feed, a web page or a subreddit (r/NAME)",
-		Args:  cobra.ExactArgs(1),
+		Long: "Follow a feed, a web page or a subreddit (r/NAME). A page that offers one feed is followed\n" +
+			"through it; one that offers several lists them: add it again with --pick N to follow the Nth.",
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if pick < 0 {
+				return errors.New("--pick counts from 1: give the number of a feed the page lists")
+			}
 			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
-				s, err := svc.Sources.Add(ctx, app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: &interval, Folder: folder})
+				in := app.AddSource{URL: args[0], Name: name, Type: app.SourceType(typ), RefreshIntervalMinutes: &interval, Folder: folder, OfferChoice: true}
+				s, err := svc.Sources.Add(ctx, in)
+				var choice *app.FeedChoice
+				if errors.As(err, &choice) {
+					if pick == 0 || pick > len(choice.Feeds) {
+						writeFeedChoice(cmd.ErrOrStderr(), choice)
+						if pick > len(choice.Feeds) {
+							return fmt.Errorf("--pick %d: the page offers %d feeds; give a number from 1 to %d", pick, len(choice.Feeds), len(choice.Feeds))
+						}
+						return fmt.Errorf("this page offers %d feeds: add it again with --pick N to follow one, e.g. morningdeck source add %s --pick 1", len(choice.Feeds), args[0])
+					}
+					// The chosen feed, as the web form's choice adds it.
+					in.URL, in.Type, in.OfferChoice = choice.Feeds[pick-1].URL, app.SourceRSS, false
+					s, err = svc.Sources.Add(ctx, in)
+				}
 				if err != nil {
 					return err
 				}
@@ -37,6 +60,7 @@ func sourceCmd(cfg *Config) *cobra.Command {
 	add.Flags().StringVar(&typ, "type", "", "rss, web or reddit (default: detect)")
 	add.Flags().IntVar(&interval, "interval", app.DefaultRefreshInterval, "refresh interval in minutes (1–10080)")
 	add.Flags().StringVar(&folder, "folder", "", "put it in this folder (made when new)")
+	add.Flags().IntVar(&pick, "pick", 0, "when the page offers several feeds, follow the Nth of those it lists")
 
 	var asJSON bool
 	list := &cobra.Command{
@@ -58,19 +82,7 @@ func sourceCmd(cfg *Config) *cobra.Command {
 					enc.SetIndent("", "  ")
 					return enc.Encode(out)
 				}
-				tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tNAME\tFOLDER\tTYPE\tSTATUS\tFETCH\tITEMS\tUNREAD\tLAST FETCHED\tURL")
-				for _, s := range srcs {
-					last := "never"
-					if s.LastFetchedAt != nil {
-						last = s.LastFetchedAt.Local().Format("2006-01-02 15:04")
-					}
-					fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, displayName(s), s.Folder, s.Type, s.Status, s.FetchStatus, s.ItemCount, s.Unread, last, s.URL)
-					if s.LastError != "" {
-						fmt.Fprintf(tw, "\t  last error: %s\t\t\t\t\t\t\t\t\n", s.LastError)
-					}
-				}
-				return tw.Flush()
+				return writeSources(cmd.OutOrStdout(), srcs)
 			})
 		},
 	}
@@ -126,6 +138,67 @@ func sourceCmd(cfg *Config) *cobra.Command {
 	c.AddCommand(add, list, rm, refresh, sourceMoveCmd(cfg))
 	return c
 }
+
+// writeSources writes the sources as a table whose columns are as wide as their content. A
+// source's last error goes on a line of its own below its row, outside the table's columns,
+// so that it widens none of them.
+func writeSources(w io.Writer, srcs []*app.Source) error {
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tFOLDER\tTYPE\tSTATUS\tFETCH\tITEMS\tUNREAD\tLAST FETCHED\tURL")
+	for _, s := range srcs {
+		last := "never"
+		if s.LastFetchedAt != nil {
+			last = s.LastFetchedAt.Local().Format("2006-01-02 15:04")
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", s.ID, oneLine(displayName(s)), oneLine(s.Folder), s.Type, s.Status, s.FetchStatus, s.ItemCount, s.Unread, last, s.URL)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	rows := strings.SplitAfter(table.String(), "\n")
+	indent := strings.Repeat(" ", max(len("ID"), len(strconv.FormatInt(maxID(srcs), 10)))+2) // under NAME
+	var out strings.Builder
+	out.WriteString(rows[0])
+	for i, s := range srcs {
+		out.WriteString(rows[i+1])
+		if s.LastError != "" {
+			fmt.Fprintf(&out, "%slast error: %s\n", indent, oneLine(s.LastError))
+		}
+	}
+	_, err := io.WriteString(w, out.String())
+	return err
+}
+
+func maxID(srcs []*app.Source) int64 {
+	var m int64
+	for _, s := range srcs {
+		m = max(m, s.ID)
+	}
+	return m
+}
+
+// writeFeedChoice lists the feeds a page offers, numbered for --pick.
+func writeFeedChoice(w io.Writer, c *app.FeedChoice) {
+	page := c.PageURL
+	if c.Title != "" {
+		page = oneLine(c.Title) + " (" + c.PageURL + ")"
+	}
+	fmt.Fprintf(w, "%s offers %d feeds:\n", page, len(c.Feeds))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	for i, f := range c.Feeds {
+		title := oneLine(f.Title)
+		if title == "" {
+			title = fmt.Sprintf("Feed %d", i+1)
+		}
+		fmt.Fprintf(tw, "  %d.\t%s\t%s\n", i+1, title, f.URL)
+	}
+	_ = tw.Flush()
+}
+
+// oneLine keeps a cell on its line: tabs and line breaks (which would shift the columns)
+// become spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func displayName(s *app.Source) string {
 	if s.Name != "" {

@@ -105,8 +105,9 @@ func TestBrowserSourcesList(t *testing.T) {
 	}
 }
 
-// TestBrowserScoreReasonOnTouch: on a phone (no hover) a tap on an item's score shows its
-// reason, a second tap hides it, on Items and on Today.
+// TestBrowserScoreReasonOnTouch: on a phone (no hover) every card shows its score's reason on
+// one line, within the card (issue 28), and a tap on the score still shows the whole reason, a
+// second tap hides it, on Items and on Today.
 func TestBrowserScoreReasonOnTouch(t *testing.T) {
 	farm := feedtest.NewFarm(1, 4)
 	defer farm.Close()
@@ -117,7 +118,7 @@ func TestBrowserScoreReasonOnTouch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(`update items set status = 'DONE', score = 80, score_reasoning = 'Matches your interest in Go; a primary source.', enriched_by = 'embedded'`); err != nil {
+	if _, err := db.Exec(`update items set status = 'DONE', score = 80, score_reasoning = 'Matches your interest in Go; a primary source, with a long explanation that a phone cannot show on one line.', enriched_by = 'embedded'`); err != nil {
 		t.Fatal(err)
 	}
 	_ = db.Close()
@@ -131,6 +132,23 @@ func TestBrowserScoreReasonOnTouch(t *testing.T) {
 	for _, path := range []string{"items?show=all", ""} {
 		if err := chromedp.Run(ctx, chromedp.Navigate(base+path), chromedp.WaitVisible(`[data-reason-toggle]`, chromedp.ByQuery)); err != nil {
 			t.Fatalf("/%s: %v", path, err)
+		}
+		var lines string
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`(() => {
+			const cards = [...document.querySelectorAll('[data-testid=item]')], out = [];
+			for (const c of cards) {
+				const l = c.querySelector('[data-testid=reason-line]');
+				if (!l) { out.push('a card without its reason line'); continue; }
+				const r = l.getBoundingClientRect(), card = c.getBoundingClientRect(), lh = parseFloat(getComputedStyle(l).lineHeight) || 20;
+				if (!l.checkVisibility() || r.height > lh * 1.5) out.push('a reason on ' + Math.round(r.height) + ' px (not one line)');
+				if (r.right > card.right + 1 || r.right > document.documentElement.clientWidth) out.push('a reason past its card');
+			}
+			return cards.length ? out.join('; ') : 'no cards';
+		})()`, &lines)); err != nil {
+			t.Fatal(err)
+		}
+		if lines != "" {
+			t.Errorf("/%s: %s", path, lines)
 		}
 		shown := `(() => { const r = document.querySelector('[data-reason-toggle] + .score-reason'); return r.checkVisibility() && r.getBoundingClientRect().width > 20; })()`
 		var before, after, again bool

@@ -341,8 +341,8 @@ func TestDataCareCLI(t *testing.T) {
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("backup file: %v %v", st, err)
 	}
-	if _, errOut, err := run(t, dir, "backup", backup); err == nil || !strings.Contains(errOut, "already exists") {
-		t.Fatalf("a second backup over the first: %v %s", err, errOut)
+	if _, errOut, err := run(t, dir, "backup", backup); err == nil || !strings.Contains(errOut, "already exists") || strings.Contains(errOut, "sqlite:") {
+		t.Fatalf("a second backup over the first, said plainly: %v %s", err, errOut)
 	}
 	// Restore: the copy is a whole database.
 	restored := t.TempDir()

@@ -343,4 +343,17 @@
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setupPickFilters);
   else setupPickFilters();
+
+  // A new briefing's time zone, when Settings names none, is the browser's own rather than
+  // UTC (issue 28); without JavaScript it stays UTC, as the server wrote it.
+  function browserZone() {
+    document.querySelectorAll("input[data-browser-zone]").forEach(function (input) {
+      var zone = "";
+      try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
+      if (zone && (zone.indexOf("/") > 0 || zone === "UTC") && zone.indexOf("Unknown") < 0) input.value = zone;
+      input.removeAttribute("data-browser-zone");
+    });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", browserZone);
+  else browserZone();
 })();

@@ -85,6 +85,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		}
 		if u != nil {
 			r = r.WithContext(context.WithValue(r.Context(), userKey{}, u))
+			noteUser(r, u)
 		}
 		p := r.URL.Path
 		switch {
@@ -175,6 +176,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: sessionCookie, Value: token, Path: "/", Expires: expires, HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: secureCookie(r)})
+	noteUser(r, u)
 	s.log.Info("signed in", "user", u.Name)
 	s.redirect(w, r, cmpOrPath(v.Next), Flash{})
 }

@@ -190,6 +190,8 @@ type BriefingView struct {
 	HasLast  bool
 	Latest   *app.Report // the latest report with stories (else the latest): the one offered
 	Recent   []ReportRow // the latest reports, newest first
+	// Recipients are who its reports are emailed to, "" when none.
+	Recipients string
 }
 
 // ReportRow is a report in a list: its date in the briefing's zone and its story count.
@@ -258,12 +260,21 @@ func (s *Server) briefingView(r *http.Request, b *app.Briefing, sources []app.So
 		in := next.Sub(now)
 		v.Next = fmt.Sprintf("%s %s, %s", when, b.Timezone, humanIn(in))
 	}
-	if b.LastExecutedAt != nil {
-		v.Last, v.HasLast = s.timeView(b.LastExecutedAt), true
-	}
+	// The last run is the scheduled one, or a later Run now (a preview, which does not move
+	// the schedule but is a run the reader sees listed).
+	last := b.LastExecutedAt
 	if reps, err := s.opts.Briefings.Reports(r.Context(), userID(r), b.ID, 5); err == nil && len(reps) > 0 {
 		v.Latest = app.LatestNonEmpty(reps)
 		v.Recent = reportRows(reps, app.Location(b.Timezone))
+		if at := reps[0].GeneratedAt; !at.IsZero() && (last == nil || at.After(*last)) {
+			last = &at
+		}
+	}
+	if last != nil {
+		v.Last, v.HasLast = s.timeView(last), true
+	}
+	if b.EmailEnabled && len(b.Recipients) > 0 {
+		v.Recipients = strings.Join(b.Recipients, ", ")
 	}
 	return v
 }
@@ -297,6 +308,9 @@ type BriefingForm struct {
 	EmailWhenEmpty                                                                                   bool
 	MarkRead                                                                                         bool     // opening a report marks its stories read
 	TopicChoices                                                                                     []string // the user's topics, for the picker
+	// BrowserZone: the time zone is a default (no zone in Settings), which app.js replaces with
+	// the browser's own.
+	BrowserZone bool
 }
 
 // HasSource reports whether the form picks the source.
@@ -351,7 +365,7 @@ func (s *Server) renderBriefings(w http.ResponseWriter, r *http.Request, status 
 			}
 		}
 		if v.Form.Timezone == "" {
-			v.Form.Timezone = "UTC"
+			v.Form.Timezone, v.Form.BrowserZone = "UTC", true
 		}
 	}
 	for _, b := range bs {

@@ -106,6 +106,7 @@ func (s *Server) greader(w http.ResponseWriter, r *http.Request, prefix string) 
 		return
 	}
 	req.user = u
+	noteUser(r, u)
 	if s.opts.RequireLogin && s.apiLimit != nil {
 		if wait, ok := s.apiLimit.allow("u"+strconv.FormatInt(u.ID, 10), time.Now()); !ok {
 			retryAfter(w, wait)
@@ -229,8 +230,9 @@ func (s *Server) greaderLogin(w http.ResponseWriter, req *greaderRequest) {
 			return
 		}
 		token = pass
+		noteUser(r, u)
 	} else {
-		_, t, _, err := s.opts.Accounts.Login(r.Context(), name, pass)
+		u, t, _, err := s.opts.Accounts.Login(r.Context(), name, pass)
 		if err != nil {
 			if app.ErrorCode(err) != app.EUNAUTHORIZED {
 				s.greaderFail(w, r, err)
@@ -241,6 +243,7 @@ func (s *Server) greaderLogin(w http.ResponseWriter, req *greaderRequest) {
 			return
 		}
 		token = t
+		noteUser(r, u)
 	}
 	greaderLoginOK(w, token)
 }

@@ -3,7 +3,6 @@ package views
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -192,17 +191,11 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 	}
 }
 
-// excerpt cuts plain text to at most n runes at a word boundary; truncated tells whether it was cut.
+// excerpt cuts plain text to at most n runes at a word boundary (app.Shorten); truncated
+// tells whether it was cut.
 func excerpt(text string, n int) (string, bool) {
-	if utf8.RuneCountInString(text) <= n {
-		return text, false
-	}
-	r := []rune(text)[:n]
-	cut := string(r)
-	if i := strings.LastIndex(cut, " "); i > n/2 {
-		cut = cut[:i]
-	}
-	return strings.TrimRight(cut, " ,.;:—-") + "…", true
+	s := app.Shorten(text, n)
+	return s, s != text
 }
 
 // mediaLabel names a media file's link: "Download the audio (48 MB, audio/mpeg)".

@@ -81,6 +81,19 @@ func TestReadingPages(t *testing.T) {
 		mustContain(t, res, body, 200, `data-testid="item-error"`, "The LLM answered 500", `data-testid="retry-item"`)
 	})
 
+	t.Run("every scored card says why on one line, and its badge still opens the reason", func(t *testing.T) {
+		e := newEnv(t)
+		seedItems(t, e)
+		for _, path := range []string{"/items?show=all", "/"} {
+			res, body := e.get(path)
+			mustContain(t, res, body, 200, `<p class="reason-line" data-testid="reason-line" aria-hidden="true" title="Matches your interests: sqlite">Matches your interests: sqlite</p>`,
+				`data-reason-toggle`, `data-testid="score-reason">Matches your interests: sqlite</span>`)
+			if path == "/items?show=all" && strings.Count(body, `data-testid="reason-line"`) != strings.Count(body, `data-reason-toggle`) {
+				t.Errorf("%s: %d reason lines for %d scored cards with a reason", path, strings.Count(body, `data-testid="reason-line"`), strings.Count(body, `data-reason-toggle`))
+			}
+		}
+	})
+
 	t.Run("search shows highlighted snippets", func(t *testing.T) {
 		e := newEnv(t)
 		seedItems(t, e)

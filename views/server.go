@@ -73,6 +73,9 @@ type Options struct {
 	TrustedProxies []netip.Prefix
 	// DataCare describes retention and backups for the settings page.
 	DataCare DataCareInfo
+	// LogRequests logs every request at info level (method, path, status, duration, user;
+	// never a credential): --log-requests, or --log-level debug.
+	LogRequests bool
 }
 
 // DataCareInfo is how the database is kept: set by flags or the configuration file.
@@ -119,7 +122,7 @@ func New(opts Options) *Server {
 	mux := http.NewServeMux()
 	s.routes(mux)
 	// The Google Reader API (greader.go) signs its requests in itself, ahead of authenticate.
-	s.handler = compress(s.secure(s.recoverer(s.greaderRoute(s.authenticate(s.formBodies(mux))))))
+	s.handler = s.requestLog(compress(s.secure(s.recoverer(s.greaderRoute(s.authenticate(s.formBodies(mux)))))))
 	return s
 }
 

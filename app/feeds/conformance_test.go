@@ -26,8 +26,9 @@ import (
 )
 
 // conformanceFloor is the number of applicable expectations that passed when it was last
-// raised (758 of 772 applicable, 98.2%). Raise it when more pass; never lower it.
-const conformanceFloor = 758
+// raised (768 of 784 applicable, 98.0%: entries with only an id became items, issue 28).
+// Raise it when more pass; never lower it.
+const conformanceFloor = 768
 
 type conformanceFile struct {
 	path    string

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"html"
 	"io"
 	"strconv"
 	"strings"
@@ -49,7 +50,7 @@ func parseJSONFeed(bud *budget, b []byte) (*gofeed.Feed, error) {
 		return nil, errNotJSONFeed()
 	}
 	feed := &gofeed.Feed{FeedType: "json", FeedVersion: jsonString(top["version"])}
-	feed.Title = jsonString(top["title"])
+	feed.Title = jsonTitle(top["title"])
 	feed.Description = jsonString(top["description"])
 	feed.Link = jsonString(top["home_page_url"])
 	feed.FeedLink = jsonString(top["feed_url"])
@@ -172,7 +173,7 @@ func (t timeValue) Before(u timeValue) bool { return t.ok && u.ok && t.unix < u.
 func jsonItem(f map[string]json.RawMessage) *gofeed.Item {
 	it := &gofeed.Item{
 		GUID:        jsonString(f["id"]),
-		Title:       jsonString(f["title"]),
+		Title:       jsonTitle(f["title"]),
 		Link:        jsonString(f["url"]),
 		Content:     jsonString(f["content_html"]),
 		Description: jsonString(f["summary"]),
@@ -258,6 +259,17 @@ func jsonString(raw json.RawMessage) string {
 		}
 	}
 	return ""
+}
+
+// jsonTitle is a JSON Feed title: plain text by the format, but feeds write HTML entities in
+// it ("Task &amp; Sub Tasks", "I&#039;m"), which are decoded as other readers decode them; a
+// "<template>" stays as written.
+func jsonTitle(raw json.RawMessage) string {
+	s := jsonString(raw)
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	return html.UnescapeString(s)
 }
 
 // jsonArray returns at most maxJSONArray elements of a JSON array; a single value that is not

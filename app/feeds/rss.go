@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,7 +84,7 @@ func parseFeed(ctx context.Context, body []byte, httpCharset string) (feed *gofe
 	}
 	isJSON := trimmed[0] == '{'
 	if !isJSON {
-		body = fixPreAtomNamespace(decodeBase64Elements(expandInternalEntities(dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset))))))
+		body = trimHrefs(fixPreAtomNamespace(decodeBase64Elements(expandInternalEntities(dropBadCharRefs(dropControlChars(xmlToUTF8(body, httpCharset)))))))
 		if body, err = boundXML(body); err != nil {
 			return nil, 0, err
 		}
@@ -159,7 +160,18 @@ func (rssTranslator) Translate(feed any) (*gofeed.Feed, error) {
 	}
 	orig, _ := feed.(*rss.Feed)
 	for i, it := range out.Items {
-		if it.Image != nil || orig == nil || i >= len(orig.Items) {
+		if orig == nil || i >= len(orig.Items) || orig.Items[i] == nil {
+			continue
+		}
+		// gofeed keeps the first of several dc:creator: all are the item's authors.
+		if o := orig.Items[i]; o.Author == "" && o.DublinCoreExt != nil && len(o.DublinCoreExt.Author) == 0 && len(o.DublinCoreExt.Creator) > 1 {
+			it.Authors = nil
+			for _, c := range o.DublinCoreExt.Creator {
+				it.Authors = append(it.Authors, &gofeed.Person{Name: rssPersonName(strings.TrimSpace(c))})
+			}
+			it.Author = it.Authors[0]
+		}
+		if it.Image != nil {
 			continue
 		}
 		for _, doc := range []string{orig.Items[i].Content, orig.Items[i].Description} {
@@ -222,11 +234,7 @@ func describeParseError(err error) string {
 	if errors.As(err, &se) {
 		return fmt.Sprintf("broken XML at line %d (%s)", se.Line, se.Msg)
 	}
-	msg := err.Error()
-	if len(msg) > 200 {
-		msg = msg[:200] + "…"
-	}
-	return msg
+	return app.Shorten(err.Error(), 200)
 }
 
 // looksHTML reports whether a body is an HTML page.
@@ -256,7 +264,7 @@ func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
 	}
 	res.Author = app.Shorten(PlainText(personName(feed.Author, feed.Authors)), maxAuthorRunes)
 	if res.Author == "" && feed.DublinCoreExt != nil {
-		res.Author = app.Shorten(PlainText(app.FirstNonEmpty(feed.DublinCoreExt.Creator...)), maxAuthorRunes)
+		res.Author = app.Shorten(PlainText(joinNames(feed.DublinCoreExt.Creator)), maxAuthorRunes)
 	}
 	now := f.clock.Now()
 	// An RSS guid is the item's permalink unless it says isPermaLink="false".
@@ -288,19 +296,30 @@ func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
 	res.Items, res.RepeatedGUIDs = dedupe(items)
 }
 
-// personName is the name (or else the e-mail address) of the first person given.
+// personName is the names (or else the e-mail addresses) of the persons given, each once,
+// joined by commas: "Alice, Bob".
 func personName(p *gofeed.Person, more []*gofeed.Person) string {
+	var names []string
 	for _, q := range append([]*gofeed.Person{p}, more...) {
 		if q != nil {
-			if n := app.FirstNonEmpty(q.Name, q.Email); n != "" {
-				return n
-			}
+			names = append(names, app.FirstNonEmpty(q.Name, q.Email))
 		}
 	}
-	return ""
+	return joinNames(names)
 }
 
-// feedItem maps one entry; ok is false for an entry with nothing in it. literal says its
+// joinNames joins the distinct non-empty names, in their order, with commas.
+func joinNames(names []string) string {
+	var out []string
+	for _, n := range names {
+		if n = collapseSpace(n); n != "" && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// feedItem maps one entry; ok is false for an entry with nothing in it, not even an id. literal says its
 // title is plain text by its format.
 func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, literal bool) (app.Item, bool) {
 	var item app.Item
@@ -347,6 +366,9 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, l
 	if untitled && (raw != "" && Sanitize(raw, "") != "" || strings.TrimSpace(it.Title) != "" && Sanitize(it.Title, "") != "") {
 		item.Title = "Untitled" // content without text (a picture): kept, under a plain name
 	}
+	if item.Title == "" && link == "" && strings.TrimSpace(it.GUID) != "" {
+		item.Title = "Untitled" // only an id (JSON Feed allows it): kept, as other readers keep it
+	}
 	if item.Title == "" && link == "" {
 		return item, false
 	}
@@ -372,7 +394,7 @@ func feedItem(it *gofeed.Item, permalink string, base *url.URL, now time.Time, l
 
 	item.Author = app.Shorten(PlainText(personName(it.Author, it.Authors)), maxAuthorRunes)
 	if item.Author == "" && it.DublinCoreExt != nil {
-		item.Author = app.Shorten(PlainText(app.FirstNonEmpty(it.DublinCoreExt.Creator...)), maxAuthorRunes)
+		item.Author = app.Shorten(PlainText(joinNames(it.DublinCoreExt.Creator)), maxAuthorRunes)
 	}
 
 	t, written := itemDate(it)

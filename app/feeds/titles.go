@@ -188,8 +188,9 @@ func literalTitle(feed *gofeed.Feed, custom map[string]string) bool {
 	return false
 }
 
-// base64Element is an element of an Atom 0.3 feed with mode="base64" content.
-var base64Element = regexp.MustCompile(`<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)(\s[^>]*?)\smode\s*=\s*["']base64["']([^>]*)>([A-Za-z0-9+/=\s]*)</([A-Za-z_][\w.:-]*)>`)
+// base64Element is an element of an Atom 0.3 feed with mode="base64" content, the mode
+// anywhere among its attributes.
+var base64Element = regexp.MustCompile(`<([A-Za-z_][\w.-]*(?::[A-Za-z_][\w.-]*)?)((?:\s[^>]*?)?)\smode\s*=\s*["']base64["']([^>]*)>([A-Za-z0-9+/=\s]*)</([A-Za-z_][\w.:-]*)>`)
 
 // decodeBase64Elements decodes the mode="base64" elements of an Atom 0.3 document in place
 // (gofeed leaves those typed text/* as base64): the content becomes escaped text of the
@@ -349,3 +350,65 @@ func rssPersonName(s string) string {
 	}
 	return s
 }
+
+// trimHrefs trims the white space around the value of every href attribute of an XML
+// document: gofeed resolves an Atom href as written, so href="  http://e.example/a.mp3  "
+// became "http://e.example/a.mp3%20%20" (RSS links, element text, are trimmed). Only a
+// document with such a value is copied.
+func trimHrefs(doc []byte) []byte {
+	var out []byte
+	done := 0 // doc[:done] is in out
+	for i := 0; ; {
+		j := bytes.Index(doc[i:], []byte("href"))
+		if j < 0 {
+			break
+		}
+		k := i + j + 4
+		i = k
+		if i-4 == 0 || !isXMLSpace(doc[i-5]) {
+			continue // part of another name
+		}
+		for k < len(doc) && isXMLSpace(doc[k]) {
+			k++
+		}
+		if k >= len(doc) || doc[k] != '=' {
+			continue
+		}
+		k++
+		for k < len(doc) && isXMLSpace(doc[k]) {
+			k++
+		}
+		if k >= len(doc) || doc[k] != '"' && doc[k] != '\'' {
+			continue
+		}
+		q := doc[k]
+		end := bytes.IndexByte(doc[k+1:], q)
+		if end < 0 {
+			break
+		}
+		start, stop := k+1, k+1+end
+		i = stop + 1
+		a, b := start, stop
+		for a < b && isXMLSpace(doc[a]) {
+			a++
+		}
+		for b > a && isXMLSpace(doc[b-1]) {
+			b--
+		}
+		if a == start && b == stop {
+			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(doc))
+		}
+		out = append(out, doc[done:start]...)
+		out = append(out, doc[a:b]...)
+		done = stop
+	}
+	if out == nil {
+		return doc
+	}
+	return append(out, doc[done:]...)
+}
+
+func isXMLSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

@@ -125,6 +125,10 @@ type HTMLStyle struct {
 	// to the story's page in the app with the original beside it ("Original ↗", in a new tab),
 	// and the period left to the page's header.
 	Page bool
+	// MutedClass and ItemClass, when set (the email), are the classes of the muted lines
+	// (period, meta, "Also covered by") and of each story, besides their inline styles: the
+	// email's style sheet gives them their dark-mode colours.
+	MutedClass, ItemClass string
 	// After, when set, is HTML (escaped by its maker) that ends each story: the page's
 	// "More like this" / "Less like this" buttons.
 	After func(it app.ReportItem) string
@@ -139,8 +143,9 @@ func ReportHTML(b *app.Briefing, r *app.Report, loc *time.Location, st HTMLStyle
 		loc = time.UTC
 	}
 	e := html.EscapeString
-	// attr is an element's look: its inline style, or on the page its class and test id.
-	attr := func(style, class, testid string) string {
+	// attr is an element's look: its inline style (and its email class), or on the page its
+	// class and test id.
+	attr := func(style, class, testid string, emailClass ...string) string {
 		if st.Page {
 			out := ""
 			if class != "" {
@@ -151,10 +156,14 @@ func ReportHTML(b *app.Briefing, r *app.Report, loc *time.Location, st HTMLStyle
 			}
 			return out
 		}
-		if style == "" {
-			return ""
+		out := ""
+		if len(emailClass) > 0 && emailClass[0] != "" {
+			out = ` class="` + e(emailClass[0]) + `"`
 		}
-		return ` style="` + e(style) + `"`
+		if style != "" {
+			out += ` style="` + e(style) + `"`
+		}
+		return out
 	}
 	// out links to another site (a new tab on the page); text is escaped HTML.
 	out := func(u, text, testid string) string {
@@ -187,7 +196,7 @@ func ReportHTML(b *app.Briefing, r *app.Report, loc *time.Location, st HTMLStyle
 	}
 	var w strings.Builder
 	if !st.Page {
-		fmt.Fprintf(&w, "<p%s>%s – %s</p>\n", attr(st.Period, "", ""), e(r.PeriodStart.In(loc).Format("Mon 2 Jan 15:04")), e(r.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")))
+		fmt.Fprintf(&w, "<p%s>%s – %s</p>\n", attr(st.Period, "", "", st.MutedClass), e(r.PeriodStart.In(loc).Format("Mon 2 Jan 15:04")), e(r.PeriodEnd.In(loc).Format("Mon 2 Jan 15:04 MST")))
 	}
 	fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Overview, "summary", "overview"), e(r.Overview))
 	if st.Page && len(r.Items) > 0 {
@@ -200,7 +209,7 @@ func ReportHTML(b *app.Briefing, r *app.Report, loc *time.Location, st HTMLStyle
 		} else {
 			title = out(it.Link, title, "")
 		}
-		fmt.Fprintf(&w, "<div%s>\n<h2%s>%d. %s</h2>\n", attr(st.Item, "report-item", "report-item"), attr(st.Title, "", ""), it.Rank, title)
+		fmt.Fprintf(&w, "<div%s>\n<h2%s>%d. %s</h2>\n", attr(st.Item, "report-item", "report-item", st.ItemClass), attr(st.Title, "", ""), it.Rank, title)
 		var meta string
 		if st.Page {
 			meta = fmt.Sprintf(`<span class="score-badge"><span class="score %s"><span class="visually-hidden">Score </span>%d</span></span> <span>%s</span>`,
@@ -220,7 +229,7 @@ func ReportHTML(b *app.Briefing, r *app.Report, loc *time.Location, st HTMLStyle
 				meta += " · " + appLink(href, "In Morning Deck", "")
 			}
 		}
-		fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Meta, "meta", ""), meta)
+		fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Meta, "meta", "", st.MutedClass), meta)
 		if it.Summary != "" {
 			fmt.Fprintf(&w, "<p%s>%s</p>\n", attr(st.Summary, "excerpt", ""), e(it.Summary))
 		}
@@ -233,7 +242,7 @@ func ReportHTML(b *app.Briefing, r *app.Report, loc *time.Location, st HTMLStyle
 					also = append(also, out(c.Link, e(c.Title), "")+" ("+e(c.Source)+")")
 				}
 			}
-			fmt.Fprintf(&w, "<p%s>Also covered by %s</p>\n", attr(st.Also, "also", "also-covered"), strings.Join(also, "; "))
+			fmt.Fprintf(&w, "<p%s>Also covered by %s</p>\n", attr(st.Also, "also", "also-covered", st.MutedClass), strings.Join(also, "; "))
 		}
 		if st.After != nil {
 			w.WriteString(st.After(it))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,4 +72,25 @@ func TestReportGoldens(t *testing.T) {
 		}
 		golden(t, "reports.atom.golden", string(out))
 	})
+}
+
+// The email reads on a phone and in dark mode: a viewport, color-scheme, a dark style sheet
+// whose classes the body, the stories and the muted lines carry (headless Chromium checks
+// the width and the colours: e2e TestBrowserEmailOnPhone).
+func TestReportEmailPhoneAndDark(t *testing.T) {
+	b, r := sampleReport()
+	h, _ := render.ReportEmail(b, r, app.Location(b.Timezone), "ann@example.com", render.EmailLinks{Base: "http://md.example/", Report: "http://md.example/reports/3"})
+	for _, want := range []string{
+		`<meta name="viewport" content="width=device-width, initial-scale=1">`,
+		`<meta name="color-scheme" content="light dark">`,
+		`@media (prefers-color-scheme:dark)`,
+		`.md-page img{max-width:100%;height:auto}`,
+		`<body class="md-body"`, `<div class="md-page" style="max-width:640px;`,
+		`<div class="md-item" style=`, `<p class="md-muted" style=`,
+		`<title>Brussels morning</title>`,
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("the email lacks %s", want)
+		}
+	}
 }
