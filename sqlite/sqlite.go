@@ -138,10 +138,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	}
 	dsn := "file:" + opts.Path + "?" + pragmas.Encode()
 
-	write, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open: %w", err)
-	}
+	// The writer keeps the statements it runs prepared (stmtcache.go): goqite's among them.
+	write := openCached(dsn + "&_txlock=immediate")
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxIdleTime(0)
