@@ -181,7 +181,7 @@ func (db *DB) runGroup(batch []*groupReq) {
 	// keep a copy of every page a fn changes); when one fails, the whole batch is rolled back
 	// and each fn runs again in a transaction of its own, so that it fails alone.
 	ctx := context.WithoutCancel(batch[0].ctx)
-	tx, err := db.Write.BeginTx(ctx, nil)
+	tx, err := db.begin(ctx)
 	if err != nil {
 		for _, r := range batch {
 			r.err = describe(fmt.Errorf("begin: %w", err))
