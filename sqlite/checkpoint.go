@@ -173,4 +173,3 @@ func (db *DB) CheckpointWAL(ctx context.Context, limit int64) (bool, error) {
 		"duration", time.Since(t0))
 	return busy == 0, nil
 }
-
