@@ -233,6 +233,7 @@ func (db *DB) Close() error {
 	db.group.mu.Lock()
 	db.group.closed = true
 	db.group.mu.Unlock()
+	db.flushSoon()
 	db.group.laterWG.Wait()
 	db.stmts.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
 	db.reads.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
