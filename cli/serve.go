@@ -19,7 +19,6 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/metrics"
 	"github.com/morningdeck/morningdeck/queue"
-	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/views"
 )
 
@@ -77,16 +76,11 @@ func (e *Env) runWorkers(ctx context.Context) *sync.WaitGroup {
 		})
 	}
 	wg.Go(func() {
-		if err := e.DB.Checkpoints(ctx, 500*time.Millisecond); err != nil {
+		// The write-ahead log is looked at every 100 ms: a first ingestion writes up to tens of MB
+		// of it a second, and it must never pass sqlite.WALLimit (issue 26).
+		if err := e.DB.Checkpoints(ctx, 100*time.Millisecond); err != nil {
 			e.Log.Warn("background checkpoints not running; SQLite checkpoints as it writes", "component", "sqlite", "error", err)
 		}
-	})
-	wg.Go(func() {
-		queue.Every(ctx, 30*time.Second, func() {
-			if _, err := e.DB.CheckpointWAL(ctx, sqlite.WALLimit); err != nil && ctx.Err() == nil {
-				e.Log.Warn("WAL checkpoint failed", "component", "sqlite", "error", err)
-			}
-		})
 	})
 	wg.Go(func() {
 		queue.Every(ctx, time.Hour, func() {

@@ -18,6 +18,9 @@ func (q *Queue) deadLetter(log *slog.Logger, m app.JobMessage, kind string, atte
 		if err := q.store.DeadLetterJob(ctx, tx, d); err != nil {
 			return err
 		}
+		if err := q.deleteTx(ctx, tx, m.ID); err != nil {
+			return err
+		}
 		if fn := q.onDead[kind]; fn != nil {
 			var env envelope
 			if err := json.Unmarshal(m.Body, &env); err == nil {

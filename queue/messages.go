@@ -6,11 +6,24 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+
+	"maragu.dev/goqite"
+
+	"github.com/morningdeck/morningdeck/app"
 )
 
-// The operations on the message table (goqite's), each on one Store method: send, receive and
-// claim, acknowledge (delete), extend. The rest of the queue reaches messages only through
-// these, so they are the seam where the queue can be re-based on goqite's own API.
+// The operations on a queue's messages go through goqite's own API (issue 26): SendTx,
+// ReceiveTx, ExtendTx and DeleteTx of the queue's *goqite.Queue, each in a transaction of ours,
+// so that a job's claim, its result and its acknowledgement commit together, and the receive of
+// several jobs shares one transaction (receiveMany). What goqite has no API for is ours, beside
+// it, in the Store, and says why there:
+//   - the delivery count of a received message (ReceiveTx does not return goqite's received
+//     column; the dead-lettering of a job delivered MaxDeliveries times without finishing needs
+//     it): Store.JobDeliveries;
+//   - the dead letters, the finished-job counters and the pause switch (tables of ours);
+//   - the counts by state for the dashboard and the metrics (goqite has no listing or stats):
+//     Store.JobCounts, Store.QueueSize;
+//   - the stuck-entity recovery's look for a live job about an entity (sqlite.noLiveJob).
 
 // envelope is the goqite message body.
 type envelope struct {
@@ -22,8 +35,15 @@ type envelope struct {
 }
 
 // goqiteMaxReceive is goqite's MaxReceive as we set it: our own attempts and delivery limit
-// replace it, since goqite's would strand messages.
+// (MaxDeliveries, dead-lettering) replace it, since goqite's would strand messages: a message
+// received MaxReceive times is never handed out again, and never removed either.
 const goqiteMaxReceive = 1_000_000
+
+// newGoqite is the goqite queue under q, on the store's write connection (used only by goqite's
+// methods without Tx, which we do not call: every operation runs in a transaction of ours).
+func newGoqite(store Store, name string, timeout time.Duration) *goqite.Queue {
+	return goqite.New(goqite.NewOpts{DB: store.JobDB(), Name: name, MaxReceive: goqiteMaxReceive, Timeout: timeout})
+}
 
 // sendTx enqueues an envelope in tx, visible after delay.
 func (q *Queue) sendTx(ctx context.Context, tx *sql.Tx, env envelope, delay time.Duration) error {
@@ -39,32 +59,48 @@ func (q *Queue) sendTx(ctx context.Context, tx *sql.Tx, env envelope, delay time
 
 // sendBodyTx enqueues a message body as it is (a dead one sent again may not decode).
 func (q *Queue) sendBodyTx(ctx context.Context, tx *sql.Tx, body []byte, delay time.Duration, priority int) error {
-	return q.store.SendJob(ctx, tx, q.opts.Name, body, max(delay, 0), priority)
+	return q.gq.SendTx(ctx, tx, goqite.Message{Body: body, Delay: max(delay, 0), Priority: priority})
 }
 
-// receiveMany receives up to n messages, with their delivery counts, and runs their kinds'
-// ClaimFuncs, all in one write transaction. It returns none when the queue is empty.
+// receiveMany receives up to n messages (goqite's ReceiveTx, n times), with their delivery
+// counts, and runs their kinds' ClaimFuncs, all in one write transaction. It returns none when
+// the queue is empty.
 func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 	var ds []delivery
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
-		msgs, err := q.store.ReceiveJobs(ctx, tx, q.opts.Name, q.opts.Timeout, goqiteMaxReceive, n)
+		ds = ds[:0]
+		ids := make([]string, 0, n)
+		for range max(n, 1) {
+			m, err := q.gq.ReceiveTx(ctx, tx)
+			if err != nil {
+				return err
+			}
+			if m == nil {
+				break
+			}
+			ds = append(ds, delivery{m: app.JobMessage{ID: string(m.ID), Body: m.Body}})
+			ids = append(ids, string(m.ID))
+		}
+		if len(ds) == 0 {
+			return nil
+		}
+		received, err := q.store.JobDeliveries(ctx, tx, ids)
 		if err != nil {
 			return err
 		}
-		ds = make([]delivery, len(msgs))
 		now := time.Now()
-		for i, m := range msgs {
-			ds[i] = delivery{m: m, received: m.Received, at: now}
-		}
 		for i := range ds {
 			d := &ds[i]
+			d.at = now
+			d.received = received[i]
+			d.m.Received = received[i]
 			if json.Unmarshal(d.m.Body, &d.env) != nil || d.env.Kind == "" {
 				continue // dead-lettered by handle
 			}
 			d.decodeOK = true
 			d.env.Attempt = max(d.env.Attempt, 1)
 			if claim := q.claims[d.env.Kind]; claim != nil && d.received <= q.opts.MaxDeliveries {
-				job := Job{ID: string(d.m.ID), Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received}
+				job := Job{ID: d.m.ID, Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received}
 				if d.claimed, err = claim(ctx, tx, job); err != nil {
 					return fmt.Errorf("claim %s: %w", d.env.Kind, err)
 				}
@@ -80,12 +116,13 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 
 // deleteTx deletes a message in tx.
 func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, id string) error {
-	return q.store.DeleteJob(ctx, tx, q.opts.Name, id)
+	return q.gq.DeleteTx(ctx, tx, goqite.ID(id))
 }
 
-// extend makes a received message invisible for delay more (0: visible again at once).
+// extend makes a received message invisible for delay more (0: visible again at once), in a
+// transaction of its own.
 func (q *Queue) extend(ctx context.Context, id string, delay time.Duration) error {
-	return q.store.ExtendJob(ctx, q.opts.Name, id, delay)
+	return q.inTx(ctx, func(tx *sql.Tx) error { return q.gq.ExtendTx(ctx, tx, goqite.ID(id), max(delay, 0)) })
 }
 
 // inTx runs fn in a write transaction of the store.

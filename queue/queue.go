@@ -1,6 +1,7 @@
-// Package queue runs Morning Deck's background work: durable queues in the app's SQLite file
-// (goqite's table and semantics), worker pools, retry with backoff, and a dead letter table.
-// It is the mechanism only: the tables are read and written by its Store (sqlite.DB).
+// Package queue runs Morning Deck's background work: durable goqite queues in the app's SQLite
+// file, worker pools, retry with backoff, and a dead letter table. Messages are sent, received,
+// extended and deleted through goqite's API in our transactions (messages.go); the rest of the
+// queue's state is read and written by its Store (sqlite.DB).
 package queue
 
 import (
@@ -12,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"maragu.dev/goqite"
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/metrics"
@@ -49,6 +52,7 @@ type SendOptions struct {
 type Queue struct {
 	opts     Options
 	store    Store
+	gq       *goqite.Queue // the messages: sent, received, extended and deleted through goqite (messages.go)
 	log      *slog.Logger
 	clock    app.Clock
 	handlers map[string]Handler
@@ -84,6 +88,7 @@ func New(opts Options) *Queue {
 	return &Queue{
 		opts:     opts,
 		store:    opts.Store,
+		gq:       newGoqite(opts.Store, opts.Name, opts.Timeout),
 		log:      opts.Log.With("component", "queue", "queue", opts.Name),
 		clock:    app.ClockOrSystem(opts.Clock),
 		handlers: map[string]Handler{},

@@ -8,16 +8,19 @@ import (
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// Store keeps a queue's state: its messages (goqite's table), dead letters, finished-job
-// counters and pause switch. sqlite.DB implements it; the queue runs no SQL of its own. The
-// methods taking a *sql.Tx work in the caller's write transaction, so that a job's claim, its
-// result and its acknowledgement commit together; JobTx begins one.
+// Store keeps what a queue needs beside goqite: the database goqite's queues live in (JobDB),
+// the write transactions its operations run in (JobTx), what goqite's API does not give (a
+// received message's delivery count, counts by state), the dead letters, finished-job counters
+// and pause switch. sqlite.DB implements it; the queue runs no SQL of its own: its messages are
+// sent, received, extended and deleted through goqite (messages.go). The methods taking a
+// *sql.Tx work in the caller's write transaction, so that a job's claim, its result and its
+// acknowledgement commit together; JobTx begins one.
 type Store interface {
+	JobDB() *sql.DB
 	JobTx(ctx context.Context, fn func(tx *sql.Tx) error) error
-	SendJob(ctx context.Context, tx *sql.Tx, queue string, body []byte, delay time.Duration, priority int) error
-	ReceiveJobs(ctx context.Context, tx *sql.Tx, queue string, timeout time.Duration, maxReceive, limit int) ([]app.JobMessage, error)
-	DeleteJob(ctx context.Context, tx *sql.Tx, queue, id string) error
-	ExtendJob(ctx context.Context, queue, id string, delay time.Duration) error
+	// JobDeliveries is how many times goqite handed out each message of ids (this delivery
+	// included), in the order of ids, in tx.
+	JobDeliveries(ctx context.Context, tx *sql.Tx, ids []string) ([]int, error)
 
 	DeadLetterJob(ctx context.Context, tx *sql.Tx, d app.DeadJob) error
 	DeadJobs(ctx context.Context, queue string, limit int) ([]app.DeadJob, error)

@@ -5,18 +5,16 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// The queues' state (issue 10): goqite's messages table (with goqite's schema and semantics),
-// the dead letters (queue_dead), the finished-job counters (queue_done) and the pause switch
-// (queue_state). Package queue keeps the mechanism — workers, receiving, heartbeats, retries,
-// dead-lettering, scheduling — and reaches these tables only through the methods below (its
-// Store). The statements run on every job are prepared at open (goqite builds and parses its
-// SQL on every call), and the ones taking a *sql.Tx run inside the caller's transaction, so a
+// The queues' state (issues 10 and 26): goqite's messages table, the dead letters
+// (queue_dead), the finished-job counters (queue_done) and the pause switch (queue_state).
+// Package queue sends, receives, extends and deletes messages through goqite's own API, in
+// transactions begun here (JobTx) on the write connection (JobDB); the methods below are what
+// goqite has no API for. The ones taking a *sql.Tx run inside the caller's transaction, so a
 // job's claim, its result and its acknowledgement can share one.
 
 // jobTimeFormat is goqite's format for the timeout and created columns (the same as ours).
@@ -25,21 +23,16 @@ const jobTimeFormat = TimeFormat
 // jobMinuteFormat keys the finished-job counters by minute.
 const jobMinuteFormat = "2006-01-02T15:04"
 
-var (
-	qJobSend = hot(`insert into goqite (queue, body, timeout, priority) values (?, ?, ?, ?)`)
-	// qJobReceive is goqite's ReceiveTx for up to n messages at once, and it returns each
-	// message's delivery count. goqite's semantics: the highest priority first, then the
-	// oldest; visible from the timeout on; received counted.
-	qJobReceive = hot(`update goqite set timeout = ?, received = received + 1
-	where id in (
-		select id from goqite
-		where queue = ? and ? >= timeout and received < ?
-		order by priority desc, created
-		limit ?)
-	returning id, body, received, priority, created`)
-	qJobDelete = hot(`delete from goqite where queue = ? and id = ?`)
-	qJobExtend = hot(`update goqite set timeout = ? where queue = ? and id = ?`)
-)
+// qJobDeliveries reads goqite's delivery count of a message. goqite's ReceiveTx counts every
+// delivery in its received column but returns only the message's id and body; the queue needs
+// the count to dead-letter a job handed out MaxDeliveries times without finishing (a job that
+// kills or hangs its process), which goqite's own MaxReceive would strand instead (never
+// handed out again, never removed).
+var qJobDeliveries = hot(`select received from goqite where id = ?`)
+
+// JobDB is the connection goqite's queues are built on (the write connection: every queue
+// operation is a write, and runs in a transaction of JobTx).
+func (db *DB) JobDB() *sql.DB { return db.Write }
 
 // JobTx runs fn in a write transaction of its own: a queue's receive (with its claims), a
 // retry, a dead letter. Not in the results' group commit (group.go): a receive there waited
@@ -47,70 +40,21 @@ var (
 // load test's 16 fetch workers fetched half as fast).
 func (db *DB) JobTx(ctx context.Context, fn func(tx *sql.Tx) error) error { return db.tx(ctx, fn) }
 
-// SendJob adds a message to a queue in tx, visible after delay.
-func (db *DB) SendJob(ctx context.Context, tx *sql.Tx, queue string, body []byte, delay time.Duration, priority int) error {
-	timeout := time.Now().UTC().Add(max(delay, 0)).Format(jobTimeFormat)
-	_, err := db.stmt(ctx, tx, qJobSend).ExecContext(ctx, queue, body, timeout, priority)
-	return err
-}
-
-// ReceiveJobs hands out up to limit ready messages of a queue in tx, invisible for timeout,
-// in goqite's order (priority, then age). maxReceive bounds goqite's own delivery count.
-func (db *DB) ReceiveJobs(ctx context.Context, tx *sql.Tx, queue string, timeout time.Duration, maxReceive, limit int) ([]app.JobMessage, error) {
-	now := time.Now().UTC()
-	rows, err := db.stmt(ctx, tx, qJobReceive).QueryContext(ctx, now.Add(timeout).Format(jobTimeFormat), queue,
-		now.Format(jobTimeFormat), maxReceive, max(limit, 1))
-	if err != nil {
-		return nil, err
-	}
-	type received struct {
-		m        app.JobMessage
-		priority int
-		created  string
-	}
-	var all []received
-	for rows.Next() {
-		var r received
-		if err := rows.Scan(&r.m.ID, &r.m.Body, &r.m.Received, &r.priority, &r.created); err != nil {
-			_ = rows.Close()
-			return nil, err
+// JobDeliveries is goqite's delivery count of each message of ids (0 for one that is gone), in
+// the order of ids, read in tx (the transaction that received them).
+func (db *DB) JobDeliveries(ctx context.Context, tx *sql.Tx, ids []string) ([]int, error) {
+	out := make([]int, len(ids))
+	st := db.stmt(ctx, tx, qJobDeliveries)
+	for i, id := range ids {
+		if err := st.QueryRowContext(ctx, id).Scan(&out[i]); err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("sqlite: delivery count: %w", err)
 		}
-		all = append(all, r)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, err
-	}
-	// RETURNING gives no order: hand the messages out as goqite would have.
-	sort.SliceStable(all, func(a, b int) bool {
-		if all[a].priority != all[b].priority {
-			return all[a].priority > all[b].priority
-		}
-		return all[a].created < all[b].created
-	})
-	out := make([]app.JobMessage, len(all))
-	for i, r := range all {
-		out[i] = r.m
 	}
 	return out, nil
 }
 
-// DeleteJob deletes a message in tx (its job is done, or it moves elsewhere).
-func (db *DB) DeleteJob(ctx context.Context, tx *sql.Tx, queue, id string) error {
-	_, err := db.stmt(ctx, tx, qJobDelete).ExecContext(ctx, queue, id)
-	return err
-}
-
-// ExtendJob keeps a received message invisible for delay from now (0: visible again at once),
-// in a transaction of its own.
-func (db *DB) ExtendJob(ctx context.Context, queue, id string, delay time.Duration) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := db.stmt(ctx, tx, qJobExtend).ExecContext(ctx, time.Now().UTC().Add(max(delay, 0)).Format(jobTimeFormat), queue, id)
-		return err
-	})
-}
-
-// DeadLetterJob moves a message to the dead letters in tx (replacing an earlier dead letter of
-// the same id).
+// DeadLetterJob records a message as a dead letter in tx (replacing an earlier dead letter of
+// the same id); the queue deletes the message itself, through goqite, in the same tx.
 func (db *DB) DeadLetterJob(ctx context.Context, tx *sql.Tx, d app.DeadJob) error {
 	if _, err := tx.ExecContext(ctx, `
 		insert into queue_dead (id, queue, kind, body, attempts, error, failed_at) values (?, ?, ?, ?, ?, ?, ?)
@@ -119,7 +63,7 @@ func (db *DB) DeadLetterJob(ctx context.Context, tx *sql.Tx, d app.DeadJob) erro
 		d.ID, d.Queue, d.Kind, d.Body, d.Attempts, d.Error, d.FailedAt.UTC().Format(jobTimeFormat)); err != nil {
 		return err
 	}
-	return db.DeleteJob(ctx, tx, d.Queue, d.ID)
+	return nil
 }
 
 // CountJobs adds to a queue's finished counters of the minute of at, in tx.
@@ -183,7 +127,8 @@ func (db *DB) QueuePaused(ctx context.Context, queue string) (bool, error) {
 	return paused, err
 }
 
-// QueueSize is the number of a queue's messages: ready, delayed and in flight.
+// QueueSize is the number of a queue's messages: ready, delayed and in flight. goqite has no
+// count or listing of a queue; the fetch queue's capacity and the scheduler need one.
 func (db *DB) QueueSize(ctx context.Context, queue string) (int, error) {
 	var n int
 	err := db.Read.QueryRowContext(ctx, `select count(*) from goqite where queue = ?`, queue).Scan(&n)
@@ -191,7 +136,8 @@ func (db *DB) QueueSize(ctx context.Context, queue string) (int, error) {
 }
 
 // JobCounts counts a queue's messages by state at now (as goqite judges readiness, by the
-// system clock), its dead letters, and its jobs finished since hourAgo.
+// system clock), its dead letters, and its jobs finished since hourAgo: the Queues page and the
+// metrics. goqite has no stats of a queue, so this reads its table (a read, never a write).
 func (db *DB) JobCounts(ctx context.Context, queue string, now, hourAgo time.Time) (app.JobCounts, error) {
 	var c app.JobCounts
 	var oldest sql.NullString

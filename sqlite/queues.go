@@ -14,7 +14,8 @@ import (
 // down — or will be delivered again after its process was killed is not stuck: resetting it
 // would lose what the job stands for (an acknowledged "run now") or queue the work twice.
 // Only when the job is gone (dead-lettered, or lost with a queue emptied by hand) is the entity
-// reset. The subquery is evaluated once per statement, not per row.
+// reset. The subquery is evaluated once per statement, not per row. It reads goqite's table
+// itself: goqite has no way to list a queue's messages or find one by its body.
 func noLiveJob(queue, field, idColumn string) string {
 	return idColumn + ` not in (select v from (select case when json_valid(cast(body as text))
 		then json_extract(cast(body as text), '$.data.` + field + `') end as v

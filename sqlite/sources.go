@@ -404,7 +404,22 @@ var (
 		status = case when status = 'PAUSED' then 'PAUSED' else 'ACTIVE' end,
 		etag = ?, last_modified = ?, name = ?, refresh_interval_minutes = ?
 		where id = ?`)
+	// qFinishUnchanged is qFinishFetch for a fetch that changed nothing but the times (issue 26):
+	// a 304, or a feed with no new item, of a source that was not failing, whose name, interval
+	// and validators stay. It sets only the columns that change, so that SQLite rewrites only the
+	// indexes that hold them (the scheduler's and the busy sources'): qFinishFetch's set of
+	// status, error_count and name also rewrote the entries of sources_user_state_idx,
+	// sources_unreachable_idx and sources_user_name_idx, unchanged, in every fetch's commit.
+	qFinishUnchanged = hot(`update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null,
+		last_fetched_at = ?, next_fetch_at = ?
+		where id = ?`)
 )
+
+// unchanged reports whether storing r changes nothing of src but its fetch times (qFinishUnchanged).
+func unchanged(src *app.Source, r *app.FetchResult, name string, interval int) bool {
+	return src.ErrorCount == 0 && src.LastError == "" && src.Status == app.SourceActive && name == src.Name &&
+		interval == src.RefreshIntervalMinutes && (r.NotModified || (r.ETag == src.ETag && r.LastModified == src.LastModified))
+}
 
 // FinishFetch stores a successful fetch in one transaction: new items (a re-fetch never
 // duplicates one), validators, the next fetch time, and clears the error state. Items of a first
@@ -438,6 +453,16 @@ func (db *DB) finishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 		next = *r.NextFetchAt
 	}
 	var newIDs []int64
+	name := src.Name
+	if name == "" {
+		name = r.Title
+	}
+	if name == "" {
+		name = src.URL
+	}
+	// Nothing new and nothing else changed: only the source's times and the job's deletion are
+	// written (qFinishUnchanged), in a commit shared with others of the kind (groupSoon).
+	small := unchanged(src, r, name, interval) && (r.NotModified || len(r.Items) == 0)
 	fn := func(tx *sql.Tx) error {
 		newIDs = nil
 		var exists int
@@ -457,18 +482,16 @@ func (db *DB) finishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 				return err
 			}
 		}
-		name := src.Name
-		if name == "" {
-			name = r.Title
-		}
-		if name == "" {
-			name = src.URL
-		}
 		etag, lastMod := r.ETag, r.LastModified
 		if r.NotModified {
 			etag, lastMod = src.ETag, src.LastModified
 		}
-		_, err := db.stmt(ctx, tx, qFinishFetch).ExecContext(ctx, FormatTime(now), FormatTime(next), etag, lastMod, name, interval, src.ID)
+		var err error
+		if unchanged(src, r, name, interval) {
+			_, err = db.stmt(ctx, tx, qFinishUnchanged).ExecContext(ctx, FormatTime(now), FormatTime(next), src.ID)
+		} else {
+			_, err = db.stmt(ctx, tx, qFinishFetch).ExecContext(ctx, FormatTime(now), FormatTime(next), etag, lastMod, name, interval, src.ID)
+		}
 		if err != nil {
 			return fmt.Errorf("sqlite: finish fetch: %w", err)
 		}
@@ -476,6 +499,10 @@ func (db *DB) finishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 			return then(ctx, tx, newIDs, first)
 		}
 		return nil
+	}
+	if later != nil && small {
+		db.groupSoon(ctx, func(_ context.Context, tx *sql.Tx) error { return fn(tx) }, func(err error) { later(len(newIDs), err) })
+		return 0, nil
 	}
 	if later != nil {
 		db.groupLater(ctx, func(_ context.Context, tx *sql.Tx) error { return fn(tx) }, func(err error) { later(len(newIDs), err) })

@@ -49,6 +49,9 @@ type DB struct {
 	// writeFailure is the last write that failed for a reason a person must act on (disk full,
 	// read-only, damaged file), until a write succeeds: the health check reports it.
 	writeFailure atomic.Pointer[failure]
+	// walRefused: the write-ahead log is past its bound and cannot be checkpointed (checkpoint.go).
+	walRefused atomic.Pointer[walRefusal]
+	pageSize   int64
 	// checked is the last integrity check (quick_check), run at most every integrityEvery.
 	checkMu     sync.Mutex
 	checking    bool
@@ -130,18 +133,16 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		// the pages at 10,000 sources no slower (BenchmarkFolderPages).
 		"cache_size(-1000)",
 		"temp_store(MEMORY)",
-		// After a checkpoint resets the WAL, truncate it to this size (SQLite otherwise keeps
-		// the file at its largest).
-		"journal_size_limit(" + strconv.Itoa(WALLimit) + ")",
+		// When the WAL starts over, truncate it to this size (SQLite otherwise keeps the file at
+		// its largest): checkpoint.go.
+		"journal_size_limit(" + strconv.Itoa(walRestartAt) + ")",
 	} {
 		pragmas.Add("_pragma", p)
 	}
 	dsn := "file:" + opts.Path + "?" + pragmas.Encode()
 
-	write, err := sql.Open("sqlite", dsn+"&_txlock=immediate")
-	if err != nil {
-		return nil, fmt.Errorf("sqlite: open: %w", err)
-	}
+	// The writer keeps the statements it runs prepared (stmtcache.go): goqite's among them.
+	write := openCached(dsn + "&_txlock=immediate")
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxIdleTime(0)
@@ -167,6 +168,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if err := db.prepare(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
+	}
+	if err := db.Write.QueryRowContext(ctx, `pragma page_size`).Scan(&db.pageSize); err != nil {
+		_ = db.Close()
+		return nil, describe(fmt.Errorf("sqlite: page size: %w", err))
 	}
 	return db, nil
 }
@@ -222,36 +227,13 @@ func startCheck(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// WALLimit is the size of the write-ahead log above which CheckpointWAL resets it.
-const WALLimit = 64 << 20
-
-// CheckpointWAL resets the write-ahead log when it has grown past limit bytes. SQLite's own
-// checkpoints (every 1,000 pages) copy the log into the database but can only start the log
-// over when no reader is using it; with the web pages, the API and several worker processes
-// reading all the time that moment may never come, and the log grew to gigabytes in the load
-// test. A TRUNCATE checkpoint waits (up to the busy timeout, holding back writers) for the
-// readers of the old log to finish, then empties it. It reports whether it did.
-func (db *DB) CheckpointWAL(ctx context.Context, limit int64) (bool, error) {
-	fi, err := os.Stat(db.Path + "-wal")
-	if err != nil || fi.Size() <= limit {
-		return false, nil
-	}
-	var busy, frames, done int
-	t0 := time.Now()
-	if err := db.Write.QueryRowContext(ctx, `pragma wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
-		return false, describe(fmt.Errorf("sqlite: checkpoint: %w", err))
-	}
-	db.log.Info("WAL checkpoint", "component", "sqlite", "walBytes", fi.Size(), "busy", busy == 1, "frames", frames, "checkpointed", done,
-		"duration", time.Since(t0))
-	return busy == 0, nil
-}
-
 // Close commits the transactions handed over to the writer (groupLater), then closes both
 // pools.
 func (db *DB) Close() error {
 	db.group.mu.Lock()
 	db.group.closed = true
 	db.group.mu.Unlock()
+	db.flushSoon()
 	db.group.laterWG.Wait()
 	db.stmts.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
 	db.reads.Range(func(_, v any) bool { _ = v.(*sql.Stmt).Close(); return true })
@@ -382,9 +364,17 @@ func (db *DB) noteWrite(err error) error {
 	return err
 }
 
+// begin begins a write transaction, unless writes are refused (checkpoint.go).
+func (db *DB) begin(ctx context.Context) (*sql.Tx, error) {
+	if err := db.refusal(); err != nil {
+		return nil, err
+	}
+	return db.Write.BeginTx(ctx, nil)
+}
+
 // tx runs fn in a write transaction (BEGIN IMMEDIATE through the single write connection).
 func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.Write.BeginTx(ctx, nil)
+	tx, err := db.begin(ctx)
 	if err != nil {
 		return db.noteWrite(describe(fmt.Errorf("begin: %w", err)))
 	}

@@ -2,11 +2,15 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
@@ -120,6 +124,84 @@ func TestBackgroundCheckpoints(t *testing.T) {
 	}
 	if n := autocheckpoint(); n != 1000 {
 		t.Errorf("after Checkpoints returned, the writer's automatic checkpoint is %d, want 1000", n)
+	}
+	var check string
+	if err := db.Read.QueryRow(`pragma integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Fatalf("integrity_check: %s, %v", check, err)
+	}
+}
+
+// TestWALStaysSmall: with Checkpoints running, a writer that never pauses (100 MiB of rows, as a
+// first ingestion writes them) and readers reading all the while, the write-ahead log never
+// passes sqlite.WALLimit, and ends no larger than the size it starts over at.
+func TestWALStaysSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 100 MiB")
+	}
+	db := sqlitetest.New(t)
+	if _, err := db.Write.Exec(`create table filler (id integer primary key, b blob)`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := make(chan error, 1)
+	go func() { stopped <- db.Checkpoints(ctx, 20*time.Millisecond) }()
+	var peak atomic.Int64
+	sample := func() {
+		if fi, err := os.Stat(db.Path + "-wal"); err == nil && fi.Size() > peak.Load() {
+			peak.Store(fi.Size())
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() { // the sampler, every 5 ms
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+				sample()
+			}
+		}
+	})
+	for range 2 { // readers, short reads one after the other
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				var n int
+				_ = db.Read.QueryRow(`select count(*) from filler where id > (select max(id) - 50 from filler)`).Scan(&n)
+			}
+		})
+	}
+	blob := []byte(strings.Repeat("z", 32<<10))
+	for range 400 { // 100 MiB, 8 rows a transaction
+		err := db.JobTx(ctx, func(tx *sql.Tx) error {
+			for range 8 {
+				if _, err := tx.Exec(`insert into filler (b) values (?)`, blob); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	wg.Wait()
+	sample()
+	cancel()
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	if p := peak.Load(); p > sqlite.WALLimit {
+		t.Errorf("the log reached %d MiB, bound %d MiB", p>>20, sqlite.WALLimit>>20)
+	} else {
+		t.Logf("peak log %.1f MiB", float64(p)/(1<<20))
 	}
 	var check string
 	if err := db.Read.QueryRow(`pragma integrity_check`).Scan(&check); err != nil || check != "ok" {
