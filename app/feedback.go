@@ -59,6 +59,13 @@ type Learned struct {
 	Negative []LearnedTerm `json:"negative"`
 }
 
+// InterestWords are words that go with one of the user's interests in their own items (the
+// embedded enricher's Vocabulary), offered on the Settings page to add to the interest.
+type InterestWords struct {
+	Interest string   `json:"interest"`
+	Words    []string `json:"words"`
+}
+
 // LearnedTaste is a trained reading model.
 type LearnedTaste interface {
 	Taste

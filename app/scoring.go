@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime/debug"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -22,6 +24,9 @@ type OfflineEnricher interface {
 	// Personalize applies the reading model (in.Taste) to the score and reason another
 	// enricher (an LLM) gave the item.
 	Personalize(in EnrichInput, score int, reasoning string, topics []string) (int, string)
+	// Vocabulary learns the words that go with each interest in the given items (at most
+	// perInterest each).
+	Vocabulary(interests string, items []EnrichInput, perInterest int) []InterestWords
 }
 
 // BaseScored is an item an LLM enriched, with the score and reason it gave (before the model).
@@ -75,6 +80,65 @@ type ScoringStore interface {
 
 // scoreBatch is how many items one transaction stores.
 const scoreBatch = 250
+
+// vocabularyItems is how many of the user's newest unread items Vocabulary learns from, and
+// vocabularyWords how many words it offers an interest.
+const (
+	vocabularyItems = 3000
+	vocabularyWords = 6
+)
+
+// Vocabulary is what the user's own items say goes with each of their interests: words the
+// Settings page offers to add to an interest (issue 25). Learned from the newest unread items
+// (enriched; at most vocabularyItems of each enricher), with the embedded enricher; none without
+// interests or without it.
+func (e *Enriching) Vocabulary(ctx context.Context, userID int64) ([]InterestWords, error) {
+	if e == nil || e.Offline == nil || e.Scoring == nil {
+		return nil, nil
+	}
+	st, err := e.Scoring.Settings(ctx, userID)
+	if err != nil || strings.TrimSpace(st.Interests) == "" {
+		return nil, err
+	}
+	items, err := e.Scoring.RescoreItems(ctx, userID, math.MaxInt64, vocabularyItems)
+	if err != nil {
+		return nil, err
+	}
+	llm, err := e.Scoring.RescoreLLMItems(ctx, userID, math.MaxInt64, vocabularyItems)
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range llm {
+		items = append(items, b.Item)
+	}
+	ins := make([]EnrichInput, len(items))
+	for i, it := range items {
+		ins[i] = EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, SourceName: strconv.FormatInt(it.SourceID, 10)}
+	}
+	return e.Offline.Vocabulary(st.Interests, ins, vocabularyWords), nil
+}
+
+// AddToInterest adds a word to one of the user's interests (the line whose text is interest, as
+// Vocabulary named it): "security vulnerabilities" becomes "security vulnerabilities, CVE".
+func AddToInterest(interests, interest, word string) (string, bool) {
+	word = strings.TrimSpace(word)
+	if word == "" || strings.ContainsAny(word, ",;\n") {
+		return interests, false
+	}
+	lines := strings.Split(interests, "\n")
+	for i, line := range lines {
+		for j, part := range strings.Split(line, ";") {
+			if strings.TrimSpace(part) != strings.TrimSpace(interest) {
+				continue
+			}
+			parts := strings.Split(line, ";")
+			parts[j] = strings.TrimRight(part, " \t\r") + ", " + word
+			lines[i] = strings.Join(parts, ";")
+			return strings.Join(lines, "\n"), true
+		}
+	}
+	return interests, false
+}
 
 // rescoreMax bounds a re-score to the newest unread items (about 3 ms each): older ones keep
 // their score until read or re-enriched.

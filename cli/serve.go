@@ -159,6 +159,7 @@ func serve(cmd *cobra.Command, cfg *Config) error {
 		Settings:       e.Svc.Settings,
 		Enricher:       views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.Chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
 		TestLLM:        e.Chooser.TestLLM,
+		Vocabulary:     e.Svc.Enriching.Vocabulary,
 		Briefings:      e.Svc.Briefings,
 		Deliveries:     e.Svc.Deliveries,
 		Unsubscribes:   &app.Unsubscribes{Store: e.DB},

@@ -56,6 +56,9 @@ type Options struct {
 	Deliveries *app.Deliveries
 	// Unsubscribes checks report emails' signed unsubscribe links; nil: no unsubscribe page.
 	Unsubscribes *app.Unsubscribes
+	// Vocabulary learns the words that go with the user's interests in their items (Settings →
+	// Words that go with your interests); nil hides the page.
+	Vocabulary func(ctx context.Context, userID int64) ([]app.InterestWords, error)
 	// TestLLM checks the user's LLM connection; nil hides the button.
 	TestLLM func(ctx context.Context, userID int64) error
 	// Queues sees and steers the background queues (the Queues page, /admin/queue-stats,
@@ -176,6 +179,8 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /settings", s.settingsPage)
 	mux.HandleFunc("POST /settings", s.saveSettings)
 	mux.HandleFunc("POST /settings/interests", s.saveInterests)
+	mux.HandleFunc("GET /settings/vocabulary", s.vocabularyPage)
+	mux.HandleFunc("POST /settings/vocabulary", s.addVocabulary)
 	mux.HandleFunc("POST /settings/test-llm", s.testLLM)
 	mux.HandleFunc("POST /settings/filters", s.addFilter)
 	mux.HandleFunc("POST /settings/filters/preview", s.previewFilter)

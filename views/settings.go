@@ -38,6 +38,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 		v.LLMBaseURL, v.LLMModel = form.LLMBaseURL, form.LLMModel
 	}
 	v.Learned = s.learned(r)
+	v.CanSuggestWords = s.opts.Vocabulary != nil && strings.TrimSpace(v.Interests) != ""
 	if v.Filters, err = s.opts.Reading.Filters(r.Context(), userID(r)); err != nil {
 		s.serverError(w, r, err)
 		return

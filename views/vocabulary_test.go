@@ -1,0 +1,102 @@
+package views_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/enrich"
+	"github.com/morningdeck/morningdeck/queue"
+	"github.com/morningdeck/morningdeck/views"
+)
+
+// Settings → "Words that go with your interests": learned from the reader's items in the real
+// database, each offered as a button that adds it to the interest.
+func TestVocabularyPage(t *testing.T) {
+	e := newEnv(t)
+	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: e.db})
+	fq := queue.NewFetchQueue(queue.FetchQueueOptions{Store: e.db, Capacity: 1000})
+	settings := &app.UserSettings{Store: e.db}
+	enriching := &app.Enriching{Store: e.db, Queue: pq, Offline: enrich.NewEmbedded(enrich.EmbeddedOptions{}), Scoring: e.db}
+	srv := httptest.NewServer(views.New(views.Options{Sources: &app.Sources{Store: e.db, Queue: fq}, Reading: &app.Reading{Store: e.db, Queue: pq},
+		Settings: settings, Vocabulary: enriching.Vocabulary, Enricher: views.EnricherInfo{Default: "embedded"}}))
+	t.Cleanup(srv.Close)
+	e.srv = srv
+
+	// Two security outlets writing about vulnerabilities with CVE numbers and exploits, and a
+	// cooking blog.
+	news := []string{
+		"OpenSSH fixes two vulnerabilities|CVE-2025-26465 is a security vulnerability in OpenSSH; an exploit is public.",
+		"Tomcat vulnerability exploited|CVE-2025-24813 lets attackers run code; the exploit appeared days after the patch.",
+		"Ivanti patches security vulnerabilities|CVE-2025-0282 was exploited as a zero-day; an exploit kit followed.",
+		"Chrome zero-day vulnerability|Google patched CVE-2025-2783, a security vulnerability with an exploit in the wild.",
+		"Fortinet authentication bypass vulnerability|CVE-2024-55591 is exploited; the exploit gives super-admin rights.",
+		"Patch Tuesday fixes security vulnerabilities|Six zero-days, CVE-2025-24983 among them, have a working exploit.",
+	}
+	for s, name := range []string{"Security Week", "The Record"} {
+		src := e.createSource(fmt.Sprintf("https://security%d.example/feed", s), name)
+		var items []app.Item
+		for i, n := range news {
+			title, text, _ := strings.Cut(n, "|")
+			items = append(items, app.Item{GUID: fmt.Sprint(s, i), Title: title, Text: text, Link: fmt.Sprintf("https://security%d.example/%d", s, i)})
+		}
+		e.fetch(src.ID, items...)
+	}
+	cook := e.createSource("https://cooking.example/feed", "Cooking")
+	var dishes []app.Item
+	for i, d := range []string{"Tomato soup", "Bread at home", "Lentil curry", "Apple pie", "Green salad", "Roast chicken", "Pasta with pesto", "Risotto"} {
+		dishes = append(dishes, app.Item{GUID: fmt.Sprint("c", i), Title: d, Text: d + " with a few good ingredients, cooked slowly; the recipe serves four.", Link: fmt.Sprintf("https://cooking.example/%d", i)})
+	}
+	e.fetch(cook.ID, dishes...)
+	if _, err := e.db.Write.Exec(`update items set status = 'DONE', enriched_by = ?`, app.EnricherEmbedded); err != nil {
+		t.Fatal(err)
+	}
+	interests := "security vulnerabilities\ncooking"
+	if _, err := settings.Update(context.Background(), 1, app.SettingsUpdate{Interests: &interests}); err != nil {
+		t.Fatal(err)
+	}
+
+	_, body := e.get("/settings")
+	if !strings.Contains(body, `href="/settings/vocabulary"`) {
+		t.Fatal("Settings does not link the words that go with the interests")
+	}
+	res, body := e.get("/settings/vocabulary")
+	if res.StatusCode != http.StatusOK || !strings.Contains(body, `data-testid="vocabulary-interest"`) {
+		t.Fatalf("vocabulary page: %d %s", res.StatusCode, body)
+	}
+	if !strings.Contains(body, `value="CVE"`) {
+		t.Fatalf("the word CVE is not offered for security vulnerabilities:\n%s", body)
+	}
+	if strings.Contains(body, `value="recipe"`) || strings.Contains(body, `value="OpenSSH"`) {
+		t.Fatalf("a word of one source, or of another interest, is offered for security vulnerabilities:\n%s", body)
+	}
+	res, _ = e.form("/settings/vocabulary", url.Values{"interest": {"security vulnerabilities"}, "word": {"CVE"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add: %d", res.StatusCode)
+	}
+	st, err := settings.Get(context.Background(), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Interests != "security vulnerabilities, CVE\ncooking" {
+		t.Fatalf("interests after adding CVE: %q", st.Interests)
+	}
+	// An interest that is gone, or a word that would split the interest, adds nothing.
+	for _, v := range []url.Values{
+		{"interest": {"knitting"}, "word": {"yarn"}},
+		{"interest": {"cooking"}, "word": {"a, b"}},
+	} {
+		res, _ = e.form("/settings/vocabulary", v)
+		if res.StatusCode != http.StatusSeeOther || !strings.Contains(res.Header.Get("Location"), "/settings/vocabulary") {
+			t.Fatalf("add %v: %d %s", v, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	if st, _ := settings.Get(context.Background(), 1); st.Interests != "security vulnerabilities, CVE\ncooking" {
+		t.Fatalf("a refused word changed the interests: %q", st.Interests)
+	}
+}
