@@ -29,7 +29,9 @@ type groupHeadline struct {
 }
 
 // loadGroupCorpus reads the development split of same-story headlines, by day.
-func loadGroupCorpus(t testing.TB) map[string][]groupHeadline { return loadGroupFile(t, "uci-dev.tsv", "") }
+func loadGroupCorpus(t testing.TB) map[string][]groupHeadline {
+	return loadGroupFile(t, "uci-dev.tsv", "")
+}
 
 // loadGroupHeldOut reads the held-out split (three other days, never used to choose anything),
 // its days named h0, h1, h2.
@@ -169,9 +171,9 @@ const groupHeldOutDay = "2"
 // ever rise. The held-out days (h0–h2: 2014-05-08, 2014-06-18, 2014-08-01, the dozen busiest
 // outlets of each) sit under their figures when they were added.
 var groupFloors = map[string][2]float64{
-	"0": {0.99, 0.81},
-	"1": {0.90, 0.82},
-	"2": {0.66, 0.80}, // its reference splits single events into several ids (see BENCHMARKS.md)
+	"0":  {0.99, 0.81},
+	"1":  {0.90, 0.82},
+	"2":  {0.66, 0.80}, // its reference splits single events into several ids (see BENCHMARKS.md)
 	"h0": {0.96, 0.81},
 	"h1": {0.73, 0.68},
 	"h2": {0.85, 0.60},
