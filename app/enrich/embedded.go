@@ -155,7 +155,7 @@ func (e *Embedded) enrich(in app.EnrichInput, p *prepared) *app.Enrichment {
 	if out.Summary == "" {
 		out.Summary = cutWords(in.Title, e.summaryWords)
 	}
-	out.Tags = e.tags(p.title, p.body)
+	out.Tags = e.tags(p.title, p.body, p.lang)
 	out.Topics = e.topics(in, p.doc)
 	if len(out.Topics) == 0 {
 		out.UsualTopics = limitStrings(in.SourceTopics, TopicLimit)
