@@ -326,6 +326,8 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 	total := make([]float64, nseg)
 	got := make([]float64, nseg)
 	hit := make([]bool, nseg)
+	qualifier := make([]bool, nseg) // a common acronym of the segment was found (see below)
+	other := make([]bool, nseg)     // a word of the segment other than a name was found
 	var matches []termMatch
 	maxIDF := e.stats.maxIDF()
 	// Two words written together, each of them rare enough in general English to name a
@@ -375,7 +377,16 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		contrib[i] = w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
 		got[t.seg] += contrib[i]
 		matches = append(matches, termMatch{term: t, tf: inTitle*titleWeight + inBody})
-		if t.anchor || t.phrase || split[t.seg] && t.part && t.words[0].name {
+		if !t.anchor && !t.part {
+			other[t.seg] = true
+		}
+		switch {
+		case t.anchor && !t.phrase && isAcronym(t.words[0].surface) && idf < informative*maxIDF && segWords(spec, t.seg) > 1:
+			// A common acronym beside other words ("US" of "US politics") qualifies them: it
+			// is the segment's name only with them (an item about US stocks is not about US
+			// politics).
+			qualifier[t.seg] = true
+		case t.anchor || t.phrase || split[t.seg] && t.part && t.words[0].name:
 			hit[t.seg] = true // a name's words are names again when they are keywords
 		}
 	}
@@ -425,6 +436,12 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 			continue
 		}
 		s := math.Min(1, got[i]/total[i])
+		if qualifier[i] && other[i] {
+			hit[i] = true // the acronym with the words it qualifies
+		}
+		if !spec.anchors[i] {
+			s *= math.Min(1, total[i]/(informative*maxIDF))
+		}
 		if spec.anchors[i] && !hit[i] {
 			s /= 4
 		} else if hit[i] {
@@ -487,4 +504,25 @@ func caseKey(surface string) string {
 		surface = strings.ToUpper(surface[:1]) + surface[1:]
 	}
 	return "=" + surface
+}
+
+// informative is how rare (idf against the rarest word's) the words of a segment must be in all
+// for the segment to be matched in full by its words: a segment of common words ("world" of
+// "world news", "US", "markets") is weaker evidence than one of rare words, however many of
+// them an item has — its words match in proportion. Chosen on the development splits (broad
+// and specific interests: 0.4, 0.5, 0.6, 0.7, 0.8 gave NDCG@10 0.742/0.875, 0.750/0.875,
+// 0.752/0.876, 0.752/0.876, 0.752/0.869; 0.6 and 0.7 tie, the smaller change is kept). Held
+// out: broad 0.825 → 0.826, specific 0.916 → 0.922.
+const informative = 0.6
+
+// segWords is how many words the user wrote in segment seg (phrases and words, not the
+// lexicon's forms).
+func segWords(spec *interestSpec, seg int) int {
+	n := 0
+	for _, t := range spec.terms {
+		if t.seg == seg && t.alt == 0 && !t.part {
+			n += len(t.words)
+		}
+	}
+	return n
 }

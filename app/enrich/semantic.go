@@ -1,6 +1,7 @@
 package enrich
 
 import (
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -68,8 +69,8 @@ func segmentVectors(spec *interestSpec) []segVector {
 		}
 	}
 	out := segs[:0]
-	for _, sv := range segs {
-		if len(sv.words) == 1 {
+	for i, sv := range segs {
+		if len(sv.words) == 1 || len(sv.words) == 2 && commonPhrase(spec, i) {
 			out = append(out, sv)
 		}
 	}
@@ -208,3 +209,29 @@ func aboutWords(sv *segVector, d *doc, k int) []string {
 
 // aboutRead is how many of an item's distinct words (title first) the reason looks among.
 const aboutRead = 48
+
+// commonPhrase reports whether segment seg is a phrase of two common words ("world news",
+// "stock market"), which says a subject rather than names a thing: read by its meaning, as a
+// one-word segment is.
+func commonPhrase(spec *interestSpec, seg int) bool {
+	rarest := math.Log(1 + 1/wordShare(""))
+	for _, t := range spec.terms {
+		if t.seg != seg || t.alt > 0 || !t.phrase {
+			continue
+		}
+		if len(t.words) != 2 {
+			return false
+		}
+		for _, w := range t.words {
+			if math.Log(1+1/w.share) >= commonWord*rarest {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// commonWord is how common (idf against the rarest word's) both words of a phrase must be for
+// the phrase to be read by its meaning.
+var commonWord = 0.4
