@@ -103,3 +103,21 @@ func TestVocabularyLearnedFromTheReadersItems(t *testing.T) {
 		t.Errorf("learned %+v for an interest nothing matches", got)
 	}
 }
+
+// BenchmarkVocabulary learns the vocabulary of three interests from 3,000 items (the corpus
+// repeated), what the Settings page's vocabulary costs.
+func BenchmarkVocabulary(b *testing.B) {
+	var items []app.EnrichInput
+	corpus := evalCorpus(b)
+	for len(items) < 3000 {
+		for _, it := range corpus {
+			items = append(items, app.EnrichInput{Title: it.title, Text: it.text, Link: it.link, SourceName: it.feed})
+		}
+	}
+	items = items[:3000]
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	b.ResetTimer()
+	for range b.N {
+		e.Vocabulary("security vulnerabilities\nopen source\nthe Go programming language", items, 6)
+	}
+}
