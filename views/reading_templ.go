@@ -223,7 +223,7 @@ func itemsPage(p Page, v ItemsPageView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" placeholder=\"Words in titles, summaries, text and tags\" data-search></div><div class=\"field\"><label for=\"filter-show\">Show</label> <select id=\"filter-show\" name=\"show\" data-autosubmit><option value=\"unread\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "\" placeholder=\"Words in titles, text and tags\" data-search></div><div class=\"field\"><label for=\"filter-show\">Show</label> <select id=\"filter-show\" name=\"show\" data-autosubmit><option value=\"unread\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
