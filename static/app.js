@@ -277,6 +277,73 @@
   else start();
 })();
 
+// Live counts (issue 28): the sidebar's unread, failing and failed counts follow marks, fetches
+// (an OPML import's) and other tabs without a page load. GET /fragments/counts answers them as
+// JSON (with an ETag: an unchanged answer costs a 304); they are asked for after a change made
+// through htmx or by MorningDeck.refreshCounts, after each answer of a polled region (while
+// sources are fetched), every half minute while the page is seen, and when it is seen again.
+(function () {
+  "use strict";
+  if (!window.fetch) return;
+  var pending = null, last = 0;
+  function setCount(holder, testid, n, text, title, word, neutral) {
+    if (!holder) return;
+    var c = holder.querySelector("[data-testid=" + testid + "]") || (testid === "unread-count" ? document.getElementById("unread-count") : null);
+    if (!n) {
+      if (c && c.id === "unread-count") { c.hidden = true; c.className = ""; c.textContent = ""; c.removeAttribute("data-testid"); }
+      else if (c) c.remove();
+      return;
+    }
+    if (!c) {
+      c = document.createElement("span");
+      holder.appendChild(c);
+    }
+    c.hidden = false;
+    c.className = neutral ? "count count-neutral" : "count";
+    c.setAttribute("data-testid", testid);
+    c.title = title;
+    c.textContent = text;
+    var h = document.createElement("span");
+    h.className = "visually-hidden";
+    h.textContent = word;
+    c.appendChild(h);
+  }
+  function apply(c) {
+    if (!c) return;
+    setCount(document.querySelector("[data-testid=nav-items]"), "unread-count", c.unread, c.unreadText, c.unreadTitle, "unread", true);
+    setCount(document.querySelector("[data-testid=nav-sources]"), "error-count", c.errorSources, String(c.errorSources), c.errorTitle, "in error", false);
+    setCount(document.querySelector("[data-testid=nav-queues]"), "failed-count", c.failedJobs, String(c.failedJobs), c.failedTitle, "failed", false);
+    (c.folders || []).forEach(function (f) {
+      var a = document.querySelector("a[data-folder-id='" + f.id + "']");
+      if (!a) return;
+      a.title = f.title;
+      setCount(a, "folder-unread", f.unread, f.text, f.title, "unread", true);
+    });
+  }
+  function refresh() {
+    last = Date.now();
+    return fetch("/fragments/counts", { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(apply)
+      .catch(function () { /* offline: the counts wait for the next ask */ });
+  }
+  // Several changes in a row (marking a page read one by one) ask once.
+  function soon(delay) {
+    if (!document.querySelector(".nav")) return;
+    clearTimeout(pending);
+    pending = setTimeout(refresh, delay === undefined ? 250 : delay);
+  }
+  window.MorningDeck = window.MorningDeck || {};
+  window.MorningDeck.refreshCounts = function () { soon(); };
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var d = e.detail || {}, verb = d.requestConfig && d.requestConfig.verb;
+    if (verb && verb.toLowerCase() !== "get") soon();
+    else if (d.elt && d.elt.hasAttribute && d.elt.hasAttribute("data-poll") && Date.now() - last > 1800) soon(0);
+  });
+  setInterval(function () { if (!document.hidden) soon(0); }, 30000);
+  document.addEventListener("visibilitychange", function () { if (!document.hidden && Date.now() - last > 5000) soon(0); });
+})();
+
 // Read to the end (issue 12): on an item's page, once the reader has scrolled to the end of the
 // article, tell the server once; it is a signal for what Morning Deck learns of their taste.
 (function () {

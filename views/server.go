@@ -192,6 +192,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// Fragments that htmx polls.
 	mux.HandleFunc("GET /fragments/sources", s.sourcesFragment)
 	mux.HandleFunc("GET /fragments/sources/{id}", s.sourceFragment)
+	mux.HandleFunc("GET /fragments/counts", s.navCounts)
 
 	// Form posts: each redirects (post/redirect/get) or re-renders its form with the problem.
 	mux.HandleFunc("POST /sources", s.addSource)
