@@ -344,6 +344,52 @@
   document.addEventListener("visibilitychange", function () { if (!document.hidden && Date.now() - last > 5000) soon(0); });
 })();
 
+// Mark as read on scroll (a reading option of Settings, off by default): in a list of items, an
+// unread item that was on the screen and has left it through the top is marked read. The card
+// is not swapped (the list never jumps): its class and its Mark read button change in place.
+(function () {
+  "use strict";
+  function setup() {
+    if (!document.body || !document.body.hasAttribute("data-mark-read-on-scroll") || !window.IntersectionObserver || !window.fetch) return;
+    var seen = new WeakSet();
+    function markRead(card) {
+      var form = card.querySelector("form[action$='/read']");
+      var on = form && form.querySelector("input[name=on]");
+      if (!form || !on || on.value !== "true" || card.classList.contains("is-read")) return;
+      card.classList.add("is-read");
+      var body = new URLSearchParams(new FormData(form));
+      fetch(form.getAttribute("action"), {
+        method: "POST", credentials: "same-origin", body: body,
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true" }
+      }).then(function (r) {
+        if (!r.ok) throw new Error(r.status);
+        on.value = "false";
+        var b = form.querySelector("button");
+        if (b) { b.textContent = "Mark unread"; b.classList.add("is-on"); b.setAttribute("aria-pressed", "true"); }
+        if (window.MorningDeck && window.MorningDeck.refreshCounts) window.MorningDeck.refreshCounts();
+      }).catch(function () { card.classList.remove("is-read"); });
+    }
+    var io = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (e.isIntersecting) { seen.add(e.target); return; }
+        var top = e.rootBounds ? e.rootBounds.top : 0;
+        if (seen.has(e.target) && e.boundingClientRect.bottom <= top + 1) {
+          io.unobserve(e.target);
+          markRead(e.target);
+        }
+      });
+    });
+    function watch(scope) {
+      (scope || document).querySelectorAll("[data-testid=item]:not(.is-read)").forEach(function (el) { io.observe(el); });
+      if (scope && scope.matches && scope.matches("[data-testid=item]:not(.is-read)")) io.observe(scope);
+    }
+    watch();
+    document.addEventListener("htmx:load", function (e) { watch(e.detail.elt); });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
+})();
+
 // Read to the end (issue 12): on an item's page, once the reader has scrolled to the end of the
 // article, tell the server once; it is a signal for what Morning Deck learns of their taste.
 (function () {

@@ -22,6 +22,9 @@ type Page struct {
 	Admin        bool          // whether the Queues page is theirs to see
 	Folders      []*app.Folder // the user's folders with unread counts, listed under Items
 	Trouble      []string      // why the app cannot work (disk full, damaged database, pinned workers): the banner
+	// Reading options of Settings: the lists' density and marking items read as they scroll past.
+	Compact          bool
+	MarkReadOnScroll bool
 }
 
 // page builds the layout's data; it takes the pending flash.
@@ -47,6 +50,11 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 		}
 	}
 	p.Folders = s.folders(r)
+	if s.opts.Settings != nil {
+		if st, err := s.opts.Settings.Get(r.Context(), userID(r)); err == nil {
+			p.Compact, p.MarkReadOnScroll = st.Density == app.DensityCompact, st.MarkReadOnScroll
+		}
+	}
 	if s.opts.Queues != nil && p.Admin {
 		p.FailedJobs, _ = s.opts.Queues.FailedCount(r.Context())
 	}

@@ -151,6 +151,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /deliveries/{id}/resend", s.resendDelivery)
 	mux.HandleFunc("POST /settings/test-email", s.testEmail)
 	mux.HandleFunc("POST /settings/email", s.saveEmail)
+	mux.HandleFunc("POST /settings/reading", s.saveReading)
 	mux.HandleFunc("GET /briefings/{id}/feed.xml", s.briefingFeed)
 	mux.HandleFunc("GET /unsubscribe", s.unsubscribe)
 	mux.HandleFunc("POST /unsubscribe", s.unsubscribe)
