@@ -186,6 +186,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /items/{id}/read", s.toggleItem("read"))
 	mux.HandleFunc("POST /items/{id}/hide", s.toggleItem("hide"))
 	mux.HandleFunc("POST /items/{id}/retry", s.retryItem)
+	mux.HandleFunc("POST /items/{id}/fulltext", s.fullText)
 	mux.HandleFunc("POST /items/read", s.markAllRead)
 	mux.HandleFunc("POST /items/{id}/feedback", s.itemFeedback)
 	mux.HandleFunc("POST /settings/taste/reset", s.resetTaste)
