@@ -344,6 +344,122 @@
   document.addEventListener("visibilitychange", function () { if (!document.hidden && Date.now() - last > 5000) soon(0); });
 })();
 
+// Reading offline (issue 28, item 5). The service worker (/sw.js) keeps the pages; once online
+// at most every ten minutes it is asked to keep the latest ones (/offline/pages). A star or a
+// read mark made offline is kept on this device (localStorage "md-pending"), shown at once,
+// and sent when the browser is back online; an item page opened offline is marked read so too.
+(function () {
+  "use strict";
+  var KEY = "md-pending";
+  function pending() { try { return JSON.parse(localStorage.getItem(KEY) || "[]"); } catch (e) { return []; } }
+  function save(list) { try { localStorage.setItem(KEY, JSON.stringify(list)); } catch (e) { /* private mode */ } }
+  function note(text) {
+    var holder = document.querySelector(".flashes[role=status]");
+    if (!holder) {
+      holder = document.createElement("div");
+      holder.className = "flashes"; holder.setAttribute("role", "status"); holder.setAttribute("aria-live", "polite");
+      var main = document.getElementById("main");
+      if (!main) return;
+      main.parentNode.insertBefore(holder, main);
+    }
+    var f = document.createElement("div");
+    f.className = "flash flash-info"; f.setAttribute("data-testid", "offline-note");
+    var p = document.createElement("p"); p.textContent = text; f.appendChild(p);
+    holder.appendChild(f);
+    setTimeout(function () { f.remove(); }, 5000);
+  }
+  // The form of a star or read toggle: /items/ID/star or /items/ID/read.
+  function toggleOf(form) {
+    var m = form && form.getAttribute && /^\/items\/(\d+)\/(star|read)$/.exec(form.getAttribute("action") || "");
+    var on = m && form.querySelector("input[name=on]");
+    return m && on ? { form: form, id: m[1], action: m[2], on: on } : null;
+  }
+  function showToggled(t, value) {
+    var b = t.form.querySelector("button"), now = value === "true";
+    t.on.value = now ? "false" : "true";
+    if (b) {
+      b.textContent = t.action === "star" ? (now ? "Unstar" : "Star") : (now ? "Mark unread" : "Mark read");
+      b.classList.toggle("is-on", now);
+      b.setAttribute("aria-pressed", String(now));
+    }
+    var card = t.form.closest("[data-testid=item]");
+    if (card && t.action === "read") card.classList.toggle("is-read", now);
+    if (card && t.action === "star") card.classList.toggle("is-starred", now);
+  }
+  function queue(t) {
+    var value = t.on.value, list = pending().filter(function (c) { return !(c.id === t.id && c.action === t.action); });
+    list.push({ id: t.id, action: t.action, on: value });
+    save(list);
+    showToggled(t, value);
+  }
+  var flushing = false;
+  function flush() {
+    var list = pending();
+    if (flushing || !list.length || !window.fetch || navigator.onLine === false) return;
+    flushing = true;
+    var left = list.slice();
+    function next() {
+      if (!left.length) {
+        flushing = false;
+        if (window.MorningDeck && window.MorningDeck.refreshCounts) window.MorningDeck.refreshCounts();
+        return;
+      }
+      var c = left[0];
+      fetch("/items/" + c.id + "/" + c.action, {
+        method: "POST", credentials: "same-origin", redirect: "manual",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: "on=" + encodeURIComponent(c.on) + "&return=" + encodeURIComponent("/items/" + c.id)
+      }).then(function (r) {
+        if (r.type !== "opaqueredirect" && !r.ok && r.status !== 404) throw new Error(r.status);
+        left.shift();
+        save(pending().filter(function (p) { return !(p.id === c.id && p.action === c.action && p.on === c.on); }));
+        next();
+      }).catch(function () { flushing = false; });
+    }
+    next();
+  }
+  // Offline, a toggle's form is kept instead of sent (before htmx or the browser sends it).
+  document.addEventListener("submit", function (e) {
+    if (navigator.onLine !== false) return;
+    var t = toggleOf(e.target);
+    if (!t) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    queue(t);
+    note("You are offline: this change is kept on this device and sent when you are back online.");
+  }, true);
+  document.addEventListener("click", function (e) {
+    if (navigator.onLine !== false) return;
+    var b = e.target.closest ? e.target.closest("button") : null, t = b && toggleOf(b.form);
+    if (!t) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    queue(t);
+    note("You are offline: this change is kept on this device and sent when you are back online.");
+  }, true);
+  window.addEventListener("online", flush);
+  function start() {
+    flush();
+    // An item page read offline counts as opened: its read mark waits with the others.
+    if (navigator.onLine === false && document.querySelector("[data-testid=item-page]")) {
+      var t = toggleOf(document.querySelector("[data-testid=item-page] form[action$='/read']"));
+      if (t && t.on.value === "true") queue(t);
+    }
+    if (!("serviceWorker" in navigator) || !window.fetch) return;
+    navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (reg) {
+      var last = 0;
+      try { last = Number(localStorage.getItem("md-pages-kept") || 0); } catch (e) { /* private mode */ }
+      if (navigator.onLine === false || Date.now() - last < 10 * 60 * 1000 || !reg.active) return;
+      try { localStorage.setItem("md-pages-kept", String(Date.now())); } catch (e) { /* private mode */ }
+      reg.active.postMessage({ type: "keep-pages" });
+    }).catch(function () { /* no service worker: the app works online */ });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
+
 // Mark as read on scroll (a reading option of Settings, off by default): in a list of items, an
 // unread item that was on the screen and has left it through the top is marked read. The card
 // is not swapped (the list never jumps): its class and its Mark read button change in place.

@@ -333,11 +333,13 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if it.ReadAt == nil {
+	switch {
+	case offlineCopy(r): // kept for reading offline, not opened
+	case it.ReadAt == nil:
 		if opened, err := s.opts.Reading.Open(r.Context(), userID(r), it.ID); err == nil {
 			it = opened
 		}
-	} else {
+	default:
 		s.opts.Feedback.Signal(r.Context(), userID(r), it.ID, app.SignalOpened)
 	}
 	it.UsualTopics = s.opts.Feedback.UsualTopics(r.Context(), userID(r), it)

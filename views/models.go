@@ -34,8 +34,10 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 		// sees nobody's counts, links or health: the bare frame.
 		return s.barePage(w, r, title)
 	}
-	p := Page{Title: title, Current: current, Version: s.opts.Version, Flashes: takeFlash(w, r), Admin: currentUser(r).Admin,
-		Trouble: s.trouble(r.Context())}
+	p := Page{Title: title, Current: current, Version: s.opts.Version, Admin: currentUser(r).Admin, Trouble: s.trouble(r.Context())}
+	if !offlineCopy(r) { // the service worker's copy leaves a pending message to the reader's next page
+		p.Flashes = takeFlash(w, r)
+	}
 	if s.opts.RequireLogin {
 		p.Account = currentUser(r).Name
 	}

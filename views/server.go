@@ -132,6 +132,13 @@ func (s *Server) routes(mux *http.ServeMux) {
 		http.Redirect(w, r, static.Path("icon.svg"), http.StatusMovedPermanently)
 	})
 
+	// The installable app: its manifest, its service worker and the pages it keeps offline.
+	mux.HandleFunc("GET /manifest.webmanifest", s.webManifest)
+	mux.HandleFunc("GET /sw.js", s.serviceWorker)
+	mux.HandleFunc("GET /offline/pages", s.offlinePages)
+	mux.HandleFunc("GET /app-icon-192.png", s.appIcon(192))
+	mux.HandleFunc("GET /app-icon-512.png", s.appIcon(512))
+
 	// Pages.
 	mux.HandleFunc("GET /{$}", s.today)
 	mux.HandleFunc("GET /items", s.items)
