@@ -134,7 +134,7 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	e.Svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.FetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
 			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, FirstImport: e.ProcessQ.EnqueueImportTx, ScoreFirst: enriching.ScoreFirstImport, Icons: fetcher, Limits: limits},
-		Reading:    app.NewReading(db, e.ProcessQ, feedback),
+		Reading:    &app.Reading{Store: db, Queue: e.ProcessQ, Feedback: feedback, Articles: fetcher},
 		Settings:   app.NewUserSettings(db, feedback, e.Chooser.Operator(), log),
 		Enriching:  enriching,
 		Deliveries: deliveries,

@@ -124,7 +124,16 @@ const (
 	// ExtraArticleError: string, why the linked page's article text could not be read when
 	// the item was enriched (its summary and score then come from the feed's own text).
 	ExtraArticleError = "article_error"
+	// ExtraFullText: true when the item's content is the linked page's article, read on the
+	// reader's demand (Reading.FullText), not the feed's own text.
+	ExtraFullText = "full_text"
 )
+
+// FullText reports whether the item's content is the linked page's article, read on demand.
+func (it Item) FullText() bool {
+	b, _ := it.Extra[ExtraFullText].(bool)
+	return b
+}
 
 // Enclosure is a media file attached to an item: a podcast episode, a video, an image.
 type Enclosure struct {

@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // ProcessQueue is where items wait to be enriched.
@@ -21,6 +23,15 @@ type ReadingStore interface {
 	FilterStore
 	Source(ctx context.Context, userID, id int64) (*Source, error)
 	Folders(ctx context.Context, userID int64, unreadCap int) ([]*Folder, error)
+	// SetFullText stores the linked page's article as an item's content (sanitized HTML) and
+	// marks it ExtraFullText; the item's text stays the feed's.
+	SetFullText(ctx context.Context, userID, id int64, html string) (*Item, error)
+}
+
+// ArticleReader reads the main text of a web page (readability), with the limits of any fetch:
+// its sanitized HTML and its plain text.
+type ArticleReader interface {
+	ArticleHTML(ctx context.Context, url string) (html, text string, err error)
 }
 
 // Reading is the service behind reading, triaging and filtering items: web UI, API, CLI.
@@ -29,6 +40,39 @@ type Reading struct {
 	Queue ProcessQueue
 	// Feedback, when set, learns from reading: opened, starred, hidden, marked read unopened.
 	Feedback *Feedback
+	// Articles reads a linked page's full text on demand (FullText); nil: not offered.
+	Articles ArticleReader
+}
+
+// FullText fetches the page an item links to, reads its article (readability, sanitized) and
+// stores it as the item's content, for the reader who wants the whole text where the feed
+// gave a summary. It answers the item as stored.
+func (r *Reading) FullText(ctx context.Context, userID, id int64) (*Item, error) {
+	it, err := r.Store.Item(ctx, userID, id)
+	if err != nil {
+		return nil, err
+	}
+	if r.Articles == nil {
+		return nil, Errorf(EINVALID, "Reading the full text is not available in this installation.")
+	}
+	if it.Link == "" {
+		return nil, Errorf(EINVALID, "This item links to no page to read.")
+	}
+	html, text, err := r.Articles.ArticleHTML(ctx, it.Link)
+	if err != nil {
+		var fe *FetchError
+		if errors.As(err, &fe) && fe.Message != "" {
+			return nil, Errorf(EINVALID, "The page could not be read: %s", fe.Message)
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, Errorf(EINVALID, "The page could not be read: %s", ErrorMessage(err))
+	}
+	if strings.TrimSpace(text) == "" || strings.TrimSpace(html) == "" {
+		return nil, Errorf(EINVALID, "The page has no article text to show.")
+	}
+	return r.Store.SetFullText(ctx, userID, id, html)
 }
 
 // NewReading builds the Reading service: its store, the queue a retried item goes back to, and

@@ -37,24 +37,35 @@ type Settings struct {
 	SMTPPassword string // never shown back
 	SMTPFrom     string
 	SMTPTLS      string
+	// Reading options.
+	MarkReadOnScroll bool   // an item scrolled past in a list is marked read (off by default)
+	Density          string // the lists' density: DensityComfortable or DensityCompact
 }
+
+// Densities of the item lists.
+const (
+	DensityComfortable = ""        // cards with their summary, tags and actions
+	DensityCompact     = "compact" // one or two lines an item: several times more on a screen
+)
 
 // SettingsUpdate changes settings; nil leaves a field as it is.
 type SettingsUpdate struct {
-	Interests    *string
-	Topics       *[]Topic
-	Enricher     *string
-	DailyCredits *int
-	Timezone     *string
-	LLMBaseURL   *string
-	LLMModel     *string
-	LLMAPIKey    *string
-	SMTPHost     *string
-	SMTPPort     *int
-	SMTPUsername *string
-	SMTPPassword *string
-	SMTPFrom     *string
-	SMTPTLS      *string
+	Interests        *string
+	Topics           *[]Topic
+	Enricher         *string
+	DailyCredits     *int
+	Timezone         *string
+	LLMBaseURL       *string
+	LLMModel         *string
+	LLMAPIKey        *string
+	SMTPHost         *string
+	SMTPPort         *int
+	SMTPUsername     *string
+	SMTPPassword     *string
+	SMTPFrom         *string
+	SMTPTLS          *string
+	MarkReadOnScroll *bool
+	Density          *string
 }
 
 // Validate checks an update and cleans its values.
@@ -155,6 +166,9 @@ func (u *SettingsUpdate) Validate() error {
 		if _, err := LoadZone(*u.Timezone); err != nil {
 			return err
 		}
+	}
+	if u.Density != nil && *u.Density != DensityComfortable && *u.Density != DensityCompact {
+		return Errorf(EINVALID, "The density must be comfortable or compact.")
 	}
 	return nil
 }

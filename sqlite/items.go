@@ -536,6 +536,28 @@ func (db *DB) UpdateItem(ctx context.Context, userID, id int64, u app.ItemUpdate
 	return db.Item(ctx, userID, id)
 }
 
+// SetFullText stores the linked page's article, read on the reader's demand, as an item's
+// content (sanitized HTML), and marks it full text. The item's text (its excerpt, what search
+// and the enricher read) stays the feed's.
+func (db *DB) SetFullText(ctx context.Context, userID, id int64, html string) (*app.Item, error) {
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `update items set clean_content = ?,
+			extra = json_set(case when json_valid(extra) then extra else '{}' end, '$.`+app.ExtraFullText+`', json('true'))
+			where id = ? and user_id = ?`, html, id, userID)
+		if err != nil {
+			return fmt.Errorf("sqlite: set full text: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return app.Errorf(app.ENOTFOUND, "Item %d not found.", id)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return db.Item(ctx, userID, id)
+}
+
 // CountItems returns how many items the user has (of one source when sourceID is not 0).
 func (db *DB) CountItems(ctx context.Context, userID, sourceID int64) (int, error) {
 	var n int

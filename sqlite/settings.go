@@ -15,7 +15,7 @@ import (
 var _ app.SettingsStore = (*DB)(nil)
 
 const qSettings = `select interests, topics, enricher, credits, daily_credits, credits_refilled_at, timezone,
-	llm_base_url, llm_model, llm_api_key, smtp_host, smtp_port, smtp_username, smtp_password, smtp_from, smtp_tls from users where id = ?`
+	llm_base_url, llm_model, llm_api_key, smtp_host, smtp_port, smtp_username, smtp_password, smtp_from, smtp_tls, mark_read_on_scroll, density from users where id = ?`
 
 // Settings returns a user's settings.
 func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error) {
@@ -27,7 +27,7 @@ func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error)
 		return nil, fmt.Errorf("sqlite: settings: %w", err)
 	}
 	err = st.QueryRowContext(ctx, userID).Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone, &s.LLMBaseURL, &s.LLMModel, &s.LLMAPIKey,
-		&s.SMTPHost, &s.SMTPPort, &s.SMTPUsername, &s.SMTPPassword, &s.SMTPFrom, &s.SMTPTLS)
+		&s.SMTPHost, &s.SMTPPort, &s.SMTPUsername, &s.SMTPPassword, &s.SMTPFrom, &s.SMTPTLS, &s.MarkReadOnScroll, &s.Density)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, app.Errorf(app.ENOTFOUND, "User %d not found.", userID)
 	} else if err != nil {
@@ -78,6 +78,12 @@ func (db *DB) UpdateSettings(ctx context.Context, userID int64, u app.SettingsUp
 		}
 		if u.SMTPPort != nil {
 			errs = append(errs, set("smtp_port", *u.SMTPPort))
+		}
+		if u.MarkReadOnScroll != nil {
+			errs = append(errs, set("mark_read_on_scroll", *u.MarkReadOnScroll))
+		}
+		if u.Density != nil {
+			errs = append(errs, set("density", *u.Density))
 		}
 		if err := errors.Join(errs...); err != nil {
 			return fmt.Errorf("sqlite: update settings: %w", err)

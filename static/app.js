@@ -180,7 +180,7 @@
           var f = document.querySelector("[data-search]");
           if (f) { e.preventDefault(); f.focus(); if (f.select) f.select(); }
           break;
-        case "s": case "m":
+        case "s": case "m": case "f":
           var cur = document.querySelector("[data-testid=item].is-current") || (document.querySelector("[data-testid=item-page]") && document);
           var btn = cur && cur.querySelector("button[data-key=" + k + "]");
           if (btn) { e.preventDefault(); btn.click(); }
@@ -275,6 +275,235 @@
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
+})();
+
+// Live counts (issue 28): the sidebar's unread, failing and failed counts follow marks, fetches
+// (an OPML import's) and other tabs without a page load. GET /fragments/counts answers them as
+// JSON (with an ETag: an unchanged answer costs a 304); they are asked for after a change made
+// through htmx or by MorningDeck.refreshCounts, after each answer of a polled region (while
+// sources are fetched), every half minute while the page is seen, and when it is seen again.
+(function () {
+  "use strict";
+  if (!window.fetch) return;
+  var pending = null, last = 0;
+  function setCount(holder, testid, n, text, title, word, neutral) {
+    if (!holder) return;
+    var c = holder.querySelector("[data-testid=" + testid + "]") || (testid === "unread-count" ? document.getElementById("unread-count") : null);
+    if (!n) {
+      if (c && c.id === "unread-count") { c.hidden = true; c.className = ""; c.textContent = ""; c.removeAttribute("data-testid"); }
+      else if (c) c.remove();
+      return;
+    }
+    if (!c) {
+      c = document.createElement("span");
+      holder.appendChild(c);
+    }
+    c.hidden = false;
+    c.className = neutral ? "count count-neutral" : "count";
+    c.setAttribute("data-testid", testid);
+    c.title = title;
+    c.textContent = text;
+    var h = document.createElement("span");
+    h.className = "visually-hidden";
+    h.textContent = word;
+    c.appendChild(h);
+  }
+  function apply(c) {
+    if (!c) return;
+    setCount(document.querySelector("[data-testid=nav-items]"), "unread-count", c.unread, c.unreadText, c.unreadTitle, "unread", true);
+    setCount(document.querySelector("[data-testid=nav-sources]"), "error-count", c.errorSources, String(c.errorSources), c.errorTitle, "in error", false);
+    setCount(document.querySelector("[data-testid=nav-queues]"), "failed-count", c.failedJobs, String(c.failedJobs), c.failedTitle, "failed", false);
+    (c.folders || []).forEach(function (f) {
+      var a = document.querySelector("a[data-folder-id='" + f.id + "']");
+      if (!a) return;
+      a.title = f.title;
+      setCount(a, "folder-unread", f.unread, f.text, f.title, "unread", true);
+    });
+  }
+  function refresh() {
+    last = Date.now();
+    return fetch("/fragments/counts", { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then(function (r) { return r.ok ? r.json() : null; })
+      .then(apply)
+      .catch(function () { /* offline: the counts wait for the next ask */ });
+  }
+  // Several changes in a row (marking a page read one by one) ask once.
+  function soon(delay) {
+    if (!document.querySelector(".nav")) return;
+    clearTimeout(pending);
+    pending = setTimeout(refresh, delay === undefined ? 250 : delay);
+  }
+  window.MorningDeck = window.MorningDeck || {};
+  window.MorningDeck.refreshCounts = function () { soon(); };
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var d = e.detail || {}, verb = d.requestConfig && d.requestConfig.verb;
+    if (verb && verb.toLowerCase() !== "get") soon();
+    else if (d.elt && d.elt.hasAttribute && d.elt.hasAttribute("data-poll") && Date.now() - last > 1800) soon(0);
+  });
+  setInterval(function () { if (!document.hidden) soon(0); }, 30000);
+  document.addEventListener("visibilitychange", function () { if (!document.hidden && Date.now() - last > 5000) soon(0); });
+})();
+
+// Reading offline (issue 28, item 5). The service worker (/sw.js) keeps the pages; once online
+// at most every ten minutes it is asked to keep the latest ones (/offline/pages). A star or a
+// read mark made offline is kept on this device (localStorage "md-pending"), shown at once,
+// and sent when the browser is back online; an item page opened offline is marked read so too.
+(function () {
+  "use strict";
+  var KEY = "md-pending";
+  function pending() { try { return JSON.parse(localStorage.getItem(KEY) || "[]"); } catch (e) { return []; } }
+  function save(list) { try { localStorage.setItem(KEY, JSON.stringify(list)); } catch (e) { /* private mode */ } }
+  function note(text) {
+    var holder = document.querySelector(".flashes[role=status]");
+    if (!holder) {
+      holder = document.createElement("div");
+      holder.className = "flashes"; holder.setAttribute("role", "status"); holder.setAttribute("aria-live", "polite");
+      var main = document.getElementById("main");
+      if (!main) return;
+      main.parentNode.insertBefore(holder, main);
+    }
+    var f = document.createElement("div");
+    f.className = "flash flash-info"; f.setAttribute("data-testid", "offline-note");
+    var p = document.createElement("p"); p.textContent = text; f.appendChild(p);
+    holder.appendChild(f);
+    setTimeout(function () { f.remove(); }, 5000);
+  }
+  // The form of a star or read toggle: /items/ID/star or /items/ID/read.
+  function toggleOf(form) {
+    var m = form && form.getAttribute && /^\/items\/(\d+)\/(star|read)$/.exec(form.getAttribute("action") || "");
+    var on = m && form.querySelector("input[name=on]");
+    return m && on ? { form: form, id: m[1], action: m[2], on: on } : null;
+  }
+  function showToggled(t, value) {
+    var b = t.form.querySelector("button"), now = value === "true";
+    t.on.value = now ? "false" : "true";
+    if (b) {
+      b.textContent = t.action === "star" ? (now ? "Unstar" : "Star") : (now ? "Mark unread" : "Mark read");
+      b.classList.toggle("is-on", now);
+      b.setAttribute("aria-pressed", String(now));
+    }
+    var card = t.form.closest("[data-testid=item]");
+    if (card && t.action === "read") card.classList.toggle("is-read", now);
+    if (card && t.action === "star") card.classList.toggle("is-starred", now);
+  }
+  function queue(t) {
+    var value = t.on.value, list = pending().filter(function (c) { return !(c.id === t.id && c.action === t.action); });
+    list.push({ id: t.id, action: t.action, on: value });
+    save(list);
+    showToggled(t, value);
+  }
+  var flushing = false;
+  function flush() {
+    var list = pending();
+    if (flushing || !list.length || !window.fetch || navigator.onLine === false) return;
+    flushing = true;
+    var left = list.slice();
+    function next() {
+      if (!left.length) {
+        flushing = false;
+        if (window.MorningDeck && window.MorningDeck.refreshCounts) window.MorningDeck.refreshCounts();
+        return;
+      }
+      var c = left[0];
+      fetch("/items/" + c.id + "/" + c.action, {
+        method: "POST", credentials: "same-origin", redirect: "manual",
+        headers: { "Content-Type": "application/x-www-form-urlencoded" },
+        body: "on=" + encodeURIComponent(c.on) + "&return=" + encodeURIComponent("/items/" + c.id)
+      }).then(function (r) {
+        if (r.type !== "opaqueredirect" && !r.ok && r.status !== 404) throw new Error(r.status);
+        left.shift();
+        save(pending().filter(function (p) { return !(p.id === c.id && p.action === c.action && p.on === c.on); }));
+        next();
+      }).catch(function () { flushing = false; });
+    }
+    next();
+  }
+  // Offline, a toggle's form is kept instead of sent (before htmx or the browser sends it).
+  document.addEventListener("submit", function (e) {
+    if (navigator.onLine !== false) return;
+    var t = toggleOf(e.target);
+    if (!t) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    queue(t);
+    note("You are offline: this change is kept on this device and sent when you are back online.");
+  }, true);
+  document.addEventListener("click", function (e) {
+    if (navigator.onLine !== false) return;
+    var b = e.target.closest ? e.target.closest("button") : null, t = b && toggleOf(b.form);
+    if (!t) return;
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    queue(t);
+    note("You are offline: this change is kept on this device and sent when you are back online.");
+  }, true);
+  window.addEventListener("online", flush);
+  function start() {
+    flush();
+    // An item page read offline counts as opened: its read mark waits with the others.
+    if (navigator.onLine === false && document.querySelector("[data-testid=item-page]")) {
+      var t = toggleOf(document.querySelector("[data-testid=item-page] form[action$='/read']"));
+      if (t && t.on.value === "true") queue(t);
+    }
+    if (!("serviceWorker" in navigator) || !window.fetch) return;
+    navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(function () {
+      return navigator.serviceWorker.ready;
+    }).then(function (reg) {
+      var last = 0;
+      try { last = Number(localStorage.getItem("md-pages-kept") || 0); } catch (e) { /* private mode */ }
+      if (navigator.onLine === false || Date.now() - last < 10 * 60 * 1000 || !reg.active) return;
+      try { localStorage.setItem("md-pages-kept", String(Date.now())); } catch (e) { /* private mode */ }
+      reg.active.postMessage({ type: "keep-pages" });
+    }).catch(function () { /* no service worker: the app works online */ });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
+
+// Mark as read on scroll (a reading option of Settings, off by default): in a list of items, an
+// unread item that was on the screen and has left it through the top is marked read. The card
+// is not swapped (the list never jumps): its class and its Mark read button change in place.
+(function () {
+  "use strict";
+  function setup() {
+    if (!document.body || !document.body.hasAttribute("data-mark-read-on-scroll") || !window.IntersectionObserver || !window.fetch) return;
+    var seen = new WeakSet();
+    function markRead(card) {
+      var form = card.querySelector("form[action$='/read']");
+      var on = form && form.querySelector("input[name=on]");
+      if (!form || !on || on.value !== "true" || card.classList.contains("is-read")) return;
+      card.classList.add("is-read");
+      var body = new URLSearchParams(new FormData(form));
+      fetch(form.getAttribute("action"), {
+        method: "POST", credentials: "same-origin", body: body,
+        headers: { "Content-Type": "application/x-www-form-urlencoded", "HX-Request": "true" }
+      }).then(function (r) {
+        if (!r.ok) throw new Error(r.status);
+        on.value = "false";
+        var b = form.querySelector("button");
+        if (b) { b.textContent = "Mark unread"; b.classList.add("is-on"); b.setAttribute("aria-pressed", "true"); }
+        if (window.MorningDeck && window.MorningDeck.refreshCounts) window.MorningDeck.refreshCounts();
+      }).catch(function () { card.classList.remove("is-read"); });
+    }
+    var io = new IntersectionObserver(function (entries) {
+      entries.forEach(function (e) {
+        if (e.isIntersecting) { seen.add(e.target); return; }
+        var top = e.rootBounds ? e.rootBounds.top : 0;
+        if (seen.has(e.target) && e.boundingClientRect.bottom <= top + 1) {
+          io.unobserve(e.target);
+          markRead(e.target);
+        }
+      });
+    });
+    function watch(scope) {
+      (scope || document).querySelectorAll("[data-testid=item]:not(.is-read)").forEach(function (el) { io.observe(el); });
+      if (scope && scope.matches && scope.matches("[data-testid=item]:not(.is-read)")) io.observe(scope);
+    }
+    watch();
+    document.addEventListener("htmx:load", function (e) { watch(e.detail.elt); });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
 })();
 
 // Read to the end (issue 12): on an item's page, once the reader has scrolled to the end of the

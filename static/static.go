@@ -126,3 +126,18 @@ func Handler() http.Handler {
 		http.ServeContent(w, r, "", started, bytes.NewReader(a.body))
 	})
 }
+
+// Body returns an embedded file's bytes (nil for an unknown name): the service worker is served
+// at the site's root, with the hashed names of the files it keeps, not under /static/.
+func Body(name string) []byte {
+	if a, ok := byName[name]; ok {
+		return a.body
+	}
+	return nil
+}
+
+// Shell is the hashed URLs of the files every page needs (stylesheet, scripts, icons): what the
+// service worker keeps for reading offline.
+func Shell() []string {
+	return []string{Path("app.css"), Path("app.js"), Path("htmx.min.js"), Path("icon.svg"), Path("icons.svg")}
+}

@@ -36,7 +36,7 @@ func userID(r *http.Request) int64 { return currentUser(r).ID }
 
 // publicPath reports whether a path is reachable without signing in.
 func publicPath(p string) bool {
-	return p == "/login" || p == "/healthz" || p == "/favicon.ico" || strings.HasPrefix(p, "/static/") ||
+	return p == "/login" || p == "/healthz" || p == "/favicon.ico" || p == "/manifest.webmanifest" || p == "/app-icon-192.png" || p == "/app-icon-512.png" || strings.HasPrefix(p, "/static/") ||
 		strings.HasPrefix(p, "/briefings/") && strings.HasSuffix(p, "/feed.xml") || // checks its own token
 		p == "/unsubscribe" // a report email's signed link: checks its own signature
 }

@@ -51,9 +51,11 @@ func newEnvWithFetcher(t *testing.T, f *feeds.Fetcher) *env {
 	pq := queue.NewProcessQueue(queue.ProcessQueueOptions{Store: db})
 	bq := queue.NewBriefingQueue(queue.Options{Store: db})
 	sources := &app.Sources{Store: db, Queue: q}
+	reading := &app.Reading{Store: db, Queue: pq}
 	if f != nil {
 		sources.Detector = feeds.Detector{Fetcher: f}
 		sources.Fetcher = feeds.Adapter{Fetcher: f}
+		reading.Articles = feeds.Adapter{Fetcher: f}
 	}
 	briefings := &app.Briefings{Store: db, Queue: bq, Ranker: enrich.Ranker{Embedded: enrich.NewEmbedded(enrich.EmbeddedOptions{})}}
 	h := views.New(views.Options{
@@ -68,7 +70,7 @@ func newEnvWithFetcher(t *testing.T, f *feeds.Fetcher) *env {
 			return res.Added, res.Skipped, res.Errors, err
 		},
 		ExportOPML: sources.ExportOPML,
-		Reading:    &app.Reading{Store: db, Queue: pq},
+		Reading:    reading,
 		Settings:   &app.UserSettings{Store: db},
 		Briefings:  briefings,
 		Enricher:   views.EnricherInfo{Default: "embedded"},

@@ -43,6 +43,12 @@ type ItemView struct {
 	// ArticleError: why the linked page could not be read when the item was enriched, so the
 	// summary and score come from the feed's text ("" otherwise).
 	ArticleError string
+	// FullText: Content is the linked page's article, read on the reader's demand.
+	FullText bool
+	// ShowArticle opens the article in a card (after Full text); FullTextError says why the
+	// page could not be read.
+	ShowArticle   bool
+	FullTextError string
 }
 
 // MediaView is one enclosure of an item: Kind is audio, video or image ("" for another file,
@@ -188,6 +194,7 @@ func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
 		DateWritten: written,
 
 		ArticleError: it.ArticleError(),
+		FullText:     it.FullText(),
 	}
 }
 

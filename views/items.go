@@ -333,11 +333,13 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if it.ReadAt == nil {
+	switch {
+	case offlineCopy(r): // kept for reading offline, not opened
+	case it.ReadAt == nil:
 		if opened, err := s.opts.Reading.Open(r.Context(), userID(r), it.ID); err == nil {
 			it = opened
 		}
-	} else {
+	default:
 		s.opts.Feedback.Signal(r.Context(), userID(r), it.ID, app.SignalOpened)
 	}
 	it.UsualTopics = s.opts.Feedback.UsualTopics(r.Context(), userID(r), it)
@@ -408,6 +410,47 @@ func (s *Server) toggleItem(action string) http.HandlerFunc {
 		}
 		s.redirect(w, r, here, Flash{})
 	}
+}
+
+// fullText fetches the page an item links to and stores its article as the item's content
+// (Reading.FullText). With htmx it answers the part it replaces, the item page's article
+// (HX-Target article-ID) or the card, opened on the article, or with why the page could not be
+// read; without, it leads to the item's page, with that reason as a flash.
+func (s *Server) fullText(w http.ResponseWriter, r *http.Request) {
+	it, ok := s.loadItem(w, r)
+	if !ok {
+		return
+	}
+	got, err := s.opts.Reading.FullText(r.Context(), userID(r), it.ID)
+	if err != nil && app.ErrorCode(err) != app.EINVALID {
+		s.appError(w, r, err)
+		return
+	}
+	if r.Header.Get("HX-Request") != "true" {
+		if err != nil {
+			s.redirect(w, r, s.itemView(it, "").Href(), flashError(app.ErrorMessage(err)))
+			return
+		}
+		s.redirect(w, r, s.itemView(got, "").Href(), Flash{})
+		return
+	}
+	if got == nil {
+		got = it
+	}
+	v := s.itemView(got, "")
+	if err != nil {
+		v.FullTextError = app.ErrorMessage(err)
+	}
+	if strings.HasPrefix(r.Header.Get("HX-Target"), "article-") {
+		if err != nil {
+			s.render(w, r, articleRegion(v))
+			return
+		}
+		s.render(w, r, templ.Join(articleRegion(v), fullTextDone(v.ID)))
+		return
+	}
+	v.ShowArticle = err == nil
+	s.render(w, r, itemCard(v, true, false, back(r, "/items")))
 }
 
 func (s *Server) retryItem(w http.ResponseWriter, r *http.Request) {

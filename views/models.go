@@ -22,6 +22,9 @@ type Page struct {
 	Admin        bool          // whether the Queues page is theirs to see
 	Folders      []*app.Folder // the user's folders with unread counts, listed under Items
 	Trouble      []string      // why the app cannot work (disk full, damaged database, pinned workers): the banner
+	// Reading options of Settings: the lists' density and marking items read as they scroll past.
+	Compact          bool
+	MarkReadOnScroll bool
 }
 
 // page builds the layout's data; it takes the pending flash.
@@ -31,8 +34,10 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 		// sees nobody's counts, links or health: the bare frame.
 		return s.barePage(w, r, title)
 	}
-	p := Page{Title: title, Current: current, Version: s.opts.Version, Flashes: takeFlash(w, r), Admin: currentUser(r).Admin,
-		Trouble: s.trouble(r.Context())}
+	p := Page{Title: title, Current: current, Version: s.opts.Version, Admin: currentUser(r).Admin, Trouble: s.trouble(r.Context())}
+	if !offlineCopy(r) { // the service worker's copy leaves a pending message to the reader's next page
+		p.Flashes = takeFlash(w, r)
+	}
 	if s.opts.RequireLogin {
 		p.Account = currentUser(r).Name
 	}
@@ -47,6 +52,11 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request, current, title str
 		}
 	}
 	p.Folders = s.folders(r)
+	if s.opts.Settings != nil {
+		if st, err := s.opts.Settings.Get(r.Context(), userID(r)); err == nil {
+			p.Compact, p.MarkReadOnScroll = st.Density == app.DensityCompact, st.MarkReadOnScroll
+		}
+	}
 	if s.opts.Queues != nil && p.Admin {
 		p.FailedJobs, _ = s.opts.Queues.FailedCount(r.Context())
 	}

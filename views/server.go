@@ -135,6 +135,13 @@ func (s *Server) routes(mux *http.ServeMux) {
 		http.Redirect(w, r, static.Path("icon.svg"), http.StatusMovedPermanently)
 	})
 
+	// The installable app: its manifest, its service worker and the pages it keeps offline.
+	mux.HandleFunc("GET /manifest.webmanifest", s.webManifest)
+	mux.HandleFunc("GET /sw.js", s.serviceWorker)
+	mux.HandleFunc("GET /offline/pages", s.offlinePages)
+	mux.HandleFunc("GET /app-icon-192.png", s.appIcon(192))
+	mux.HandleFunc("GET /app-icon-512.png", s.appIcon(512))
+
 	// Pages.
 	mux.HandleFunc("GET /{$}", s.today)
 	mux.HandleFunc("GET /items", s.items)
@@ -154,6 +161,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /deliveries/{id}/resend", s.resendDelivery)
 	mux.HandleFunc("POST /settings/test-email", s.testEmail)
 	mux.HandleFunc("POST /settings/email", s.saveEmail)
+	mux.HandleFunc("POST /settings/reading", s.saveReading)
 	mux.HandleFunc("GET /briefings/{id}/feed.xml", s.briefingFeed)
 	mux.HandleFunc("GET /unsubscribe", s.unsubscribe)
 	mux.HandleFunc("POST /unsubscribe", s.unsubscribe)
@@ -190,6 +198,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /items/{id}/read", s.toggleItem("read"))
 	mux.HandleFunc("POST /items/{id}/hide", s.toggleItem("hide"))
 	mux.HandleFunc("POST /items/{id}/retry", s.retryItem)
+	mux.HandleFunc("POST /items/{id}/fulltext", s.fullText)
 	mux.HandleFunc("POST /items/read", s.markAllRead)
 	mux.HandleFunc("POST /items/{id}/feedback", s.itemFeedback)
 	mux.HandleFunc("POST /settings/taste/reset", s.resetTaste)
@@ -197,6 +206,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// Fragments that htmx polls.
 	mux.HandleFunc("GET /fragments/sources", s.sourcesFragment)
 	mux.HandleFunc("GET /fragments/sources/{id}", s.sourceFragment)
+	mux.HandleFunc("GET /fragments/counts", s.navCounts)
 
 	// Form posts: each redirects (post/redirect/get) or re-renders its form with the problem.
 	mux.HandleFunc("POST /sources", s.addSource)

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -29,7 +30,7 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil, CanTestEmail: s.opts.Deliveries != nil,
 		SMTPHost: st.SMTPHost, SMTPPort: portValue(st.SMTPPort), SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS,
 		LLMAvailable: s.opts.Enricher.LLMConfigured || st.LLMModel != "" || st.Enricher == app.EnricherLLM,
-		DataCare:     s.opts.DataCare, Admin: currentUser(r).Admin}
+		DataCare:     s.opts.DataCare, Admin: currentUser(r).Admin, MarkReadOnScroll: st.MarkReadOnScroll, Compact: st.Density == app.DensityCompact}
 	if v.Enricher == "" {
 		v.Enricher = s.opts.Enricher.Default
 	}
@@ -303,6 +304,26 @@ func (s *Server) saveEmail(w http.ResponseWriter, r *http.Request) {
 	s.redirect(w, r, "/settings", flashSuccess("Email settings saved."))
 }
 
+// saveReading saves the reading options: marking items read as they scroll past, and the
+// lists' density.
+func (s *Server) saveReading(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Settings == nil {
+		s.notFound(w, r)
+		return
+	}
+	onScroll := r.PostFormValue("markReadOnScroll") == "on"
+	density := r.PostFormValue("density")
+	if _, err := s.opts.Settings.Update(r.Context(), userID(r), app.SettingsUpdate{MarkReadOnScroll: &onScroll, Density: &density}); err != nil {
+		if app.ErrorCode(err) != app.EINVALID {
+			s.serverError(w, r, err)
+			return
+		}
+		s.redirect(w, r, "/settings", flashError(app.ErrorMessage(err)))
+		return
+	}
+	s.redirect(w, r, "/settings", flashSuccess("Reading options saved."))
+}
+
 // SettingsJSON is the settings as the API shows them.
 type SettingsJSON struct {
 	Interests    string      `json:"interests"`
@@ -320,6 +341,9 @@ type SettingsJSON struct {
 	SMTPPassSet  bool        `json:"smtpPasswordSet"` // the password itself is never sent back
 	SMTPFrom     string      `json:"smtpFrom"`
 	SMTPTLS      string      `json:"smtpTls"`
+	// Reading options: items marked read as they scroll past; "comfortable" or "compact" lists.
+	MarkReadOnScroll bool   `json:"markReadOnScroll"`
+	Density          string `json:"density"`
 }
 
 func (s *Server) settingsJSON(st *app.Settings) SettingsJSON {
@@ -333,7 +357,8 @@ func (s *Server) settingsJSON(st *app.Settings) SettingsJSON {
 	}
 	return SettingsJSON{Interests: st.Interests, Topics: topics, Enricher: enricher, Credits: st.Credits, DailyCredits: st.DailyCredits, Timezone: st.Timezone,
 		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMAPIKeySet: st.LLMAPIKey != "",
-		SMTPHost: st.SMTPHost, SMTPPort: st.SMTPPort, SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS}
+		SMTPHost: st.SMTPHost, SMTPPort: st.SMTPPort, SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS,
+		MarkReadOnScroll: st.MarkReadOnScroll, Density: cmp.Or(st.Density, "comfortable")}
 }
 
 func (s *Server) apiGetSettings(w http.ResponseWriter, r *http.Request) {
@@ -350,20 +375,22 @@ func (s *Server) apiGetSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 type patchSettingsRequest struct {
-	Interests    *string      `json:"interests"`
-	Topics       *[]app.Topic `json:"topics"`
-	Enricher     *string      `json:"enricher"`
-	DailyCredits *int         `json:"dailyCredits"`
-	Timezone     *string      `json:"timezone"`
-	LLMBaseURL   *string      `json:"llmBaseUrl"`
-	LLMModel     *string      `json:"llmModel"`
-	LLMAPIKey    *string      `json:"llmApiKey"`
-	SMTPHost     *string      `json:"smtpHost"`
-	SMTPPort     *int         `json:"smtpPort"`
-	SMTPUsername *string      `json:"smtpUsername"`
-	SMTPPassword *string      `json:"smtpPassword"`
-	SMTPFrom     *string      `json:"smtpFrom"`
-	SMTPTLS      *string      `json:"smtpTls"`
+	Interests        *string      `json:"interests"`
+	Topics           *[]app.Topic `json:"topics"`
+	Enricher         *string      `json:"enricher"`
+	DailyCredits     *int         `json:"dailyCredits"`
+	Timezone         *string      `json:"timezone"`
+	LLMBaseURL       *string      `json:"llmBaseUrl"`
+	LLMModel         *string      `json:"llmModel"`
+	LLMAPIKey        *string      `json:"llmApiKey"`
+	SMTPHost         *string      `json:"smtpHost"`
+	SMTPPort         *int         `json:"smtpPort"`
+	SMTPUsername     *string      `json:"smtpUsername"`
+	SMTPPassword     *string      `json:"smtpPassword"`
+	SMTPFrom         *string      `json:"smtpFrom"`
+	SMTPTLS          *string      `json:"smtpTls"`
+	MarkReadOnScroll *bool        `json:"markReadOnScroll"`
+	Density          *string      `json:"density"`
 }
 
 func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
@@ -376,10 +403,14 @@ func (s *Server) apiPatchSettings(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
+	if req.Density != nil && *req.Density == "comfortable" {
+		*req.Density = app.DensityComfortable
+	}
 	st, err := s.opts.Settings.Update(r.Context(), userID(r), app.SettingsUpdate{
 		Interests: req.Interests, Topics: req.Topics, Enricher: req.Enricher, DailyCredits: req.DailyCredits, Timezone: req.Timezone,
 		LLMBaseURL: req.LLMBaseURL, LLMModel: req.LLMModel, LLMAPIKey: req.LLMAPIKey,
-		SMTPHost: req.SMTPHost, SMTPPort: req.SMTPPort, SMTPUsername: req.SMTPUsername, SMTPPassword: req.SMTPPassword, SMTPFrom: req.SMTPFrom, SMTPTLS: req.SMTPTLS})
+		SMTPHost: req.SMTPHost, SMTPPort: req.SMTPPort, SMTPUsername: req.SMTPUsername, SMTPPassword: req.SMTPPassword, SMTPFrom: req.SMTPFrom, SMTPTLS: req.SMTPTLS,
+		MarkReadOnScroll: req.MarkReadOnScroll, Density: req.Density})
 	if err != nil {
 		s.apiError(w, r, err)
 		return

@@ -222,8 +222,9 @@ func (s *Server) sourceFragment(w http.ResponseWriter, r *http.Request) {
 	s.renderTagged(w, r, sourceLive(s.sourceView(src), items))
 }
 
-// addSource handles the add form: redirect on success, the form again (422) with the problem
-// and what the user typed otherwise, or the list of feeds when a page offers several.
+// addSource handles the add form: redirect to the new source's page on success, the form again
+// (422) with the problem and what the user typed otherwise, or the list of feeds when a page
+// offers several.
 func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
 	form := AddForm{
 		URL:        strings.TrimSpace(r.PostFormValue("url")),
@@ -270,7 +271,8 @@ func (s *Server) addSource(w http.ResponseWriter, r *http.Request) {
 	if name == "" {
 		name = src.URL
 	}
-	s.redirect(w, r, "/sources", flashSuccess("Source added — fetching "+name+"…"))
+	// The new source's own page: its first fetch's progress, then its items as they come.
+	s.redirect(w, r, "/sources/"+strconv.FormatInt(src.ID, 10), flashSuccess("Source added — fetching "+name+"…"))
 }
 
 func (s *Server) addFailed(w http.ResponseWriter, r *http.Request, form AddForm) {

@@ -355,13 +355,14 @@ func TestPages(t *testing.T) {
 }
 
 func TestForms(t *testing.T) {
-	t.Run("adding a source redirects with a flash", func(t *testing.T) {
+	t.Run("adding a source leads to its page, its fetch under way, with a flash", func(t *testing.T) {
 		e := newEnv(t)
 		res, _ := e.form("/sources", url.Values{"url": {"https://example.com/feed.xml"}, "type": {"rss"}, "interval": {"30"}})
-		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/sources" {
+		loc := res.Header.Get("Location")
+		if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/sources/") {
 			t.Fatalf("%d %v", res.StatusCode, res.Header)
 		}
-		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+"/sources", nil)
+		req, _ := http.NewRequest(http.MethodGet, e.srv.URL+loc, nil)
 		for _, c := range res.Cookies() {
 			req.AddCookie(c)
 		}
@@ -371,7 +372,7 @@ func TestForms(t *testing.T) {
 		}
 		b, _ := io.ReadAll(got.Body)
 		_ = got.Body.Close()
-		mustContain(t, got, string(b), 200, `data-testid="flash"`, "Source added", `data-testid="source-row"`)
+		mustContain(t, got, string(b), 200, `data-testid="flash"`, "Source added", `data-testid="source-title"`, `data-testid="fetch-progress"`, "Waiting to be fetched…", `hx-trigger="every 2s"`)
 	})
 
 	tests := []struct {

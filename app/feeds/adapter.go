@@ -40,6 +40,20 @@ func (a Adapter) ArticleText(ctx context.Context, url string) (string, error) {
 	return art.Text, nil
 }
 
+// ArticleHTML is the readable article of a page, read on a reader's demand: its sanitized HTML
+// and its plain text (app.ArticleReader). A failure is an app.FetchError that says why.
+func (a Adapter) ArticleHTML(ctx context.Context, url string) (string, string, error) {
+	art, err := a.Fetcher.Article(ctx, url)
+	if err != nil {
+		var fe *Error
+		if errors.As(err, &fe) {
+			return "", "", &app.FetchError{Message: fe.Message, Network: IsNetwork(err), Err: err}
+		}
+		return "", "", err
+	}
+	return art.HTML, art.Text, nil
+}
+
 // Icon finds and fetches a site's favicon (see Fetcher.Icon).
 func (a Adapter) Icon(ctx context.Context, siteURL string) (*app.Icon, error) {
 	return a.Fetcher.Icon(ctx, siteURL)
