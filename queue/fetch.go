@@ -81,6 +81,11 @@ func HandleFetch(q *FetchQueue, s *app.Sources) {
 		src, err := s.StartFetch(ctx, tx, p.SourceID, stale)
 		return claimed{src}, err
 	})
+	// The unchanged fetches' results wait to share a commit (sqlite's groupSoon); once the
+	// fetches of a cycle are all done, none can join them any more: they commit at once.
+	if f, ok := s.Fetches.(interface{ FlushSoon() }); ok {
+		q.OnIdle(f.FlushSoon)
+	}
 	Handle(q.Queue, app.KindFetchSource, func(ctx context.Context, job Job, p app.FetchJob) error {
 		c, ok := job.Claimed.(claimed)
 		if !ok {

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,8 @@ import (
 // real queue, workers and database. Issue 26: 16-17 MB before, ~3 MB after.
 //
 //	MORNINGDECK_WALBYTES=1 go test ./queue -run NotModifiedCycleWrites -v
+//
+// MORNINGDECK_WALBYTES=commits lists each commit's pages by table and index.
 func TestNotModifiedCycleWrites(t *testing.T) {
 	if os.Getenv("MORNINGDECK_WALBYTES") == "" {
 		t.Skip("set MORNINGDECK_WALBYTES=1")
@@ -33,7 +36,11 @@ func TestNotModifiedCycleWrites(t *testing.T) {
 	defer farm.Close()
 	db := sqlitetest.New(t)
 	ctx := context.Background()
-	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 2000, Workers: 4, PollInterval: 10 * time.Millisecond})
+	workers := 4 // MORNINGDECK_WALBYTES_WORKERS=8: as the server runs by default
+	if n, err := strconv.Atoi(os.Getenv("MORNINGDECK_WALBYTES_WORKERS")); err == nil && n > 0 {
+		workers = n
+	}
+	q := queue.NewFetchQueue(queue.FetchQueueOptions{Store: db, Capacity: 2000, Workers: workers, PollInterval: 10 * time.Millisecond})
 	sources := &app.Sources{Store: db, Queue: q, Fetches: db, Fetcher: feeds.Adapter{Fetcher: feeds.New(feeds.Options{PerHost: 4})}}
 	queue.HandleFetch(q, sources)
 	for i := range feedCount {

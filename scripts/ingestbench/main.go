@@ -5,7 +5,8 @@
 // the back catalogue is scored and in the search index too (the CPU to that point is what a
 // first ingestion costs in all); then all-304 refreshes (POST /api/sources/refresh, the Sources page's "Refresh all"),
 // each timed until every feed answered 304 and every source is idle again (-cycles, default 3:
-// the round reports their median time and mean CPU). It reads the database read-only to watch
+// the round reports their median time and mean CPU), and what each wrote counted from a quiet
+// process until it is quiet again (its checkpoint included). It reads the database read-only to watch
 // completion, and /proc for the server's CPU time and peak RSS. Each round uses a fresh data
 // directory.
 //
@@ -293,7 +294,14 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	// Phase 2: all-304 cycles, each asked for as the Sources page's "Refresh all" does; the
 	// round reports their median time and their mean CPU.
 	var times []time.Duration
+	var wrotes []string
 	for c := 0; c < cycles; c++ {
+		// What the cycle writes is counted from a quiet process (the first import's last
+		// writes, and the previous cycle's checkpoint, are done) until it is quiet again
+		// after the cycle (its checkpoint included).
+		if err := settle(srv.Process.Pid); err != nil {
+			return res, err
+		}
 		cpuBefore, err := cpuTime(srv.Process.Pid)
 		if err != nil {
 			return res, err
@@ -329,12 +337,17 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 			return res, err
 		}
 		res.cpuCycle += (cpu - cpuBefore) / time.Duration(cycles)
+		if err := settle(srv.Process.Pid); err != nil {
+			return res, err
+		}
 		w, err := wrote(srv.Process.Pid)
 		if err != nil {
 			return res, err
 		}
 		res.wroteCycle += (w - wroteBefore) / int64(cycles)
+		wrotes = append(wrotes, fmt.Sprintf("%.2f", float64(w-wroteBefore)/1e6))
 	}
+	fmt.Printf("round %d: the all-304 cycles wrote %s MB\n", n, strings.Join(wrotes, " / "))
 	slices.Sort(times)
 	res.cycle = times[len(times)/2]
 	close(walStop)
@@ -464,6 +477,27 @@ func cpuTime(pid int) (time.Duration, error) {
 	utime, _ := strconv.ParseInt(fields[11], 10, 64)
 	stime, _ := strconv.ParseInt(fields[12], 10, 64)
 	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
+}
+
+// settle waits until a process has written nothing for 2.5 s (longer than the checkpointer waits
+// for a pause in the writes), at most 20 s.
+func settle(pid int) error {
+	last, err := wrote(pid)
+	if err != nil {
+		return err
+	}
+	since, deadline := time.Now(), time.Now().Add(20*time.Second)
+	for time.Since(since) < 2500*time.Millisecond && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		w, err := wrote(pid)
+		if err != nil {
+			return err
+		}
+		if w != last {
+			last, since = w, time.Now()
+		}
+	}
+	return nil
 }
 
 // wrote is how many bytes a process has passed to write system calls (Linux /proc io: wchar).
