@@ -67,6 +67,7 @@ type result struct {
 	scored, cpuScored      time.Duration // until the back catalogue is scored and searchable too (from process start)
 	peakRSS                int64         // bytes
 	peakWAL                int64         // the write-ahead log's largest size, sampled every 50 ms (bytes)
+	dbBytes                int64         // the database's pages in use at the end of the round (page_count - freelist_count)
 	wroteFirst, wroteCycle int64         // bytes the server wrote (write syscalls: the WAL, the database, logs)
 	observed               int           // requests of the observer (-observe)
 	stored, want, notMod   int
@@ -101,10 +102,11 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 			return fmt.Errorf("round %d: %w", r, err)
 		}
 		results = append(results, res)
-		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed, wrote %.0f MB), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s, wrote %.1f MB), peak RSS %.1f MB, peak WAL %.1f MB, items %d/%d, 304s %d\n",
+		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed, wrote %.0f MB), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s, wrote %.1f MB), peak RSS %.1f MB, peak WAL %.1f MB, database %.1f MB (%.0f bytes an item), items %d/%d, 304s %d\n",
 			r, res.first.Seconds(), res.cpuFirst.Seconds(), res.cpuFirst.Seconds()*1000/float64(feeds), float64(res.wroteFirst)/1e6,
 			res.scored.Seconds(), res.cpuScored.Seconds(), res.cpuScored.Seconds()*1000/float64(feeds),
-			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.wroteCycle)/1e6, float64(res.peakRSS)/1e6, float64(res.peakWAL)/1e6, res.stored, res.want, res.notMod)
+			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.wroteCycle)/1e6, float64(res.peakRSS)/1e6, float64(res.peakWAL)/1e6,
+			float64(res.dbBytes)/1e6, float64(res.dbBytes)/float64(max(res.stored, 1)), res.stored, res.want, res.notMod)
 		if observe {
 			fmt.Printf("round %d: the observer made %d requests during the first ingestion\n", r, res.observed)
 		}
@@ -350,6 +352,11 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	fmt.Printf("round %d: the all-304 cycles wrote %s MB\n", n, strings.Join(wrotes, " / "))
 	slices.Sort(times)
 	res.cycle = times[len(times)/2]
+	var pages, free, pageSize int64
+	if err := db.QueryRowContext(ctx, `select (select page_count from pragma_page_count), (select freelist_count from pragma_freelist_count), (select page_size from pragma_page_size)`).Scan(&pages, &free, &pageSize); err != nil {
+		return res, err
+	}
+	res.dbBytes = (pages - free) * pageSize
 	close(walStop)
 	res.peakWAL, walStop = <-walDone, nil
 	res.peakRSS, err = peakRSS(srv.Process.Pid)
