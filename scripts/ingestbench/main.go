@@ -50,6 +50,7 @@ func main() {
 	limit := flag.Duration("limit", 10*time.Minute, "give up on a phase after this long")
 	keep := flag.Bool("keep", false, "keep the data directories and server logs (their place is printed)")
 	cycles := flag.Int("cycles", 3, "all-304 cycles per round (the round reports their median time and mean CPU)")
+	flag.StringVar(&yarrBin, "yarr", "", "also run yarr (this binary, e.g. ../shared/peers/yarr-linux-amd64) on the same farm after each round: its first ingestion's time, CPU, peak RSS and database bytes an item")
 	flag.BoolVar(&observe, "observe", false, "during the first ingestion, keep the Sources page open as a browser does (its live list polled every 2 s, revalidated by ETag) and the Queues page (every 3 s)")
 	flag.Parse()
 	if err := run(*feeds, *items, *hosts, *rounds, *cycles, *bin, *limit, *keep); err != nil {
@@ -60,6 +61,9 @@ func main() {
 
 // observe: see the -observe flag.
 var observe bool
+
+// yarrBin: see the -yarr flag.
+var yarrBin string
 
 type result struct {
 	first, cycle           time.Duration
@@ -102,6 +106,11 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 			return fmt.Errorf("round %d: %w", r, err)
 		}
 		results = append(results, res)
+		if yarrBin != "" {
+			if err := yarrRound(work, yarrBin, feeds, items, hosts, r, limit); err != nil {
+				return fmt.Errorf("yarr round %d: %w", r, err)
+			}
+		}
 		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed, wrote %.0f MB), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s, wrote %.1f MB), peak RSS %.1f MB, peak WAL %.1f MB, database %.1f MB (%.0f bytes an item), items %d/%d, 304s %d\n",
 			r, res.first.Seconds(), res.cpuFirst.Seconds(), res.cpuFirst.Seconds()*1000/float64(feeds), float64(res.wroteFirst)/1e6,
 			res.scored.Seconds(), res.cpuScored.Seconds(), res.cpuScored.Seconds()*1000/float64(feeds),
@@ -534,4 +543,96 @@ func peakRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, errors.New("no VmHWM in /proc status")
+}
+
+// yarrRound runs yarr on a farm like round's: the feeds imported from OPML (POST /opml/import),
+// its first ingestion timed until its items stop growing for 3 s (or all are stored), with its
+// CPU, peak RSS and database bytes an item. Its database runs in WAL mode with a busy timeout
+// (as ../shared/peers/README.md advises: with its defaults it loses whole feeds to "database is
+// locked").
+func yarrRound(work, bin string, feeds, items, hosts, n int, limit time.Duration) error {
+	dir := filepath.Join(work, "yarr"+strconv.Itoa(n))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	farm := feedtest.NewFarm(feeds, items)
+	defer farm.Close()
+	urls, closeHosts, err := serveHosts(farm, feeds, hosts)
+	if err != nil {
+		return err
+	}
+	defer closeHosts()
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n<opml version=\"2.0\"><head><title>bench</title></head><body>\n")
+	for i, u := range urls {
+		fmt.Fprintf(&b, "<outline type=\"rss\" text=\"Feed %d\" xmlUrl=\"%s\"/>\n", i, u)
+	}
+	b.WriteString("</body></opml>\n")
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	dbPath := filepath.Join(dir, "storage.db")
+	srv := exec.Command(bin, "-addr", "127.0.0.1:"+strconv.Itoa(port), "-db", dbPath+"?_journal=WAL&_busy_timeout=5000&_txlock=immediate", "-log-file", filepath.Join(dir, "yarr.log"))
+	start := time.Now()
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	var body strings.Builder
+	mw := "ingestbenchboundary"
+	fmt.Fprintf(&body, "--%s\r\nContent-Disposition: form-data; name=\"opml\"; filename=\"s.opml\"\r\nContent-Type: text/xml\r\n\r\n%s\r\n--%s--\r\n", mw, b.String(), mw)
+	for {
+		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/opml/import", port), "multipart/form-data; boundary="+mw, strings.NewReader(body.String()))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				return fmt.Errorf("opml import: %s", resp.Status)
+			}
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var stored, last int
+	lastChange := time.Now()
+	err = poll(limit, func() (bool, error) {
+		if err := db.QueryRow(`select count(*) from items`).Scan(&stored); err != nil {
+			return false, err
+		}
+		if stored != last {
+			last, lastChange = stored, time.Now()
+		}
+		return stored >= feeds*items || (stored > 0 && time.Since(lastChange) > 3*time.Second), nil
+	})
+	took := time.Since(start)
+	if stored < feeds*items {
+		took -= 3 * time.Second
+	}
+	if err != nil {
+		return err
+	}
+	cpu, err := cpuTime(srv.Process.Pid)
+	if err != nil {
+		return err
+	}
+	rss, err := peakRSS(srv.Process.Pid)
+	if err != nil {
+		return err
+	}
+	var pages, free, pageSize int64
+	if err := db.QueryRow(`select (select page_count from pragma_page_count), (select freelist_count from pragma_freelist_count), (select page_size from pragma_page_size)`).Scan(&pages, &free, &pageSize); err != nil {
+		return err
+	}
+	used := (pages - free) * pageSize
+	fmt.Printf("round %d, yarr: first ingestion %.2f s (CPU %.2f s), peak RSS %.1f MB, database %.1f MB (%.0f bytes an item), items %d/%d\n",
+		n, took.Seconds(), cpu.Seconds(), float64(rss)/1e6, float64(used)/1e6, float64(used)/float64(max(stored, 1)), stored, feeds*items)
+	return nil
 }
