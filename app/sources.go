@@ -89,7 +89,8 @@ type Sources struct {
 	// Limits bound each account's sources and folders and the OPML files it imports.
 	Limits Limits
 
-	offline offlineDetector
+	offline  offlineDetector
+	fetching fetchingSet
 }
 
 // AddSource is the input of Sources.Add.
@@ -435,7 +436,9 @@ func checkSubreddit(raw, name string) error {
 
 // List is every source of the user.
 func (s *Sources) List(ctx context.Context, userID int64) ([]*Source, error) {
-	return s.Store.Sources(ctx, userID)
+	srcs, err := s.Store.Sources(ctx, userID)
+	s.fetching.mark(srcs...)
+	return srcs, err
 }
 
 // Delete stops following a source and deletes its items.
@@ -445,12 +448,18 @@ func (s *Sources) Delete(ctx context.Context, userID, id int64) error {
 
 // Get is one of the user's sources.
 func (s *Sources) Get(ctx context.Context, userID, id int64) (*Source, error) {
-	return s.Store.Source(ctx, userID, id)
+	src, err := s.Store.Source(ctx, userID, id)
+	if err == nil {
+		s.fetching.mark(src)
+	}
+	return src, err
 }
 
 // Page is a page of the user's sources (the Sources page: a user may follow thousands).
 func (s *Sources) Page(ctx context.Context, f SourceFilter) ([]*Source, error) {
-	return s.Store.SourceList(ctx, f)
+	srcs, err := s.Store.SourceList(ctx, f)
+	s.fetching.mark(srcs...)
+	return srcs, err
 }
 
 // Summary counts the user's sources.

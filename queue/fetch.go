@@ -63,12 +63,14 @@ func (q *FetchQueue) CanAccept(ctx context.Context) (bool, error) {
 	return n < q.capacity, err
 }
 
-// claimed is what the fetch claim found: the source marked FETCHING, or nil when there is nothing to do.
+// claimed is what the fetch claim found: the source to fetch, or nil when there is nothing to do.
 type claimed struct{ src *app.Source }
 
-// HandleFetch makes the queue run fetch jobs with s. The source is marked FETCHING in the
-// transaction that receives its job; a FETCHING mark younger than the queue's visibility
-// timeout belongs to a running job and is left alone.
+// HandleFetch makes the queue run fetch jobs with s. The source is read in the transaction that
+// receives its job (a read: nothing of the source is written until its fetch is stored) and
+// marked as being fetched in s's memory when its job runs (app.Sources.BeginFetch); a mark
+// younger than the queue's visibility timeout belongs to a running job, and a second job about
+// the source then has nothing to do.
 func HandleFetch(q *FetchQueue, s *app.Sources) {
 	stale := q.opts.Timeout
 	q.RegisterClaim(app.KindFetchSource, func(ctx context.Context, tx *sql.Tx, job Job) (any, error) {
@@ -79,6 +81,11 @@ func HandleFetch(q *FetchQueue, s *app.Sources) {
 		src, err := s.StartFetch(ctx, tx, p.SourceID, stale)
 		return claimed{src}, err
 	})
+	// The unchanged fetches' results wait to share a commit (sqlite's groupSoon); once the
+	// fetches of a cycle are all done, none can join them any more: they commit at once.
+	if f, ok := s.Fetches.(interface{ FlushSoon() }); ok {
+		q.OnIdle(f.FlushSoon)
+	}
 	Handle(q.Queue, app.KindFetchSource, func(ctx context.Context, job Job, p app.FetchJob) error {
 		c, ok := job.Claimed.(claimed)
 		if !ok {
@@ -88,7 +95,7 @@ func HandleFetch(q *FetchQueue, s *app.Sources) {
 			}
 			c.src = src
 		}
-		if c.src == nil {
+		if c.src == nil || !s.BeginFetch(c.src, stale) {
 			logger(q.opts.Log).Debug("nothing to fetch: source gone, paused or being fetched", "component", "fetch", "source", p.SourceID, "job_id", job.ID)
 			return nil
 		}

@@ -675,3 +675,61 @@ func TestHandedOffFetch(t *testing.T) {
 		t.Errorf("dead jobs %v (%v)", dead, err)
 	}
 }
+
+// TestBeingFetched: a source being fetched is shown FETCHING by the Sources service (List, Page,
+// Get) while its row stays QUEUED (issue 26: the mark is in the server's memory, not written per
+// fetch), a second job about it meanwhile has nothing to do, and once stored it is IDLE again.
+func TestBeingFetched(t *testing.T) {
+	farm := feedtest.NewFarm(1, 3)
+	defer farm.Close()
+	started, release := make(chan struct{}), make(chan struct{})
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if requests.Add(1) == 1 {
+			close(started)
+			<-release
+		}
+		farm.Config.Handler.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	p := newPipeline(t, nil, 100)
+	p.run(t)
+	ctx := context.Background()
+	s := p.add(t, srv.URL+"/feed/0.xml", 15)
+	<-started
+	if got := p.source(t, s.ID).FetchStatus; got != app.FetchQueued {
+		t.Errorf("the row of a source being fetched says %s, want QUEUED", got)
+	}
+	got, err := p.sources.Get(ctx, app.DefaultUserID, s.ID)
+	if err != nil || got.FetchStatus != app.FetchFetching || got.FetchStartedAt == nil {
+		t.Errorf("Get of a source being fetched: %v, %v", got, err)
+	}
+	list, err := p.sources.Page(ctx, app.SourceFilter{UserID: app.DefaultUserID, Limit: 10})
+	if err != nil || len(list) != 1 || list[0].FetchStatus != app.FetchFetching {
+		t.Errorf("Page while fetching: %v, %v", list, err)
+	}
+	// A second job about the source (as a redelivery would be) has nothing to do.
+	if _, err := p.db.Write.Exec(`update sources set fetch_status = 'IDLE' where id = ?`, s.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := p.sources.Refresh(ctx, app.DefaultUserID, s.ID); err != nil || n != 1 {
+		t.Fatalf("refresh queued %d: %v", n, err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if n, _ := p.q.Size(ctx); n == 1 {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("the second job is still in the queue (%d jobs)", n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	p.drain(t)
+	if n := requests.Load(); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+	got, err = p.sources.Get(ctx, app.DefaultUserID, s.ID)
+	if err != nil || got.FetchStatus != app.FetchIdle || countItems(t, p.db, s.ID) != 3 {
+		t.Errorf("after the fetch: %v, %v, %d items", got, err, countItems(t, p.db, s.ID))
+	}
+}

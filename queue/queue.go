@@ -66,6 +66,11 @@ type Queue struct {
 	pausedAt time.Time // when
 	running  atomic.Bool
 	active   sync.Map // job id → activeJob: the jobs this process is running
+	// busy counts the jobs received and not finished (running or received ahead); idle runs
+	// when it falls to zero after a receive found fewer jobs than it asked for (drained).
+	busy    atomic.Int64
+	drained atomic.Bool
+	idle    func()
 }
 
 // New returns a queue. It panics without DB or Name, which is a programming error.
@@ -111,6 +116,11 @@ func (q *Queue) Name() string { return q.opts.Name }
 
 // Register the handler for a kind of job. Call it before Run.
 func (q *Queue) Register(kind string, h Handler) { q.handlers[kind] = h }
+
+// OnIdle sets f to run (on a worker's goroutine) each time the last job received finishes after
+// the queue had no more to give: no job is running, none was received ahead, and the last
+// receive found fewer ready jobs than it asked for. Set it before Run.
+func (q *Queue) OnIdle(f func()) { q.idle = f }
 
 // RegisterClaim sets the ClaimFunc of a kind (before Run).
 func (q *Queue) RegisterClaim(kind string, c ClaimFunc) { q.claims[kind] = c }

@@ -341,6 +341,23 @@ func TestPrefetch(t *testing.T) {
 		eventually(t, "an empty queue", func() bool { n, _ := q.Size(t.Context()); return n == 0 })
 	})
 
+	t.Run("OnIdle runs once the queue has given all it had and every job ended, not between", func(t *testing.T) {
+		db := sqlitetest.New(t)
+		q := newQueue(t, db, queue.Options{Workers: 2, Prefetch: 8})
+		var ran, idleAt atomic.Int32
+		var idles atomic.Int32
+		q.Register("quick", func(ctx context.Context, job queue.Job) error { ran.Add(1); return nil })
+		q.OnIdle(func() { idles.Add(1); idleAt.Store(ran.Load()) })
+		for range 40 {
+			send(t, q, "quick", nil)
+		}
+		run(t, q)
+		eventually(t, "the idle hook", func() bool { return idles.Load() > 0 })
+		if n, at := idles.Load(), idleAt.Load(); n != 1 || at != 40 {
+			t.Errorf("idle %d times, the first after %d of 40 jobs", n, at)
+		}
+	})
+
 	t.Run("one that waited past half its timeout is delivered again", func(t *testing.T) {
 		db := sqlitetest.New(t)
 		const timeout = 2 * time.Second

@@ -266,7 +266,7 @@ func (db *DB) CandidateDetails(ctx context.Context, userID int64, ids []int64) (
 		for _, id := range ids[:n] {
 			args = append(args, id)
 		}
-		rows, err := db.Read.QueryContext(ctx, `select id, summary, tags, topics from items where user_id = ? and id in (`+
+		rows, err := db.Read.QueryContext(ctx, `select id, iif(summary = char(30), text_content, summary), tags, topics from items where user_id = ? and id in (`+
 			strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: candidate details: %w", err)

@@ -298,7 +298,8 @@ func (db *DB) SourceContext(ctx context.Context, sourceID, exceptItemID int64) (
 }
 
 var (
-	qSaveEnrichment = hot(`update items set summary = ?, tags = ?, topics = ?, usual_topics = ?, score = ?,
+	// summary: summaryIsText when it is the item's text (0028).
+	qSaveEnrichment = hot(`update items set summary = iif(?1 != '' and ?1 = text_content, char(30), ?1), tags = ?, topics = ?, usual_topics = ?, score = ?,
 		score_reasoning = ?, enriched_by = ?, read_at = coalesce(read_at, ?), starred = max(starred, ?), hidden = max(hidden, ?)
 		where id = ? and status = 'DONE' and enriched_by = ''`)
 	qSaveScore = hot(`update items set score = ?, score_reasoning = ? where id = ? and enriched_by = ?`)

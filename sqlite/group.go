@@ -68,14 +68,16 @@ type grouper struct {
 
 // A transaction that stores little and whose caller need not wait (a fetch that found nothing
 // new: its source's times and its job's acknowledgement) waits up to soonWait for others of its
-// kind, so that an all-304 cycle commits a few large groups instead of hundreds of small ones:
-// each commit writes every page it changed to the log (and, at the next checkpoint, to the
-// database file), and the same pages — goqite's, the scheduler index's, the sources' — were
-// written again by every commit (issue 26: 16 MB of log for 1,000 sources, 4,000 pages, in ~500
-// commits). Its source shows as being fetched for that much longer.
+// kind, or until FlushSoon (the fetch queue has nothing more to run), so that an all-304 cycle
+// commits one or two large groups instead of hundreds of small ones: each commit writes every
+// page it changed to the log (and, at the next checkpoint, to the database file), and the same
+// pages — goqite's, the scheduler index's, the sources' — were written again by every commit
+// (issue 26: 16 MB of log for 1,000 sources, 4,000 pages, in ~500 commits; groups of 256 within
+// 100 ms, 5-6 a cycle, wrote ~200 pages, one of 1,000 ~80). Its source shows as being fetched
+// for that much longer.
 const (
-	soonWait = 100 * time.Millisecond
-	soonMax  = 256
+	soonWait = 500 * time.Millisecond
+	soonMax  = 1024
 )
 
 // groupTx runs fn in a write transaction that it may share with other callers of groupTx
@@ -176,6 +178,10 @@ func (db *DB) groupSoon(ctx context.Context, fn func(ctx context.Context, tx *sq
 		time.AfterFunc(soonWait, db.flushSoon)
 	}
 }
+
+// FlushSoon commits now what groupSoon holds (the fetch queue calls it when it has run all it
+// received: nothing more will join them).
+func (db *DB) FlushSoon() { db.flushSoon() }
 
 // flushSoon hands what groupSoon holds to the writer.
 func (db *DB) flushSoon() {

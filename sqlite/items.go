@@ -42,6 +42,18 @@ func decodeList(s string) []string {
 	return l
 }
 
+// summaryIsText is the stored summary of an item whose summary is its whole text (migration
+// 0028, issue 26): the text is stored once, in text_content, and read back as the summary too.
+const summaryIsText = "\x1e"
+
+// storedSummary is what is stored for an item's summary: summaryIsText when it is the text.
+func storedSummary(summary, text string) string {
+	if summary != "" && summary == text {
+		return summaryIsText
+	}
+	return summary
+}
+
 // itemColumns: raw_content is no longer read (nor stored: see insertItemsTx); rows stored
 // before keep it until they are pruned.
 const itemColumns = `i.id, i.source_id, i.user_id, i.guid, i.title, i.link, i.author, i.published_at, '',
@@ -60,6 +72,9 @@ func scanItem(row scanner, extra ...any) (*app.Item, error) {
 		&readAt, &it.Starred, &it.Hidden}
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
+	}
+	if it.Summary == summaryIsText {
+		it.Summary = it.Text
 	}
 	it.PublishedAt = parseTimePtr(published)
 	it.ReadAt = parseTimePtr(readAt)
@@ -619,8 +634,9 @@ func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
 			return nil
 		}
 		upto := min(top, last+int64(batch))
+		// items_search: a summary that is the text (summaryIsText) is indexed once (0028).
 		res, err := tx.ExecContext(ctx, `insert into items_fts (rowid, title, summary, text_content, tags)
-			select id, title, summary, text_content, tags from items where id > ? and id <= ?`, last, upto)
+			select id, title, summary, text_content, tags from items_search where id > ? and id <= ?`, last, upto)
 		if err != nil {
 			return fmt.Errorf("sqlite: index items: %w", err)
 		}
@@ -670,7 +686,7 @@ func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, it
 			it := &items[i]
 			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
 				"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created,
-				it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
+				storedSummary(it.Summary, it.Text), encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
 				formatTimePtr(it.ReadAt), it.Starred, it.Hidden)
 		}
 		items = items[1<<k:]

@@ -198,3 +198,86 @@ func TestSearchWholeWordsPaging(t *testing.T) {
 		t.Errorf("by date, last page: %v, want 2", got)
 	}
 }
+
+// TestSummaryStoredOnce (issue 26, item 4): a summary that is the item's whole text is stored
+// once (as summaryIsText) and read back as the text, whichever path stored it (a first import
+// scored in its fetch, the background scoring, the processing queue with or without a new article
+// text); the search index holds the text once and stays consistent through updates and deletes.
+func TestSummaryStoredOnce(t *testing.T) {
+	db := sqlitetest.New(t)
+	ctx := context.Background()
+	src := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "http://x/feed", RefreshIntervalMinutes: 15}
+	if err := db.CreateSource(ctx, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	items := []app.Item{
+		{GUID: "a", Title: "Zeppelins", Text: "Airships return to the skies.", Summary: "Airships return to the skies.", Status: app.ItemDone},
+		{GUID: "b", Title: "Trams", Text: "A long article about trams and their lines.", Summary: "About trams.", Status: app.ItemDone},
+		{GUID: "c", Title: "Bikes", Text: "Bike lanes everywhere."},
+		{GUID: "d", Title: "Boats", Text: "Boats on the canal."},
+	}
+	if _, err := db.FinishFetch(ctx, src, &app.FetchResult{Items: items}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.IndexItems(ctx, 100); err != nil {
+		t.Fatal(err)
+	}
+	id := func(guid string) int64 {
+		var id int64
+		if err := db.Read.QueryRow(`select id from items where guid = ?`, guid).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	// c by the background scoring, d by the processing queue with a new article text.
+	if err := db.SaveScores(ctx, []app.ScoreUpdate{{ItemID: id("c"), Score: 50, Enrichment: &app.Enrichment{Summary: "Bike lanes everywhere.", EnrichedBy: "embedded"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Write.Exec(`update items set status = 'PROCESSING' where guid = 'd'`); err != nil {
+		t.Fatal(err)
+	}
+	d := &app.Item{ID: id("d"), UserID: 1}
+	if err := db.FinishProcessing(ctx, d, app.ProcessResult{Text: "Boats and barges on the canal.", Enrichment: &app.Enrichment{Summary: "Boats and barges on the canal.", EnrichedBy: "embedded"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	stored := map[string]string{}
+	rows, err := db.Read.Query(`select guid, summary from items`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var g, s string
+		if err := rows.Scan(&g, &s); err != nil {
+			t.Fatal(err)
+		}
+		stored[g] = s
+	}
+	rows.Close()
+	if stored["a"] != "\x1e" || stored["b"] != "About trams." || stored["c"] != "\x1e" || stored["d"] != "\x1e" {
+		t.Errorf("stored summaries %q", stored)
+	}
+	for _, g := range []string{"a", "b", "c", "d"} {
+		it, err := db.Item(ctx, 1, id(g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]string{"a": "Airships return to the skies.", "b": "About trams.", "c": "Bike lanes everywhere.", "d": "Boats and barges on the canal."}[g]
+		if it.Summary != want {
+			t.Errorf("%s: summary %q, want %q", g, it.Summary, want)
+		}
+	}
+	got, err := db.Items(ctx, app.ItemFilter{UserID: 1, Q: "airships"})
+	if err != nil || len(got) != 1 || got[0].GUID != "a" {
+		t.Errorf("search airships: %v, %v", got, err)
+	}
+	// Updates and deletes take out of the index exactly what was put in.
+	if _, err := db.Write.Exec(`update items set title = 'Zeppelins again' where guid = 'a'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Write.Exec(`delete from items where guid = 'c'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Write.Exec(`insert into items_fts (items_fts, rank) values ('integrity-check', 1)`); err != nil {
+		t.Fatalf("search index integrity: %v", err)
+	}
+}

@@ -140,7 +140,10 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		if r.Base != nil {
 			baseScore, baseReasoning = max(0, min(100, r.Base.Score)), r.Base.Reasoning
 		}
-		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = ?, summary = ?, tags = ?, topics = ?, usual_topics = ?,
+		// summary: summaryIsText when it is the item's text as stored by this update (0028).
+		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = ?,
+			summary = case when ? != '' and ? = (case when ? != '' then ? else text_content end) then char(30) else ? end,
+			tags = ?, topics = ?, usual_topics = ?,
 			score = ?, score_reasoning = ?, enriched_by = ?, last_error = '', attempts = attempts + 1,
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
 			text_content = case when ? != '' then ? else text_content end,
@@ -149,7 +152,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 				when json_valid(extra) then json_remove(extra, '$.`+app.ExtraArticleError+`') else extra end,
 			base_score = ?, base_reasoning = ?
 			where id = ? and status = 'PROCESSING'`,
-			now, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
+			now, e.Summary, e.Summary, r.Text, r.Text, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
 			e.PromptTokens, e.CompletionTokens, r.Text, r.Text, readAt, r.Effect.Star, r.Effect.Hide,
 			r.ArticleError, r.ArticleError, baseScore, baseReasoning, it.ID)
 		if err != nil {

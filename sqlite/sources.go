@@ -366,13 +366,14 @@ func (db *DB) QueueDue(ctx context.Context, ids []int64, enqueue func(ctx contex
 	return queued, err
 }
 
-var qStartFetch = hot(`update sources set fetch_status = 'FETCHING', fetch_started_at = ?
-	where id = ? and status != 'PAUSED' and (fetch_status != 'FETCHING' or fetch_started_at is null or fetch_started_at < ?)
-	returning ` + strings.ReplaceAll(sourceBaseColumns, "s.", "") + `, 0, coalesce(folder_id, 0), '', 0, 0`)
+// qStartFetch reads a source to fetch (issue 26: nothing is written when its job is received;
+// the sources being fetched are marked in the server's memory, app.Sources.BeginFetch).
+var qStartFetch = hot(`select ` + strings.ReplaceAll(sourceBaseColumns, "s.", "") + `, 0, coalesce(folder_id, 0), '', 0, 0
+	from sources where id = ?`)
 
-// StartFetch marks a source FETCHING and returns it (without its item count). It returns nil
-// (nothing to do) when the source is gone, paused, or being fetched by a live worker (started
-// less than staleAfter ago).
+// StartFetch returns a source to fetch (without its item count), or nil (nothing to do) when it
+// is gone or paused. staleAfter is no longer used: the store marks nothing (BeginFetch does, in
+// memory).
 func (db *DB) StartFetch(ctx context.Context, id int64, staleAfter time.Duration) (*app.Source, error) {
 	var src *app.Source
 	err := db.tx(ctx, func(tx *sql.Tx) error {
@@ -383,16 +384,20 @@ func (db *DB) StartFetch(ctx context.Context, id int64, staleAfter time.Duration
 	return src, err
 }
 
-// StartFetchTx is StartFetch within the caller's transaction (the one receiving the job).
-func (db *DB) StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, staleAfter time.Duration) (*app.Source, error) {
-	now := db.clock.Now().UTC()
-	s, err := scanSource(db.stmt(ctx, tx, qStartFetch).QueryRowContext(ctx, FormatTime(now), id, FormatTime(now.Add(-staleAfter))))
+// StartFetchTx is StartFetch within the caller's transaction (the one receiving the job). It
+// writes only when the source was paused with a fetch queued: that source goes back to IDLE.
+func (db *DB) StartFetchTx(ctx context.Context, tx *sql.Tx, id int64, _ time.Duration) (*app.Source, error) {
+	s, err := scanSource(db.stmt(ctx, tx, qStartFetch).QueryRowContext(ctx, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		// A paused source that had a fetch queued goes back to IDLE.
-		_, err = tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null where id = ? and status = 'PAUSED'`, id)
-		return nil, err
+		return nil, nil
 	} else if err != nil {
 		return nil, fmt.Errorf("sqlite: start fetch: %w", err)
+	}
+	if s.Status == app.SourcePaused {
+		if s.FetchStatus != app.FetchIdle {
+			_, err = tx.ExecContext(ctx, `update sources set fetch_status = 'IDLE', queued_at = null, fetch_started_at = null where id = ?`, id)
+		}
+		return nil, err
 	}
 	return s, nil
 }
@@ -512,19 +517,6 @@ func (db *DB) finishFetch(ctx context.Context, src *app.Source, r *app.FetchResu
 	return len(newIDs), err
 }
 
-// ReleaseFetch makes a FETCHING source QUEUED again (its result could not be stored), so that
-// its job's retry can claim it before the fetch would be deemed stale.
-func (db *DB) ReleaseFetch(ctx context.Context, id int64) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `update sources set fetch_status = 'QUEUED', queued_at = ?, fetch_started_at = null
-			where id = ? and fetch_status = 'FETCHING'`, FormatTime(db.clock.Now().UTC()), id)
-		if err != nil {
-			return fmt.Errorf("sqlite: release fetch: %w", err)
-		}
-		return nil
-	})
-}
-
 // FailFetch records a failed fetch: its kind and message. When blame is false (the machine seems offline) the
 // source's error count is left alone. The next attempt waits interval × 2^errors (capped at
 // app.MaxBackoff), or retryAfter when the server asked for longer.
@@ -556,7 +548,8 @@ func (db *DB) FailFetch(ctx context.Context, src *app.Source, kind app.FetchFail
 }
 
 // ResetStuckSources sets sources QUEUED or FETCHING since before cutoff, whose job is gone, back to
-// IDLE and returns their ids.
+// IDLE and returns their ids. (FETCHING is no longer written, issue 26: a source stays QUEUED
+// while it is fetched; a row marked so by an earlier version is reset all the same.)
 func (db *DB) ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64, error) {
 	var ids []int64
 	err := db.tx(ctx, func(tx *sql.Tx) error {

@@ -5,7 +5,8 @@
 // the back catalogue is scored and in the search index too (the CPU to that point is what a
 // first ingestion costs in all); then all-304 refreshes (POST /api/sources/refresh, the Sources page's "Refresh all"),
 // each timed until every feed answered 304 and every source is idle again (-cycles, default 3:
-// the round reports their median time and mean CPU). It reads the database read-only to watch
+// the round reports their median time and mean CPU), and what each wrote counted from a quiet
+// process until it is quiet again (its checkpoint included). It reads the database read-only to watch
 // completion, and /proc for the server's CPU time and peak RSS. Each round uses a fresh data
 // directory.
 //
@@ -49,6 +50,7 @@ func main() {
 	limit := flag.Duration("limit", 10*time.Minute, "give up on a phase after this long")
 	keep := flag.Bool("keep", false, "keep the data directories and server logs (their place is printed)")
 	cycles := flag.Int("cycles", 3, "all-304 cycles per round (the round reports their median time and mean CPU)")
+	flag.StringVar(&yarrBin, "yarr", "", "also run yarr (this binary, e.g. ../shared/peers/yarr-linux-amd64) on the same farm after each round: its first ingestion's time, CPU, peak RSS and database bytes an item")
 	flag.BoolVar(&observe, "observe", false, "during the first ingestion, keep the Sources page open as a browser does (its live list polled every 2 s, revalidated by ETag) and the Queues page (every 3 s)")
 	flag.Parse()
 	if err := run(*feeds, *items, *hosts, *rounds, *cycles, *bin, *limit, *keep); err != nil {
@@ -60,12 +62,16 @@ func main() {
 // observe: see the -observe flag.
 var observe bool
 
+// yarrBin: see the -yarr flag.
+var yarrBin string
+
 type result struct {
 	first, cycle           time.Duration
 	cpuFirst, cpuCycle     time.Duration
 	scored, cpuScored      time.Duration // until the back catalogue is scored and searchable too (from process start)
 	peakRSS                int64         // bytes
 	peakWAL                int64         // the write-ahead log's largest size, sampled every 50 ms (bytes)
+	dbBytes                int64         // the database's pages in use at the end of the round (page_count - freelist_count)
 	wroteFirst, wroteCycle int64         // bytes the server wrote (write syscalls: the WAL, the database, logs)
 	observed               int           // requests of the observer (-observe)
 	stored, want, notMod   int
@@ -100,10 +106,16 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 			return fmt.Errorf("round %d: %w", r, err)
 		}
 		results = append(results, res)
-		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed, wrote %.0f MB), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s, wrote %.1f MB), peak RSS %.1f MB, peak WAL %.1f MB, items %d/%d, 304s %d\n",
+		if yarrBin != "" {
+			if err := yarrRound(work, yarrBin, feeds, items, hosts, r, limit); err != nil {
+				return fmt.Errorf("yarr round %d: %w", r, err)
+			}
+		}
+		fmt.Printf("round %d: first ingestion %.2f s (CPU %.2f s, %.2f ms/feed, wrote %.0f MB), scored and searchable %.2f s (CPU %.2f s, %.2f ms/feed), all-304 cycle %.3f s (CPU %.2f s, wrote %.1f MB), peak RSS %.1f MB, peak WAL %.1f MB, database %.1f MB (%.0f bytes an item), items %d/%d, 304s %d\n",
 			r, res.first.Seconds(), res.cpuFirst.Seconds(), res.cpuFirst.Seconds()*1000/float64(feeds), float64(res.wroteFirst)/1e6,
 			res.scored.Seconds(), res.cpuScored.Seconds(), res.cpuScored.Seconds()*1000/float64(feeds),
-			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.wroteCycle)/1e6, float64(res.peakRSS)/1e6, float64(res.peakWAL)/1e6, res.stored, res.want, res.notMod)
+			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.wroteCycle)/1e6, float64(res.peakRSS)/1e6, float64(res.peakWAL)/1e6,
+			float64(res.dbBytes)/1e6, float64(res.dbBytes)/float64(max(res.stored, 1)), res.stored, res.want, res.notMod)
 		if observe {
 			fmt.Printf("round %d: the observer made %d requests during the first ingestion\n", r, res.observed)
 		}
@@ -293,7 +305,14 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	// Phase 2: all-304 cycles, each asked for as the Sources page's "Refresh all" does; the
 	// round reports their median time and their mean CPU.
 	var times []time.Duration
+	var wrotes []string
 	for c := 0; c < cycles; c++ {
+		// What the cycle writes is counted from a quiet process (the first import's last
+		// writes, and the previous cycle's checkpoint, are done) until it is quiet again
+		// after the cycle (its checkpoint included).
+		if err := settle(srv.Process.Pid); err != nil {
+			return res, err
+		}
 		cpuBefore, err := cpuTime(srv.Process.Pid)
 		if err != nil {
 			return res, err
@@ -329,14 +348,24 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 			return res, err
 		}
 		res.cpuCycle += (cpu - cpuBefore) / time.Duration(cycles)
+		if err := settle(srv.Process.Pid); err != nil {
+			return res, err
+		}
 		w, err := wrote(srv.Process.Pid)
 		if err != nil {
 			return res, err
 		}
 		res.wroteCycle += (w - wroteBefore) / int64(cycles)
+		wrotes = append(wrotes, fmt.Sprintf("%.2f", float64(w-wroteBefore)/1e6))
 	}
+	fmt.Printf("round %d: the all-304 cycles wrote %s MB\n", n, strings.Join(wrotes, " / "))
 	slices.Sort(times)
 	res.cycle = times[len(times)/2]
+	var pages, free, pageSize int64
+	if err := db.QueryRowContext(ctx, `select (select page_count from pragma_page_count), (select freelist_count from pragma_freelist_count), (select page_size from pragma_page_size)`).Scan(&pages, &free, &pageSize); err != nil {
+		return res, err
+	}
+	res.dbBytes = (pages - free) * pageSize
 	close(walStop)
 	res.peakWAL, walStop = <-walDone, nil
 	res.peakRSS, err = peakRSS(srv.Process.Pid)
@@ -466,6 +495,27 @@ func cpuTime(pid int) (time.Duration, error) {
 	return time.Duration(utime+stime) * 10 * time.Millisecond, nil
 }
 
+// settle waits until a process has written nothing for 2.5 s (longer than the checkpointer waits
+// for a pause in the writes), at most 20 s.
+func settle(pid int) error {
+	last, err := wrote(pid)
+	if err != nil {
+		return err
+	}
+	since, deadline := time.Now(), time.Now().Add(20*time.Second)
+	for time.Since(since) < 2500*time.Millisecond && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		w, err := wrote(pid)
+		if err != nil {
+			return err
+		}
+		if w != last {
+			last, since = w, time.Now()
+		}
+	}
+	return nil
+}
+
 // wrote is how many bytes a process has passed to write system calls (Linux /proc io: wchar).
 func wrote(pid int) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
@@ -493,4 +543,96 @@ func peakRSS(pid int) (int64, error) {
 		}
 	}
 	return 0, errors.New("no VmHWM in /proc status")
+}
+
+// yarrRound runs yarr on a farm like round's: the feeds imported from OPML (POST /opml/import),
+// its first ingestion timed until its items stop growing for 3 s (or all are stored), with its
+// CPU, peak RSS and database bytes an item. Its database runs in WAL mode with a busy timeout
+// (as ../shared/peers/README.md advises: with its defaults it loses whole feeds to "database is
+// locked").
+func yarrRound(work, bin string, feeds, items, hosts, n int, limit time.Duration) error {
+	dir := filepath.Join(work, "yarr"+strconv.Itoa(n))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	farm := feedtest.NewFarm(feeds, items)
+	defer farm.Close()
+	urls, closeHosts, err := serveHosts(farm, feeds, hosts)
+	if err != nil {
+		return err
+	}
+	defer closeHosts()
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n<opml version=\"2.0\"><head><title>bench</title></head><body>\n")
+	for i, u := range urls {
+		fmt.Fprintf(&b, "<outline type=\"rss\" text=\"Feed %d\" xmlUrl=\"%s\"/>\n", i, u)
+	}
+	b.WriteString("</body></opml>\n")
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	dbPath := filepath.Join(dir, "storage.db")
+	srv := exec.Command(bin, "-addr", "127.0.0.1:"+strconv.Itoa(port), "-db", dbPath+"?_journal=WAL&_busy_timeout=5000&_txlock=immediate", "-log-file", filepath.Join(dir, "yarr.log"))
+	start := time.Now()
+	if err := srv.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	var body strings.Builder
+	mw := "ingestbenchboundary"
+	fmt.Fprintf(&body, "--%s\r\nContent-Disposition: form-data; name=\"opml\"; filename=\"s.opml\"\r\nContent-Type: text/xml\r\n\r\n%s\r\n--%s--\r\n", mw, b.String(), mw)
+	for {
+		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/opml/import", port), "multipart/form-data; boundary="+mw, strings.NewReader(body.String()))
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode/100 != 2 {
+				return fmt.Errorf("opml import: %s", resp.Status)
+			}
+			break
+		}
+		if time.Since(start) > 10*time.Second {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	db, err := sql.Open("sqlite", "file:"+dbPath+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var stored, last int
+	lastChange := time.Now()
+	err = poll(limit, func() (bool, error) {
+		if err := db.QueryRow(`select count(*) from items`).Scan(&stored); err != nil {
+			return false, err
+		}
+		if stored != last {
+			last, lastChange = stored, time.Now()
+		}
+		return stored >= feeds*items || (stored > 0 && time.Since(lastChange) > 3*time.Second), nil
+	})
+	took := time.Since(start)
+	if stored < feeds*items {
+		took -= 3 * time.Second
+	}
+	if err != nil {
+		return err
+	}
+	cpu, err := cpuTime(srv.Process.Pid)
+	if err != nil {
+		return err
+	}
+	rss, err := peakRSS(srv.Process.Pid)
+	if err != nil {
+		return err
+	}
+	var pages, free, pageSize int64
+	if err := db.QueryRow(`select (select page_count from pragma_page_count), (select freelist_count from pragma_freelist_count), (select page_size from pragma_page_size)`).Scan(&pages, &free, &pageSize); err != nil {
+		return err
+	}
+	used := (pages - free) * pageSize
+	fmt.Printf("round %d, yarr: first ingestion %.2f s (CPU %.2f s), peak RSS %.1f MB, database %.1f MB (%.0f bytes an item), items %d/%d\n",
+		n, took.Seconds(), cpu.Seconds(), float64(rss)/1e6, float64(used)/1e6, float64(used)/float64(max(stored, 1)), stored, feeds*items)
+	return nil
 }
