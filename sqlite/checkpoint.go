@@ -83,6 +83,8 @@ func (db *DB) Checkpoints(ctx context.Context, interval time.Duration) error {
 		return fmt.Errorf("sqlite: turn automatic checkpoints off: %w", err)
 	}
 	defer db.Write.ExecContext(context.WithoutCancel(ctx), `pragma wal_autocheckpoint = 1000`)
+	db.checkpointing.Store(true)
+	defer db.checkpointing.Store(false)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	var seen, last, prev, changed, dirty time.Time
@@ -177,21 +179,46 @@ func (db *DB) checkpoint(ctx context.Context, conn *sql.DB) (int64, error) {
 	if err != nil && (statErr != nil || fi.Size() < walTruncateAt) {
 		return first, describe(fmt.Errorf("sqlite: checkpoint: %w", err))
 	}
+	var size int64
+	if statErr == nil {
+		size = fi.Size()
+	}
+	return first, db.truncate(ctx, size)
+}
+
+// truncate is step 3: a TRUNCATE checkpoint on the write connection, which holds the writer
+// until the readers are done and empties the log; when it fails, writes are refused until a
+// checkpoint succeeds (see above).
+func (db *DB) truncate(ctx context.Context, size int64) error {
+	var busy, frames, done int64
 	t0 := time.Now()
-	err = db.Write.QueryRowContext(ctx, `pragma wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done)
+	err := db.Write.QueryRowContext(ctx, `pragma wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done)
 	if err != nil {
 		err = describe(fmt.Errorf("sqlite: checkpoint: %w", err))
 		// The error first (a full disk is then reported as one), and why writes wait for it.
 		db.walRefused.Store(&walRefusal{err: fmt.Errorf("%w (writes wait until the write-ahead log, past its bound of %d MiB, can be copied into the database)", err, walTruncateAt>>20)})
-		return first, err
+		return err
 	}
 	db.walRefused.Store(nil)
 	msg := "WAL truncated"
 	if busy == 1 {
 		msg = "WAL truncation held back by readers; trying again" // bounded by the busy timeout each tick
 	}
-	db.log.Info(msg, "component", "sqlite", "walBytes", fi.Size(), "frames", frames, "checkpointed", done, "duration", time.Since(t0))
-	return first, nil
+	db.log.Info(msg, "component", "sqlite", "walBytes", size, "frames", frames, "checkpointed", done, "duration", time.Since(t0))
+	return nil
+}
+
+// beforeWrite is the writer's own look at the log, before each write transaction while
+// Checkpoints runs: past walTruncateAt it runs step 3 itself, so that the bound holds even when
+// the checkpointer's goroutine is not scheduled for a while (a loaded machine: the log reached
+// 69–106 MiB in TestWALStaysSmall under load before). A stat of the file, ~1 µs.
+func (db *DB) beforeWrite(ctx context.Context) {
+	if !db.checkpointing.Load() {
+		return
+	}
+	if fi, err := os.Stat(db.Path + "-wal"); err == nil && fi.Size() >= walTruncateAt {
+		_ = db.truncate(ctx, fi.Size())
+	}
 }
 
 // CheckpointWAL empties the write-ahead log when it has grown past limit bytes, with a

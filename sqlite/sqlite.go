@@ -51,7 +51,9 @@ type DB struct {
 	writeFailure atomic.Pointer[failure]
 	// walRefused: the write-ahead log is past its bound and cannot be checkpointed (checkpoint.go).
 	walRefused atomic.Pointer[walRefusal]
-	pageSize   int64
+	// checkpointing: Checkpoints runs, and the writer looks at the log before each write (beforeWrite).
+	checkpointing atomic.Bool
+	pageSize      int64
 	// checked is the last integrity check (quick_check), run at most every integrityEvery.
 	checkMu     sync.Mutex
 	checking    bool
@@ -366,6 +368,7 @@ func (db *DB) noteWrite(err error) error {
 
 // begin begins a write transaction, unless writes are refused (checkpoint.go).
 func (db *DB) begin(ctx context.Context) (*sql.Tx, error) {
+	db.beforeWrite(ctx)
 	if err := db.refusal(); err != nil {
 		return nil, err
 	}
