@@ -50,7 +50,7 @@ func main() {
 	limit := flag.Duration("limit", 10*time.Minute, "give up on a phase after this long")
 	keep := flag.Bool("keep", false, "keep the data directories and server logs (their place is printed)")
 	cycles := flag.Int("cycles", 3, "all-304 cycles per round (the round reports their median time and mean CPU)")
-	flag.StringVar(&yarrBin, "yarr", "", "also run yarr (this binary, e.g. ../shared/peers/yarr-linux-amd64) on the same farm after each round: its first ingestion's time, CPU, peak RSS and database bytes an item")
+	flag.StringVar(&yarrBin, "yarr", "", "also run yarr (the path of a yarr binary, such as the peers folder of the shared material has) on the same farm after each round: its first ingestion's time, CPU, peak RSS and database bytes an item")
 	flag.BoolVar(&observe, "observe", false, "during the first ingestion, keep the Sources page open as a browser does (its live list polled every 2 s, revalidated by ETag) and the Queues page (every 3 s)")
 	flag.Parse()
 	if err := run(*feeds, *items, *hosts, *rounds, *cycles, *bin, *limit, *keep); err != nil {
@@ -548,7 +548,7 @@ func peakRSS(pid int) (int64, error) {
 // yarrRound runs yarr on a farm like round's: the feeds imported from OPML (POST /opml/import),
 // its first ingestion timed until its items stop growing for 3 s (or all are stored), with its
 // CPU, peak RSS and database bytes an item. Its database runs in WAL mode with a busy timeout
-// (as ../shared/peers/README.md advises: with its defaults it loses whole feeds to "database is
+// (as the peers README of the shared material advises: with its defaults it loses whole feeds to "database is
 // locked").
 func yarrRound(work, bin string, feeds, items, hosts, n int, limit time.Duration) error {
 	dir := filepath.Join(work, "yarr"+strconv.Itoa(n))
