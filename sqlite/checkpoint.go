@@ -183,13 +183,15 @@ func (db *DB) checkpoint(ctx context.Context, conn *sql.DB) (int64, error) {
 	if statErr == nil {
 		size = fi.Size()
 	}
-	return first, db.truncate(ctx, size)
+	_, err = db.truncate(ctx, size)
+	return first, err
 }
 
 // truncate is step 3: a TRUNCATE checkpoint on the write connection, which holds the writer
 // until the readers are done and empties the log; when it fails, writes are refused until a
 // checkpoint succeeds (see above).
-func (db *DB) truncate(ctx context.Context, size int64) error {
+// It reports whether readers held it back (the log was not emptied).
+func (db *DB) truncate(ctx context.Context, size int64) (bool, error) {
 	var busy, frames, done int64
 	t0 := time.Now()
 	err := db.Write.QueryRowContext(ctx, `pragma wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done)
@@ -197,7 +199,7 @@ func (db *DB) truncate(ctx context.Context, size int64) error {
 		err = describe(fmt.Errorf("sqlite: checkpoint: %w", err))
 		// The error first (a full disk is then reported as one), and why writes wait for it.
 		db.walRefused.Store(&walRefusal{err: fmt.Errorf("%w (writes wait until the write-ahead log, past its bound of %d MiB, can be copied into the database)", err, walTruncateAt>>20)})
-		return err
+		return false, err
 	}
 	db.walRefused.Store(nil)
 	msg := "WAL truncated"
@@ -205,7 +207,7 @@ func (db *DB) truncate(ctx context.Context, size int64) error {
 		msg = "WAL truncation held back by readers; trying again" // bounded by the busy timeout each tick
 	}
 	db.log.Info(msg, "component", "sqlite", "walBytes", size, "frames", frames, "checkpointed", done, "duration", time.Since(t0))
-	return nil
+	return busy == 1, nil
 }
 
 // beforeWrite is the writer's own look at the log, before each write transaction while
@@ -216,10 +218,29 @@ func (db *DB) beforeWrite(ctx context.Context) {
 	if !db.checkpointing.Load() {
 		return
 	}
-	if fi, err := os.Stat(db.Path + "-wal"); err == nil && fi.Size() >= walTruncateAt {
-		_ = db.truncate(ctx, fi.Size())
+	// Readers can hold a truncation back (each only for a moment): the write waits and tries
+	// again, up to walWaitMax, rather than grow the log past its bound.
+	for wait := time.Duration(0); wait < walWaitMax; wait += walWaitStep {
+		fi, err := os.Stat(db.Path + "-wal")
+		if err != nil || fi.Size() < walTruncateAt {
+			return
+		}
+		if busy, err := db.truncate(ctx, fi.Size()); err != nil || !busy {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(walWaitStep):
+		}
 	}
 }
+
+// How long a write waits, at most, for readers to let the log be emptied (beforeWrite).
+const (
+	walWaitMax  = 5 * time.Second
+	walWaitStep = 10 * time.Millisecond
+)
 
 // CheckpointWAL empties the write-ahead log when it has grown past limit bytes, with a
 // TRUNCATE checkpoint (which waits, up to the busy timeout and holding back writers, for the
