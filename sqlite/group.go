@@ -80,6 +80,14 @@ const (
 	soonMax  = 1024
 )
 
+// leadLocked reports whether the caller leads the writer (drains the pending transactions):
+// none runs yet. g.mu held.
+func (g *grouper) leadLocked() bool {
+	lead := !g.running
+	g.running = true
+	return lead
+}
+
 // groupTx runs fn in a write transaction that it may share with other callers of groupTx
 // (see above). fn must not hold on to tx, and must return an error for anything it did not
 // finish: its writes are rolled back then, and only its own.
@@ -88,8 +96,7 @@ func (db *DB) groupTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	g := &db.group
 	g.mu.Lock()
 	g.pending = append(g.pending, r)
-	lead := !g.running
-	g.running = true
+	lead := g.leadLocked()
 	g.mu.Unlock()
 	if lead {
 		db.drain(r)
@@ -129,22 +136,15 @@ func (db *DB) tell(done func(error), err error) {
 // laterMax transactions are already waiting, groupLater waits for its commit. Close waits for
 // all of them.
 func (db *DB) groupLater(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error, done func(error)) {
-	ctx = context.WithoutCancel(ctx)
-	r := &groupReq{ctx: ctx, fn: func(tx *sql.Tx) error { return fn(ctx, tx) }, done: make(chan struct{}), later: done}
+	r := laterReq(ctx, fn, done, false)
 	g := &db.group
 	g.mu.Lock()
-	if g.closed {
-		g.mu.Unlock()
-		db.tell(done, errors.New("sqlite: the database is closing"))
+	if !db.admitLocked(r) {
 		return
 	}
 	g.pending = append(g.pending, r)
-	g.later++
-	g.lastLater = time.Now()
 	wait := g.later > laterMax
-	g.laterWG.Add(1)
-	lead := !g.running
-	g.running = true
+	lead := g.leadLocked()
 	g.mu.Unlock()
 	if lead {
 		go db.drain(nil)
@@ -154,22 +154,38 @@ func (db *DB) groupLater(ctx context.Context, fn func(ctx context.Context, tx *s
 	}
 }
 
-// groupSoon is groupLater for a transaction that may wait up to soonWait for others to share
-// its commit (see soonWait).
-func (db *DB) groupSoon(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error, done func(error)) {
+// laterReq is a transaction handed over to the writer (groupLater, groupSoon): fn runs with ctx
+// stripped of its cancellation, done hears its outcome.
+func laterReq(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error, done func(error), soon bool) *groupReq {
 	ctx = context.WithoutCancel(ctx)
-	r := &groupReq{ctx: ctx, fn: func(tx *sql.Tx) error { return fn(ctx, tx) }, done: make(chan struct{}), later: done, soon: true}
+	return &groupReq{ctx: ctx, fn: func(tx *sql.Tx) error { return fn(ctx, tx) }, done: make(chan struct{}), later: done, soon: soon}
+}
+
+// admitLocked counts a handed-over transaction as waiting (g.mu held); when the database is
+// closing it unlocks, tells r's callback so, and reports false.
+func (db *DB) admitLocked(r *groupReq) bool {
 	g := &db.group
-	g.mu.Lock()
 	if g.closed {
 		g.mu.Unlock()
-		db.tell(done, errors.New("sqlite: the database is closing"))
-		return
+		db.tell(r.later, errors.New("sqlite: the database is closing"))
+		return false
 	}
-	g.soon = append(g.soon, r)
 	g.later++
 	g.lastLater = time.Now()
 	g.laterWG.Add(1)
+	return true
+}
+
+// groupSoon is groupLater for a transaction that may wait up to soonWait for others to share
+// its commit (see soonWait).
+func (db *DB) groupSoon(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error, done func(error)) {
+	r := laterReq(ctx, fn, done, true)
+	g := &db.group
+	g.mu.Lock()
+	if !db.admitLocked(r) {
+		return
+	}
+	g.soon = append(g.soon, r)
 	first, full := len(g.soon) == 1, len(g.soon) >= soonMax
 	g.mu.Unlock()
 	if full {
@@ -193,8 +209,7 @@ func (db *DB) flushSoon() {
 	}
 	g.pending = append(g.pending, g.soon...)
 	g.soon = nil
-	lead := !g.running
-	g.running = true
+	lead := g.leadLocked()
 	g.mu.Unlock()
 	if lead {
 		go db.drain(nil)

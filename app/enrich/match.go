@@ -464,9 +464,8 @@ const standAlone = 0.6
 // keywords reports whether the words of a guessed phrase are keywords (see standAlone), by
 // their rarity in general English alone.
 func keywords(t *iterm) bool {
-	rarest := math.Log(1 + 1/wordShare(""))
 	for i := range t.words {
-		if math.Log(1+1/t.words[i].share) < standAlone*rarest {
+		if shareIDF(t.words[i].share) < standAlone*rarestIDF() {
 			return false
 		}
 	}

@@ -1,7 +1,6 @@
 package enrich
 
 import (
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -214,7 +213,6 @@ const aboutRead = 48
 // "stock market"), which says a subject rather than names a thing: read by its meaning, as a
 // one-word segment is.
 func commonPhrase(spec *interestSpec, seg int) bool {
-	rarest := math.Log(1 + 1/wordShare(""))
 	for _, t := range spec.terms {
 		if t.seg != seg || t.alt > 0 || !t.phrase {
 			continue
@@ -223,7 +221,7 @@ func commonPhrase(spec *interestSpec, seg int) bool {
 			return false
 		}
 		for _, w := range t.words {
-			if math.Log(1+1/w.share) >= commonWord*rarest {
+			if shareIDF(w.share) >= commonWord*rarestIDF() {
 				return false
 			}
 		}

@@ -156,9 +156,15 @@ func (s *Stats) idfOf(key string, share float64) float64 {
 	s.mu.RLock()
 	n, df := float64(s.docs), float64(s.df[k])
 	s.mu.RUnlock()
-	p := (df + priorDocs*share) / (n + priorDocs)
-	return math.Log(1 + 1/p)
+	return shareIDF((df + priorDocs*share) / (n + priorDocs))
 }
+
+// shareIDF is the inverse document frequency of a word in a share p of documents, on BM25's
+// scale.
+func shareIDF(p float64) float64 { return math.Log(1 + 1/p) }
+
+// rarestIDF is shareIDF of a word of general English rarer than any with a vector.
+var rarestIDF = sync.OnceValue(func() float64 { return shareIDF(wordShare("")) })
 
 // maxIDF is the inverse document frequency of a word never seen, for the collection as it is.
 func (s *Stats) maxIDF() float64 { return s.idfOf("\x00", wordShare("\x00")) }

@@ -22,9 +22,8 @@ import (
 func main() {
 	dir := flag.String("wordnet", "/usr/share/wordnet", "WordNet's dict folder")
 	flag.Parse()
-	lemmas := func(pos string) map[string]bool {
-		out := map[string]bool{}
-		f, err := os.Open(filepath.Join(*dir, "index."+pos))
+	lines := func(name string, fn func(string)) {
+		f, err := os.Open(filepath.Join(*dir, name))
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -32,30 +31,28 @@ func main() {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		for sc.Scan() {
-			l := sc.Text()
+			fn(sc.Text())
+		}
+	}
+	lemmas := func(pos string) map[string]bool {
+		out := map[string]bool{}
+		lines("index."+pos, func(l string) {
 			if strings.HasPrefix(l, " ") {
-				continue // the licence
+				return // the licence
 			}
 			if w, _, ok := strings.Cut(l, " "); ok && !strings.Contains(w, "_") {
 				out[w] = true
 			}
-		}
+		})
 		return out
 	}
 	exceptions := func(pos string) map[string]string { // inflected form → lemma
 		out := map[string]string{}
-		f, err := os.Open(filepath.Join(*dir, pos+".exc"))
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		defer f.Close()
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if fs := strings.Fields(sc.Text()); len(fs) >= 2 && !strings.Contains(fs[0], "_") {
+		lines(pos+".exc", func(l string) {
+			if fs := strings.Fields(l); len(fs) >= 2 && !strings.Contains(fs[0], "_") {
 				out[fs[0]] = fs[1]
 			}
-		}
+		})
 		return out
 	}
 	nouns, verbs, adjs, advs := lemmas("noun"), lemmas("verb"), lemmas("adj"), lemmas("adv")
