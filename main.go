@@ -24,6 +24,7 @@ import (
 	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/app/mail"
 	"github.com/morningdeck/morningdeck/app/metrics"
+	"github.com/morningdeck/morningdeck/app/saveto"
 	"github.com/morningdeck/morningdeck/app/taste"
 	"github.com/morningdeck/morningdeck/cli"
 	"github.com/morningdeck/morningdeck/queue"
@@ -144,6 +145,8 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		Care:     &app.Care{Store: db, Path: db.Path, RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
 		Queues:   e.Admin,
 		Feedback: feedback,
+		Saving: &app.Saving{Settings: db, Items: db, Sources: db, Log: log,
+			Sender: &saveto.Sender{Dial: userDial, UserAgent: fo.UserAgent}},
 	}
 	e.Reader = &greader.Reader{Store: db, Sources: e.Svc.Sources}
 	queue.HandleFetch(e.FetchQ, e.Svc.Sources)

@@ -568,19 +568,19 @@ func overview(r *Report, chosen []*Item, considered int, from, to time.Time) str
 		}
 	}
 	if len(all) > 0 {
-		out += " All of them are about " + andList(all) + "."
+		out += " All of them are about " + AndList(all) + "."
 	}
 	if len(some) > 0 {
 		if len(all) == 0 {
 			some[0] = strings.Replace(some[0], " are about ", " of them are about ", 1)
 		}
-		out += " " + upperFirst(andList(some)) + "."
+		out += " " + upperFirst(AndList(some)) + "."
 	}
 	return out
 }
 
-// andList joins "a", "b" and "c" as "a, b and c".
-func andList(parts []string) string {
+// AndList joins "a", "b" and "c" as "a, b and c".
+func AndList(parts []string) string {
 	if len(parts) < 2 {
 		return strings.Join(parts, "")
 	}

@@ -13,4 +13,5 @@ type Services struct {
 	Care       *Care
 	Queues     QueueAdmin
 	Feedback   *Feedback
+	Saving     *Saving
 }

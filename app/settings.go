@@ -40,6 +40,16 @@ type Settings struct {
 	// Reading options.
 	MarkReadOnScroll bool   // an item scrolled past in a list is marked read (off by default)
 	Density          string // the lists' density: DensityComfortable or DensityCompact
+	// Saving items elsewhere (Saving): a webhook that receives them signed with WebhookSecret
+	// (made by the app when a webhook is first set, shown so the receiver can check it), and a
+	// Wallabag account (its client secret and password never shown back).
+	WebhookURL           string
+	WebhookSecret        string
+	WallabagURL          string
+	WallabagClientID     string
+	WallabagClientSecret string // never shown back
+	WallabagUsername     string
+	WallabagPassword     string // never shown back
 }
 
 // Densities of the item lists.
@@ -66,6 +76,14 @@ type SettingsUpdate struct {
 	SMTPTLS          *string
 	MarkReadOnScroll *bool
 	Density          *string
+	// Saving elsewhere; a new WebhookURL without a secret stored gets one (the store makes it).
+	WebhookURL           *string
+	NewWebhookSecret     bool // make a new secret: the old one stops verifying
+	WallabagURL          *string
+	WallabagClientID     *string
+	WallabagClientSecret *string
+	WallabagUsername     *string
+	WallabagPassword     *string
 }
 
 // Validate checks an update and cleans its values.
@@ -165,6 +183,29 @@ func (u *SettingsUpdate) Validate() error {
 	if u.Timezone != nil && *u.Timezone != "" {
 		if _, err := LoadZone(*u.Timezone); err != nil {
 			return err
+		}
+	}
+	if u.WebhookURL != nil {
+		v, err := validSaveURL(*u.WebhookURL, "webhook", "https://example.com/hooks/morningdeck")
+		if err != nil {
+			return err
+		}
+		u.WebhookURL = &v
+	}
+	if u.WallabagURL != nil {
+		v, err := validSaveURL(*u.WallabagURL, "Wallabag address", "https://app.wallabag.it")
+		if err != nil {
+			return err
+		}
+		v = strings.TrimRight(v, "/")
+		u.WallabagURL = &v
+	}
+	for _, f := range []*string{u.WallabagClientID, u.WallabagClientSecret, u.WallabagUsername, u.WallabagPassword} {
+		if f == nil {
+			continue
+		}
+		if *f = strings.TrimSpace(*f); len(*f) > 500 || strings.ContainsAny(*f, "\r\n") {
+			return Errorf(EINVALID, "A Wallabag setting is not valid: each is one line of at most 500 characters.")
 		}
 	}
 	if u.Density != nil && *u.Density != DensityComfortable && *u.Density != DensityCompact {

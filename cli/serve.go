@@ -156,6 +156,7 @@ func serve(cmd *cobra.Command, cfg *Config) error {
 		ExportOPML:     e.Svc.Sources.ExportOPML,
 		Reading:        e.Svc.Reading,
 		Feedback:       e.Svc.Feedback,
+		Saving:         e.Svc.Saving,
 		Settings:       e.Svc.Settings,
 		Enricher:       views.EnricherInfo{Default: cfg.Enricher, LLMConfigured: e.Chooser.Configured(), LLMModel: cfg.LLMModel, LLMBaseURL: cfg.LLMBaseURL},
 		TestLLM:        e.Chooser.TestLLM,

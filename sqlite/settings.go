@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +17,8 @@ import (
 var _ app.SettingsStore = (*DB)(nil)
 
 const qSettings = `select interests, topics, enricher, credits, daily_credits, credits_refilled_at, timezone,
-	llm_base_url, llm_model, llm_api_key, smtp_host, smtp_port, smtp_username, smtp_password, smtp_from, smtp_tls, mark_read_on_scroll, density from users where id = ?`
+	llm_base_url, llm_model, llm_api_key, smtp_host, smtp_port, smtp_username, smtp_password, smtp_from, smtp_tls, mark_read_on_scroll, density,
+	webhook_url, webhook_secret, wallabag_url, wallabag_client_id, wallabag_client_secret, wallabag_username, wallabag_password from users where id = ?`
 
 // Settings returns a user's settings.
 func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error) {
@@ -27,7 +30,8 @@ func (db *DB) Settings(ctx context.Context, userID int64) (*app.Settings, error)
 		return nil, fmt.Errorf("sqlite: settings: %w", err)
 	}
 	err = st.QueryRowContext(ctx, userID).Scan(&s.Interests, &topics, &s.Enricher, &s.Credits, &s.DailyCredits, &refill, &s.Timezone, &s.LLMBaseURL, &s.LLMModel, &s.LLMAPIKey,
-		&s.SMTPHost, &s.SMTPPort, &s.SMTPUsername, &s.SMTPPassword, &s.SMTPFrom, &s.SMTPTLS, &s.MarkReadOnScroll, &s.Density)
+		&s.SMTPHost, &s.SMTPPort, &s.SMTPUsername, &s.SMTPPassword, &s.SMTPFrom, &s.SMTPTLS, &s.MarkReadOnScroll, &s.Density,
+		&s.WebhookURL, &s.WebhookSecret, &s.WallabagURL, &s.WallabagClientID, &s.WallabagClientSecret, &s.WallabagUsername, &s.WallabagPassword)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, app.Errorf(app.ENOTFOUND, "User %d not found.", userID)
 	} else if err != nil {
@@ -85,6 +89,25 @@ func (db *DB) UpdateSettings(ctx context.Context, userID int64, u app.SettingsUp
 		if u.Density != nil {
 			errs = append(errs, set("density", *u.Density))
 		}
+		for col, v := range map[string]*string{"wallabag_url": u.WallabagURL, "wallabag_client_id": u.WallabagClientID,
+			"wallabag_client_secret": u.WallabagClientSecret, "wallabag_username": u.WallabagUsername, "wallabag_password": u.WallabagPassword} {
+			if v != nil {
+				errs = append(errs, set(col, *v))
+			}
+		}
+		if u.WebhookURL != nil {
+			errs = append(errs, set("webhook_url", *u.WebhookURL))
+		}
+		// A webhook gets its signing secret when first set (or on request); one set stays the
+		// same through changes of address, so a receiver's check keeps working.
+		if u.NewWebhookSecret || u.WebhookURL != nil && *u.WebhookURL != "" {
+			q := `update users set webhook_secret = ? where id = ? and webhook_secret = ''`
+			if u.NewWebhookSecret {
+				q = `update users set webhook_secret = ? where id = ?`
+			}
+			_, err := tx.ExecContext(ctx, q, newWebhookSecret(), userID)
+			errs = append(errs, err)
+		}
 		if err := errors.Join(errs...); err != nil {
 			return fmt.Errorf("sqlite: update settings: %w", err)
 		}
@@ -120,4 +143,11 @@ func (db *DB) SetCredits(ctx context.Context, userID int64, credits int) error {
 		_, err := tx.ExecContext(ctx, `update users set credits = ? where id = ?`, credits, userID)
 		return err
 	})
+}
+
+// newWebhookSecret is a webhook's signing secret: 32 random bytes, in hex.
+func newWebhookSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

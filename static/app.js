@@ -180,7 +180,7 @@
           var f = document.querySelector("[data-search]");
           if (f) { e.preventDefault(); f.focus(); if (f.select) f.select(); }
           break;
-        case "s": case "m": case "f":
+        case "s": case "m": case "f": case "e":
           var cur = document.querySelector("[data-testid=item].is-current") || (document.querySelector("[data-testid=item-page]") && document);
           var btn = cur && cur.querySelector("button[data-key=" + k + "]");
           if (btn) { e.preventDefault(); btn.click(); }

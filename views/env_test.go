@@ -16,6 +16,7 @@ import (
 	"github.com/morningdeck/morningdeck/app/enrich"
 	"github.com/morningdeck/morningdeck/app/feeds"
 	"github.com/morningdeck/morningdeck/app/greader"
+	"github.com/morningdeck/morningdeck/app/saveto"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
@@ -74,6 +75,7 @@ func newEnvWithFetcher(t *testing.T, f *feeds.Fetcher) *env {
 		Settings:   &app.UserSettings{Store: db},
 		Briefings:  briefings,
 		Enricher:   views.EnricherInfo{Default: "embedded"},
+		Saving:     &app.Saving{Settings: db, Items: db, Sources: db, Sender: &saveto.Sender{}},
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

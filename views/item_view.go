@@ -1,6 +1,7 @@
 package views
 
 import (
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -49,6 +50,11 @@ type ItemView struct {
 	// page could not be read.
 	ShowArticle   bool
 	FullTextError string
+	// SaveTo names where "Save" sends the item ("Wallabag and your webhook"); "": no button.
+	SaveTo string
+	// Saved says what the last Save did, shown on the card it answered with.
+	Saved      string
+	SaveFailed bool
 }
 
 // MediaView is one enclosure of an item: Kind is audio, video or image ("" for another file,
@@ -149,7 +155,27 @@ func snippetParts(s string) []SnippetPart {
 // SourceHref is the page of the item's source.
 func (v ItemView) SourceHref() string { return "/sources/" + strconv.FormatInt(v.SourceID, 10) }
 
-func (s *Server) itemView(it *app.Item, sourceName string) ItemView {
+// itemView is an item as a card or page shows it, with where "Save" sends it.
+func (s *Server) itemView(r *http.Request, it *app.Item, sourceName string) ItemView {
+	v := s.itemViewOf(it, sourceName)
+	v.SaveTo = s.saveTo(r)
+	return v
+}
+
+// saveTo names where the user's "Save" sends items ("Wallabag and your webhook"); "" when
+// nowhere, and the button is not shown.
+func (s *Server) saveTo(r *http.Request) string {
+	if s.opts.Saving == nil || s.opts.Settings == nil {
+		return ""
+	}
+	st, err := s.opts.Settings.Get(r.Context(), userID(r))
+	if err != nil {
+		return ""
+	}
+	return app.AndList(s.opts.Saving.Targets(st))
+}
+
+func (s *Server) itemViewOf(it *app.Item, sourceName string) ItemView {
 	pub := it.PublishedAt
 	if pub == nil {
 		pub = &it.CreatedAt

@@ -114,14 +114,17 @@ func itemsPageFilter(r *http.Request, q url.Values) (f app.ItemFilter, show stri
 	return f, show, err
 }
 
-func (s *Server) itemViews(items []*app.Item) []ItemView {
+func (s *Server) itemViews(r *http.Request, items []*app.Item) []ItemView {
 	out := make([]ItemView, 0, len(items))
+	to := s.saveTo(r)
 	for _, it := range items {
 		name := it.SourceName // the source's name, or its address when it has none
 		if strings.Contains(name, "://") {
 			name = hostOf(name)
 		}
-		out = append(out, s.itemView(it, name))
+		v := s.itemViewOf(it, name)
+		v.SaveTo = to
+		out = append(out, v)
 	}
 	return out
 }
@@ -146,7 +149,7 @@ func (s *Server) today(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := TodayView{Date: s.clock.Now().Format("Monday 2 January"), SourceCount: sum.Total, ErrorSources: sum.Errors, BusySources: sum.Busy,
-		Items: s.itemViews(items), FolderID: folderID}
+		Items: s.itemViews(r, items), FolderID: folderID}
 	if sum.Offline() {
 		v.Unreachable = sum.Unreachable
 	}
@@ -308,7 +311,7 @@ func (s *Server) items(w http.ResponseWriter, r *http.Request) {
 	if f.Offset > 0 {
 		v.PrevHref = link(max(f.Offset-itemsPerPage, 0))
 	}
-	v.Items = s.itemViews(items)
+	v.Items = s.itemViews(r, items)
 	placeInList(v.Items, r.URL.Query(), "", f.Offset, s.clock.Now())
 	s.render(w, r, itemsPage(p, v))
 }
@@ -343,7 +346,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		s.opts.Feedback.Signal(r.Context(), userID(r), it.ID, app.SignalOpened)
 	}
 	it.UsualTopics = s.opts.Feedback.UsualTopics(r.Context(), userID(r), it)
-	v := ItemPageView{Item: s.itemView(it, "")}
+	v := ItemPageView{Item: s.itemView(r, it, "")}
 	v.Nav = s.itemNav(r, it.ID)
 	if len(it.Topics) > 0 {
 		v.Topic = it.Topics[0]
@@ -351,7 +354,7 @@ func (s *Server) itemPage(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			for _, o := range related {
 				if o.ID != it.ID && len(v.Related) < 5 {
-					v.Related = append(v.Related, s.itemView(o, ""))
+					v.Related = append(v.Related, s.itemView(r, o, ""))
 				}
 			}
 		}
@@ -401,7 +404,7 @@ func (s *Server) toggleItem(action string) http.HandlerFunc {
 		}
 		here := back(r, "/items")
 		if r.Header.Get("HX-Request") == "true" {
-			card := itemCard(s.itemView(it, ""), true, false, here)
+			card := itemCard(s.itemView(r, it, ""), true, false, here)
 			if c, err := s.opts.Reading.Counts(r.Context(), userID(r), app.NavUnreadCap); err == nil {
 				card = templ.Join(card, unreadBadge(c.Unread, true)) // the sidebar's count follows
 			}
@@ -428,16 +431,16 @@ func (s *Server) fullText(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Header.Get("HX-Request") != "true" {
 		if err != nil {
-			s.redirect(w, r, s.itemView(it, "").Href(), flashError(app.ErrorMessage(err)))
+			s.redirect(w, r, s.itemView(r, it, "").Href(), flashError(app.ErrorMessage(err)))
 			return
 		}
-		s.redirect(w, r, s.itemView(got, "").Href(), Flash{})
+		s.redirect(w, r, s.itemView(r, got, "").Href(), Flash{})
 		return
 	}
 	if got == nil {
 		got = it
 	}
-	v := s.itemView(got, "")
+	v := s.itemView(r, got, "")
 	if err != nil {
 		v.FullTextError = app.ErrorMessage(err)
 	}
@@ -450,6 +453,38 @@ func (s *Server) fullText(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.ShowArticle = err == nil
+	s.render(w, r, itemCard(v, true, false, back(r, "/items")))
+}
+
+// saveItem sends the item to the user's webhook and Wallabag (Saving.Save). With htmx it
+// answers the card saying what was done or what failed; otherwise a message and back.
+func (s *Server) saveItem(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Saving == nil {
+		s.notFound(w, r)
+		return
+	}
+	it, ok := s.loadItem(w, r)
+	if !ok {
+		return
+	}
+	done, err := s.opts.Saving.Save(r.Context(), userID(r), it.ID)
+	if err != nil && app.ErrorCode(err) != app.EINVALID {
+		s.appError(w, r, err)
+		return
+	}
+	if r.Header.Get("HX-Request") != "true" {
+		if err != nil {
+			s.redirect(w, r, back(r, "/items"), flashError(app.ErrorMessage(err)))
+			return
+		}
+		s.redirect(w, r, back(r, "/items"), flashSuccess(done))
+		return
+	}
+	v := s.itemView(r, it, "")
+	v.Saved = done
+	if err != nil {
+		v.Saved, v.SaveFailed = app.ErrorMessage(err), true
+	}
 	s.render(w, r, itemCard(v, true, false, back(r, "/items")))
 }
 

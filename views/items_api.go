@@ -110,6 +110,25 @@ func (s *Server) apiRetryItem(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]any{"id": id, "status": app.ItemPending})
 }
 
+// apiSaveItem sends the item to the user's webhook and Wallabag: 200 with what was done, or
+// 400 with what failed.
+func (s *Server) apiSaveItem(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Saving == nil {
+		s.apiError(w, r, app.Errorf(app.ENOTFOUND, "Saving items elsewhere is not available in this installation."))
+		return
+	}
+	id, ok := s.apiItemID(w, r)
+	if !ok {
+		return
+	}
+	done, err := s.opts.Saving.Save(r.Context(), userID(r), id)
+	if err != nil {
+		s.apiError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"id": id, "saved": done})
+}
+
 // ItemJSON is an item as the API (and `items list --json`) shows it; content is the sanitized HTML.
 type ItemJSON struct {
 	ID             int64    `json:"id"`

@@ -41,6 +41,9 @@ type Options struct {
 
 	// Reading serves the items pages, the item API and filters; nil hides them.
 	Reading *app.Reading
+	// Saving sends items to the user's webhook and Wallabag ("Save", Settings → Save items
+	// elsewhere); nil hides both.
+	Saving *app.Saving
 	// Feedback learns from the reader ("More like this", Settings → What Morning Deck learned);
 	// nil hides it.
 	Feedback *app.Feedback
@@ -162,6 +165,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /settings/test-email", s.testEmail)
 	mux.HandleFunc("POST /settings/email", s.saveEmail)
 	mux.HandleFunc("POST /settings/reading", s.saveReading)
+	mux.HandleFunc("POST /settings/saving", s.saveSaving)
 	mux.HandleFunc("GET /briefings/{id}/feed.xml", s.briefingFeed)
 	mux.HandleFunc("GET /unsubscribe", s.unsubscribe)
 	mux.HandleFunc("POST /unsubscribe", s.unsubscribe)
@@ -199,6 +203,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /items/{id}/hide", s.toggleItem("hide"))
 	mux.HandleFunc("POST /items/{id}/retry", s.retryItem)
 	mux.HandleFunc("POST /items/{id}/fulltext", s.fullText)
+	mux.HandleFunc("POST /items/{id}/save", s.saveItem)
 	mux.HandleFunc("POST /items/read", s.markAllRead)
 	mux.HandleFunc("POST /items/{id}/feedback", s.itemFeedback)
 	mux.HandleFunc("POST /settings/taste/reset", s.resetTaste)
@@ -237,6 +242,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/items/{id}", s.apiGetItem)
 	mux.HandleFunc("PATCH /api/items/{id}", s.apiPatchItem)
 	mux.HandleFunc("POST /api/items/{id}/retry", s.apiRetryItem)
+	mux.HandleFunc("POST /api/items/{id}/save", s.apiSaveItem)
 	mux.HandleFunc("POST /api/items/{id}/feedback", s.apiItemFeedback)
 	mux.HandleFunc("GET /api/taste", s.apiLearned)
 	mux.HandleFunc("DELETE /api/taste", s.apiResetTaste)

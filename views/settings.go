@@ -30,7 +30,9 @@ func (s *Server) renderSettings(w http.ResponseWriter, r *http.Request, status i
 		LLMBaseURL: st.LLMBaseURL, LLMModel: st.LLMModel, LLMKeySet: st.LLMAPIKey != "", CanTestLLM: s.opts.TestLLM != nil, CanTestEmail: s.opts.Deliveries != nil,
 		SMTPHost: st.SMTPHost, SMTPPort: portValue(st.SMTPPort), SMTPUsername: st.SMTPUsername, SMTPPassSet: st.SMTPPassword != "", SMTPFrom: st.SMTPFrom, SMTPTLS: st.SMTPTLS,
 		LLMAvailable: s.opts.Enricher.LLMConfigured || st.LLMModel != "" || st.Enricher == app.EnricherLLM,
-		DataCare:     s.opts.DataCare, Admin: currentUser(r).Admin, MarkReadOnScroll: st.MarkReadOnScroll, Compact: st.Density == app.DensityCompact}
+		DataCare:     s.opts.DataCare, Admin: currentUser(r).Admin, MarkReadOnScroll: st.MarkReadOnScroll, Compact: st.Density == app.DensityCompact,
+		CanSave: s.opts.Saving != nil, WebhookURL: st.WebhookURL, WebhookSecret: st.WebhookSecret, WallabagURL: st.WallabagURL,
+		WallabagClientID: st.WallabagClientID, WallabagUsername: st.WallabagUsername, WallabagSet: st.WallabagAccount().Set()}
 	if v.Enricher == "" {
 		v.Enricher = s.opts.Enricher.Default
 	}
@@ -322,6 +324,53 @@ func (s *Server) saveReading(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.redirect(w, r, "/settings", flashSuccess("Reading options saved."))
+}
+
+// saveSaving saves where items are saved: the webhook (a secret is made with it) and the
+// Wallabag account, which is signed in to before it is kept. Blank secret fields keep what is
+// stored; "forget the account" clears it.
+func (s *Server) saveSaving(w http.ResponseWriter, r *http.Request) {
+	if s.opts.Saving == nil {
+		s.notFound(w, r)
+		return
+	}
+	_ = r.ParseForm()
+	if len(r.PostForm) == 0 {
+		s.redirect(w, r, "/settings#save-title", flashError("The form was empty, so nothing was saved."))
+		return
+	}
+	var u app.SettingsUpdate
+	field := func(name string) *string {
+		if _, ok := r.PostForm[name]; !ok {
+			return nil
+		}
+		v := r.PostFormValue(name)
+		return &v
+	}
+	secret := func(name string) *string { // blank keeps the stored one
+		if v := r.PostFormValue(name); v != "" {
+			return &v
+		}
+		return nil
+	}
+	u.WebhookURL = field("webhookUrl")
+	u.NewWebhookSecret = r.PostFormValue("newWebhookSecret") == "on"
+	if r.PostFormValue("wallabagRemove") == "on" {
+		empty := ""
+		u.WallabagURL, u.WallabagClientID, u.WallabagClientSecret, u.WallabagUsername, u.WallabagPassword = &empty, &empty, &empty, &empty, &empty
+	} else {
+		u.WallabagURL, u.WallabagClientID, u.WallabagUsername = field("wallabagUrl"), field("wallabagClientId"), field("wallabagUsername")
+		u.WallabagClientSecret, u.WallabagPassword = secret("wallabagClientSecret"), secret("wallabagPassword")
+	}
+	if _, err := s.opts.Saving.Configure(r.Context(), userID(r), u); err != nil {
+		if app.ErrorCode(err) != app.EINVALID {
+			s.serverError(w, r, err)
+			return
+		}
+		s.redirect(w, r, "/settings#save-title", flashError(app.ErrorMessage(err)))
+		return
+	}
+	s.redirect(w, r, "/settings#save-title", flashSuccess("Saved. \"Save\" on an item now sends it where you set up."))
 }
 
 // SettingsJSON is the settings as the API shows them.

@@ -184,7 +184,7 @@ func (s *Server) sourceItems(r *http.Request, src *app.Source) ([]ItemView, erro
 	if err != nil {
 		return nil, err
 	}
-	return s.itemViews(items), nil
+	return s.itemViews(r, items), nil
 }
 
 func (s *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
