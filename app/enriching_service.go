@@ -74,6 +74,17 @@ type Enriching struct {
 
 	firstOnce  sync.Once
 	firstSlots Slots // a slot per first import being scored (FirstImportsScored)
+
+	vocabMu sync.Mutex
+	vocab   map[int64]vocabCache // per user: the last Vocabulary, while still true
+}
+
+// vocabCache is a user's learned vocabulary, kept while their interests and newest items are
+// the ones it was learned from (and for at most vocabularyFor).
+type vocabCache struct {
+	key   string
+	at    time.Time
+	words []InterestWords
 }
 
 // FirstImportsScored bounds the first imports ScoreFirstImport scores at once, however many

@@ -86,6 +86,9 @@ const scoreBatch = 250
 const (
 	vocabularyItems = 3000
 	vocabularyWords = 6
+	// vocabularyFor is how long a user's learned vocabulary is reused while their interests
+	// and newest items are unchanged (learning it reads up to 6,000 items: about a second).
+	vocabularyFor = 30 * time.Minute
 )
 
 // Vocabulary is what the user's own items say goes with each of their interests: words the
@@ -111,11 +114,33 @@ func (e *Enriching) Vocabulary(ctx context.Context, userID int64) ([]InterestWor
 	for _, b := range llm {
 		items = append(items, b.Item)
 	}
+	// The same interests over the same newest items learn the same words: reuse them.
+	key := st.Interests + "\x00" + strconv.Itoa(len(items))
+	if len(items) > 0 {
+		key += "\x00" + strconv.FormatInt(items[0].ID, 10)
+	}
+	if len(llm) > 0 {
+		key += "\x00" + strconv.FormatInt(llm[0].Item.ID, 10)
+	}
+	now := e.now()
+	e.vocabMu.Lock()
+	c, ok := e.vocab[userID]
+	e.vocabMu.Unlock()
+	if ok && c.key == key && now.Sub(c.at) < vocabularyFor {
+		return c.words, nil
+	}
 	ins := make([]EnrichInput, len(items))
 	for i, it := range items {
 		ins[i] = EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, SourceName: strconv.FormatInt(it.SourceID, 10)}
 	}
-	return e.Offline.Vocabulary(st.Interests, ins, vocabularyWords), nil
+	words := e.Offline.Vocabulary(st.Interests, ins, vocabularyWords)
+	e.vocabMu.Lock()
+	if e.vocab == nil {
+		e.vocab = map[int64]vocabCache{}
+	}
+	e.vocab[userID] = vocabCache{key: key, at: now, words: words}
+	e.vocabMu.Unlock()
+	return words, nil
 }
 
 // AddToInterest adds a word to one of the user's interests (the line whose text is interest, as
@@ -430,4 +455,11 @@ func (e *Enriching) rescoreLLMItems(ctx context.Context, userID int64, settings 
 		total += len(ups)
 	}
 	return total, nil
+}
+
+func (e *Enriching) now() time.Time {
+	if e.Clock != nil {
+		return e.Clock.Now()
+	}
+	return time.Now()
 }
