@@ -70,8 +70,8 @@ type Saving struct {
 	Sources  interface {
 		Source(ctx context.Context, userID, id int64) (*Source, error)
 	}
-	Sender   ItemSender
-	Log      *slog.Logger
+	Sender ItemSender
+	Log    *slog.Logger
 }
 
 // Targets names the places a user's items are saved to ("Wallabag", "your webhook"), in the
@@ -203,7 +203,6 @@ func nonNil(s []string) []string {
 	}
 	return s
 }
-
 
 // WallabagAccount is the user's Wallabag account from their settings.
 func (s *Settings) WallabagAccount() WallabagAccount {

@@ -116,8 +116,9 @@ func TestBroadInterestEval(t *testing.T) {
 	hp, hn := broadScores(t, "heldout", true, testing.Verbose())
 	t.Logf("broad interests: development P@10 %.3f NDCG@10 %.3f; held-out P@10 %.3f NDCG@10 %.3f", dp, dn, hp, hn)
 	// Floor of the held-out NDCG@10: 0.653 with the words alone (semWeight 0), 0.825 with the
-	// word vectors (single-word subjects, weight 0.3, chosen on the development split).
-	const floorHeldOutNDCG = 0.80
+	// word vectors (single-word subjects, weight 0.3, chosen on the development split), 0.942
+	// with the news-topic model (session 12; development 0.908).
+	const floorHeldOutNDCG = 0.90
 	if hn < floorHeldOutNDCG {
 		t.Errorf("held-out NDCG@10 %.3f under its floor %.2f", hn, floorHeldOutNDCG)
 	}

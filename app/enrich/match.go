@@ -28,6 +28,9 @@ type doc struct {
 	semWords   []semWord          // its distinct words that have a vector
 	vecDone    bool
 	vecOK      bool
+	topic      [newsTopicCount]float64 // the news-topic model's reading (newstopics.go; made on first use)
+	topicDone  bool
+	topicOK    bool
 }
 
 func newDoc(lang int, titleText, bodyText string, title, body []token) *doc {

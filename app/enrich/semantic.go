@@ -68,9 +68,22 @@ func segmentVectors(spec *interestSpec) []segVector {
 		}
 	}
 	out := segs[:0]
+	topical := true // every segment names a news topic
 	for i, sv := range segs {
+		sv.topic = -1
 		if len(sv.words) == 1 || len(sv.words) == 2 && commonPhrase(spec, i) {
+			sv.topic = segmentTopic(sv.label)
 			out = append(out, sv)
+		}
+		topical = topical && sv.topic >= 0
+	}
+	// An interest is read by topic only when it is a topic as a whole ("entertainment", "diet
+	// and fitness", "movies, music and celebrities"): a topic word beside a name or a phrase
+	// qualifies it ("hardware" of "Apple Mac and iPhone hardware", "shares" of "stock market:
+	// shares, earnings and IPOs"), and all items of the topic are not what the reader asked for.
+	if !topical {
+		for i := range out {
+			out[i].topic = -1
 		}
 	}
 	return out
@@ -81,6 +94,7 @@ func segmentVectors(spec *interestSpec) []segVector {
 type segVector struct {
 	words []wordvec.Vector
 	label string
+	topic int // the news topic it names (segmentTopic), -1 for none
 }
 
 // about is how close the item's vector is to the segment: to the least close of its words.
@@ -153,8 +167,21 @@ func semantic(spec *interestSpec, d *doc) (float64, int) {
 	if !ok {
 		return 0, -1
 	}
-	return closest(spec.vecs, dv)
+	c, seg := closest(spec.vecs, dv)
+	if !useNewsTopics {
+		return c, seg
+	}
+	// What the item's words say of its topic, where the segment names one.
+	for i := range spec.vecs {
+		if t := newsTopicGain * topicCloseness(&spec.vecs[i], d); t > c {
+			c, seg = t, i
+		}
+	}
+	return c, seg
 }
+
+// useNewsTopics turns the news-topic model's reading on (an evaluation's switch).
+var useNewsTopics = true
 
 // closest is how much a text (its Subject vector) is about the closest of subjects: 0 below
 // semFloor, 1 from semFull; and which subject (-1 when none counts).

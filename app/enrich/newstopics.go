@@ -1,0 +1,267 @@
+package enrich
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/morningdeck/morningdeck/app/wordvec"
+)
+
+// The news-topic model (issue 25): a naive Bayes model of four coarse topics of news —
+// business, entertainment, health, science and technology — learned by scripts/newstopics from
+// a month of the UCI News Aggregator's headlines (Gasparetti, 2016; CC BY 4.0; 62,295 headlines
+// of May 2014, none of the evaluation's months). It knows that "Emma Stone joins Woody Allen's
+// next film" is entertainment without the word, which word vectors alone read only loosely: a
+// broad interest ("entertainment", "health", "technology") is read by the topic it names, and
+// an item by the topic its words are of.
+
+//go:embed newstopics.tsv.gz
+var newsTopicsGz []byte
+
+// newsTopicCount is the number of topics: b, e, m, t.
+const newsTopicCount = 4
+
+// newsTopicNames are the topics, in the model's order.
+var newsTopicNames = [newsTopicCount]string{"business", "entertainment", "health", "science and technology"}
+
+var newsTopics struct {
+	once  sync.Once
+	prior [newsTopicCount]float64
+	words map[string][newsTopicCount]float32
+	// near are the model's words that have a vector, for reading an interest's word with its
+	// neighbours (segmentTopic).
+	near []nearWord
+}
+
+type nearWord struct {
+	word string
+	vec  wordvec.Vector
+}
+
+// Parameters of reading a text's topic, chosen on the development headlines only
+// (TestBroadInterestEval's development split; the held-out split was never looked at to choose
+// them): the gain 3 and newsInterestSure 0.6 took development NDCG@10 0.752 → 0.908 (gain 2:
+// 0.822, 4: 0.908; sure 0.8: 0.885); the others moved it by 0.01 at most.
+var (
+	// newsTemper divides the summed log-likelihoods by the text's number of known words to
+	// this power: naive Bayes is over-confident on long texts (0: not tempered).
+	newsTemper = 0.5
+	// newsTopicFloor and newsTopicFull: an item's probability of the interest's topic at
+	// newsTopicFloor adds nothing, at newsTopicFull as much as a full semantic match.
+	newsTopicFloor, newsTopicFull = 0.5, 0.95
+	// newsInterestSure is how sure the model must be of the topic an interest's segment names
+	// for it to be read by topic ("entertainment" is; "cats" is not).
+	newsInterestSure = 0.6
+	// newsTopicGain is how much more an item wholly of the interest's topic adds than a full
+	// semantic match of the word vectors (semWeight): the topic model's reading is the surer.
+	newsTopicGain = 3.0
+	// newsBodyWords is how many words of the body are read after the title.
+	newsBodyWords = 40
+)
+
+func loadNewsTopics() {
+	newsTopics.words = map[string][newsTopicCount]float32{}
+	zr, err := gzip.NewReader(bytes.NewReader(newsTopicsGz))
+	if err != nil {
+		return
+	}
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != newsTopicCount+1 {
+			continue
+		}
+		var v [newsTopicCount]float32
+		for k := range newsTopicCount {
+			n, _ := strconv.Atoi(f[k+1])
+			v[k] = float32(n) / 100
+		}
+		if f[0] == "#prior" {
+			for k := range newsTopicCount {
+				newsTopics.prior[k] = float64(v[k])
+			}
+			continue
+		}
+		newsTopics.words[f[0]] = v
+		if r := wordvec.Rank(f[0]); r >= 0 {
+			if wv := wordvec.Of(r); wv.Unit() {
+				newsTopics.near = append(newsTopics.near, nearWord{f[0], wv})
+			}
+		}
+	}
+}
+
+// newsTopicOf is the probability of each topic for words (NewsWords of a text); ok is false
+// when the model knows none of them.
+func newsTopicOf(words []string) (p [newsTopicCount]float64, ok bool) {
+	newsTopics.once.Do(loadNewsTopics)
+	var ll [newsTopicCount]float64
+	n := 0
+	seen := make(map[string]bool, len(words))
+	for _, w := range words {
+		v, known := newsTopics.words[w]
+		if !known || seen[w] {
+			continue
+		}
+		seen[w] = true
+		n++
+		for k := range newsTopicCount {
+			ll[k] += float64(v[k])
+		}
+	}
+	if n == 0 {
+		return p, false
+	}
+	scale := 1.0
+	if newsTemper > 0 {
+		scale = 1 / math.Pow(float64(n), newsTemper)
+	}
+	top := math.Inf(-1)
+	for k := range newsTopicCount {
+		ll[k] = newsTopics.prior[k] + ll[k]*scale
+		top = max(top, ll[k])
+	}
+	var sum float64
+	for k := range newsTopicCount {
+		p[k] = math.Exp(ll[k] - top)
+		sum += p[k]
+	}
+	for k := range newsTopicCount {
+		p[k] /= sum
+	}
+	return p, true
+}
+
+// NewsWords are a text's words as the news-topic model reads them: lower case runs of letters
+// (with digits and inner apostrophes), two letters or more, a possessive 's dropped. The
+// training script reads headlines with it too.
+func NewsWords(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
+	}) {
+		f = strings.TrimSuffix(strings.Trim(f, "'"), "'s")
+		if len(f) < 2 || strings.IndexFunc(f, unicode.IsLetter) < 0 {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// newsTopic is the item's topic probabilities: its title and the first newsBodyWords words of
+// its body. Made once per item.
+func (d *doc) newsTopic() ([newsTopicCount]float64, bool) {
+	if !d.topicDone {
+		d.topicDone = true
+		words := NewsWords(d.titleText)
+		body := NewsWords(firstBytes(d.bodyText, 16*newsBodyWords))
+		words = append(words, body[:min(len(body), newsBodyWords)]...)
+		d.topic, d.topicOK = newsTopicOf(words)
+	}
+	return d.topic, d.topicOK
+}
+
+// firstBytes is the start of s, at most n bytes, cut at a space.
+func firstBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexByte(s[:n], ' '); i > 0 {
+		return s[:i]
+	}
+	return s[:n]
+}
+
+// segmentTopic is the topic a segment of an interest names ("entertainment", "diet and
+// fitness"), when the model is sure of it (newsInterestSure); -1 otherwise.
+func segmentTopic(label string) int {
+	p, ok := newsTopicOf(withNeighbours(NewsWords(label)))
+	if !ok {
+		return -1
+	}
+	best := 0
+	for k := range newsTopicCount {
+		if p[k] > p[best] {
+			best = k
+		}
+	}
+	if p[best] < newsInterestSure {
+		return -1
+	}
+	return best
+}
+
+// newsNeighbours is how many of a word's nearest words (cosine ≥ newsNeighbourCos, among the
+// model's) read an interest's word with it: one word ("entertainment", also a company's name)
+// says less of a topic than it and its neighbours (films, movies, music, celebrity…).
+var (
+	newsNeighbours   = 10
+	newsNeighbourCos = float32(0.45)
+)
+
+// withNeighbours is words with the nearest words of each.
+func withNeighbours(words []string) []string {
+	newsTopics.once.Do(loadNewsTopics)
+	out := append([]string(nil), words...)
+	for _, w := range words {
+		r := wordvec.Rank(w)
+		if r < 0 {
+			continue
+		}
+		v := wordvec.Of(r)
+		if !v.Unit() {
+			continue
+		}
+		type cand struct {
+			word string
+			cos  float32
+		}
+		var best []cand
+		for i := range newsTopics.near {
+			nw := &newsTopics.near[i]
+			if nw.word == w {
+				continue
+			}
+			c := wordvec.Dot(&v, &nw.vec)
+			if c < newsNeighbourCos {
+				continue
+			}
+			if len(best) < newsNeighbours {
+				best = append(best, cand{nw.word, c})
+			} else if c > best[len(best)-1].cos {
+				best[len(best)-1] = cand{nw.word, c}
+			} else {
+				continue
+			}
+			sort.Slice(best, func(a, b int) bool {
+				return best[a].cos > best[b].cos || best[a].cos == best[b].cos && best[a].word < best[b].word
+			})
+		}
+		for _, c := range best {
+			out = append(out, c.word)
+		}
+	}
+	return out
+}
+
+// topicCloseness is how much an item is of the segment's topic: 0 at newsTopicFloor or
+// below, 1 from newsTopicFull.
+func topicCloseness(sv *segVector, d *doc) float64 {
+	if sv.topic < 0 {
+		return 0
+	}
+	p, ok := d.newsTopic()
+	if !ok {
+		return 0
+	}
+	return max(0, min(1, (p[sv.topic]-newsTopicFloor)/(newsTopicFull-newsTopicFloor)))
+}
