@@ -202,3 +202,36 @@ func TestBroadFeedbackEval(t *testing.T) {
 		}
 	}
 }
+
+// TestBroadTopicEval gives every headline of both splits the user's topics "Business",
+// "Entertainment", "Health" and "Technology" (names only, no keywords) and counts how often the
+// first topic given is the headline's category, and how often none is given. Run with -v.
+func TestBroadTopicEval(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	topics := []app.Topic{{Name: "Business"}, {Name: "Entertainment"}, {Name: "Health"}, {Name: "Technology"}}
+	want := map[string]string{"b": "Business", "e": "Entertainment", "m": "Health", "t": "Technology"}
+	for _, split := range []string{"dev", "heldout"} {
+		items, category := loadBroad(t, split)
+		right, none := 0, 0
+		for _, it := range items {
+			res, err := e.Enrich(t.Context(), app.EnrichInput{Title: it.title, Link: it.link, Topics: topics})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case len(res.Topics) == 0:
+				none++
+			case res.Topics[0] == want[category[it.link]]:
+				right++
+			}
+		}
+		n := float64(len(items))
+		t.Logf("%-8s first topic right %.3f, no topic %.3f (%d headlines)", split, float64(right)/n, float64(none)/n, len(items))
+		// Floor: 0.70 of held-out headlines with the right first topic (measured 0.723 in session
+		// 12, development 0.735; 0.015 by the topics' names as keywords alone, as before). It
+		// rises with a better design, never with tuning.
+		if split == "heldout" && float64(right)/n < 0.70 {
+			t.Errorf("held-out: first topic right for %.3f of headlines, under the floor 0.70", float64(right)/n)
+		}
+	}
+}

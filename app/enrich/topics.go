@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/morningdeck/morningdeck/app"
 )
@@ -53,6 +54,11 @@ func parseTopics(topics []app.Topic) []interestSpec {
 				spec.terms = append(spec.terms, tt)
 			}
 		}
+		// What the topic's name is about (word vectors, the news-topic model), as an interest
+		// of that name would be read: an item of the subject gets the topic without its words.
+		if names := parseInterests(labelCase(tp.Name)); len(names) == 1 {
+			spec.vecs = names[0].vecs
+		}
 		out[i] = spec
 	}
 	return out
@@ -91,8 +97,18 @@ func (e *Embedded) topics(in app.EnrichInput, d *doc) []string {
 			hits += own[j]
 		}
 		density := hits / (1 + d.dl/avg)
-		if s := 1 - math.Exp(-density/1.25); s >= TopicThreshold {
-			all = append(all, scored{in.Topics[i].Name, s})
+		s := 1 - math.Exp(-density/1.25)
+		order := s
+		// What the news-topic model reads of the item counts where the topic's name is one of
+		// its topics ("Entertainment", "Health"): the word vectors' closeness alone is too loose
+		// to file an item (gardening is close to cooking).
+		for k := range spec.vecs {
+			if sem := newsTopicGain * topicCloseness(&spec.vecs[k], d); sem > s {
+				s, order = min(1, sem), sem // the surer reading of the subject goes first
+			}
+		}
+		if s >= TopicThreshold {
+			all = append(all, scored{in.Topics[i].Name, order})
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
@@ -104,4 +120,21 @@ func (e *Embedded) topics(in app.EnrichInput, d *doc) []string {
 		names = append(names, s.name)
 	}
 	return names
+}
+
+// labelCase writes a topic's name as a phrase of its words: a label's capitals ("Business",
+// "Health and Fitness") are not a name's, so its words are read as words. A name written with
+// inner capitals or in capitals ("SQLite", "iPhone", "AWS") is kept as written.
+func labelCase(name string) string {
+	for _, w := range strings.Fields(name) {
+		for i, r := range w {
+			if i > 0 && unicode.IsUpper(r) {
+				return name
+			}
+		}
+		if r := []rune(w); len(r) == 1 && unicode.IsUpper(r[0]) {
+			return name
+		}
+	}
+	return strings.ToLower(name)
 }
