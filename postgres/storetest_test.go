@@ -1,0 +1,23 @@
+package postgres_test
+
+import (
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/storetest"
+	"github.com/morningdeck/morningdeck/postgres/pgtest"
+)
+
+// The stores' conformance suite (app/storetest), which package sqlite runs too.
+
+func TestStoreAccounts(t *testing.T) {
+	storetest.Accounts(t, func(t *testing.T, c app.Clock) app.AccountStore { return pgtest.NewWithClock(t, c) })
+}
+
+func TestStoreSettings(t *testing.T) {
+	storetest.Settings(t, func(t *testing.T, c app.Clock) storetest.SettingsStore { return pgtest.NewWithClock(t, c) })
+}
+
+func TestStoreFolders(t *testing.T) {
+	storetest.Folders(t, func(t *testing.T, c app.Clock) app.FolderStore { return pgtest.NewWithClock(t, c) })
+}

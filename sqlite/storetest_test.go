@@ -1,0 +1,23 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/storetest"
+	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
+)
+
+// The stores' conformance suite (app/storetest), which package postgres runs too.
+
+func TestStoreAccounts(t *testing.T) {
+	storetest.Accounts(t, func(t *testing.T, c app.Clock) app.AccountStore { return sqlitetest.NewWithClock(t, c) })
+}
+
+func TestStoreSettings(t *testing.T) {
+	storetest.Settings(t, func(t *testing.T, c app.Clock) storetest.SettingsStore { return sqlitetest.NewWithClock(t, c) })
+}
+
+func TestStoreFolders(t *testing.T) {
+	storetest.Folders(t, func(t *testing.T, c app.Clock) app.FolderStore { return sqlitetest.NewWithClock(t, c) })
+}
