@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -42,6 +43,7 @@ type DB struct {
 	SQL   *sql.DB
 	log   *slog.Logger
 	clock app.Clock
+	later sync.WaitGroup // FinishFetchLater's transactions, which Close waits for
 }
 
 // Options for Open.
@@ -88,8 +90,11 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// Close closes the pool.
-func (db *DB) Close() error { return db.SQL.Close() }
+// Close waits for the transactions FinishFetchLater started, then closes the pool.
+func (db *DB) Close() error {
+	db.later.Wait()
+	return db.SQL.Close()
+}
 
 type migration struct {
 	version int

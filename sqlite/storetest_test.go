@@ -21,3 +21,7 @@ func TestStoreSettings(t *testing.T) {
 func TestStoreFolders(t *testing.T) {
 	storetest.Folders(t, func(t *testing.T, c app.Clock) app.FolderStore { return sqlitetest.NewWithClock(t, c) })
 }
+
+func TestStoreSources(t *testing.T) {
+	storetest.Sources(t, func(t *testing.T, c app.Clock) storetest.SourceStore { return sqlitetest.NewWithClock(t, c) })
+}
