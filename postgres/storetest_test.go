@@ -25,3 +25,7 @@ func TestStoreFolders(t *testing.T) {
 func TestStoreSources(t *testing.T) {
 	storetest.Sources(t, func(t *testing.T, c app.Clock) storetest.SourceStore { return pgtest.NewWithClock(t, c) })
 }
+
+func TestStoreItems(t *testing.T) {
+	storetest.Items(t, func(t *testing.T, c app.Clock) storetest.SourceStore { return pgtest.NewWithClock(t, c) })
+}

@@ -19,6 +19,7 @@ type SourceStore interface {
 	app.ItemStore
 	app.FilterStore
 	CountItems(ctx context.Context, userID, sourceID int64) (int, error)
+	SetFullText(ctx context.Context, userID, id int64, html string) (*app.Item, error)
 }
 
 // indexer is an engine whose search index is filled by a job of its own (SQLite's FTS5 table):
