@@ -29,3 +29,7 @@ func TestStoreSources(t *testing.T) {
 func TestStoreItems(t *testing.T) {
 	storetest.Items(t, func(t *testing.T, c app.Clock) storetest.SourceStore { return sqlitetest.NewWithClock(t, c) })
 }
+
+func TestStoreEnriching(t *testing.T) {
+	storetest.Enriching(t, func(t *testing.T, c app.Clock) storetest.EnrichingStore { return sqlitetest.NewWithClock(t, c) })
+}
