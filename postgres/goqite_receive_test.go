@@ -20,9 +20,9 @@ import (
 // receiveResult is what several receivers of one queue saw.
 type receiveResult struct {
 	messages, delivered, duplicates, missing int
-	serialization, otherErrors                int
-	p50, p99, max                             time.Duration
-	wall                                      time.Duration
+	serialization, otherErrors               int
+	p50, p99, max                            time.Duration
+	wall                                     time.Duration
 }
 
 func (r receiveResult) String() string {
