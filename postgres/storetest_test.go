@@ -33,3 +33,7 @@ func TestStoreItems(t *testing.T) {
 func TestStoreEnriching(t *testing.T) {
 	storetest.Enriching(t, func(t *testing.T, c app.Clock) storetest.EnrichingStore { return pgtest.NewWithClock(t, c) })
 }
+
+func TestStoreBriefings(t *testing.T) {
+	storetest.Briefings(t, func(t *testing.T, c app.Clock) storetest.BriefingStore { return pgtest.NewWithClock(t, c) })
+}
