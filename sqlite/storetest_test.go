@@ -37,3 +37,7 @@ func TestStoreEnriching(t *testing.T) {
 func TestStoreBriefings(t *testing.T) {
 	storetest.Briefings(t, func(t *testing.T, c app.Clock) storetest.BriefingStore { return sqlitetest.NewWithClock(t, c) })
 }
+
+func TestStoreFeedback(t *testing.T) {
+	storetest.Feedback(t, func(t *testing.T, c app.Clock) storetest.FeedbackStore { return sqlitetest.NewWithClock(t, c) })
+}
