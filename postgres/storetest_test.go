@@ -41,3 +41,7 @@ func TestStoreBriefings(t *testing.T) {
 func TestStoreFeedback(t *testing.T) {
 	storetest.Feedback(t, func(t *testing.T, c app.Clock) storetest.FeedbackStore { return pgtest.NewWithClock(t, c) })
 }
+
+func TestStoreReader(t *testing.T) {
+	storetest.Reader(t, func(t *testing.T, c app.Clock) storetest.ReaderStore { return pgtest.NewWithClock(t, c) })
+}
