@@ -41,6 +41,7 @@ const migrationLock int64 = 0x6d646d6967726174
 // concurrent writers itself, so there is no single writer as in package sqlite.
 type DB struct {
 	SQL   *sql.DB
+	url   string // for pg_dump (care.go)
 	log   *slog.Logger
 	clock app.Clock
 	later sync.WaitGroup // FinishFetchLater's transactions, which Close waits for
@@ -78,7 +79,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	// every connection is renewed now and then, so a failover or a pooler's restart is followed.
 	pool.SetConnMaxIdleTime(5 * time.Minute)
 	pool.SetConnMaxLifetime(time.Hour)
-	db := &DB{SQL: pool, log: opts.Log, clock: app.ClockOrSystem(opts.Clock)}
+	db := &DB{SQL: pool, url: opts.URL, log: opts.Log, clock: app.ClockOrSystem(opts.Clock)}
 	if err := pool.PingContext(ctx); err != nil {
 		_ = pool.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)

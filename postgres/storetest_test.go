@@ -5,6 +5,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/storetest"
+	"github.com/morningdeck/morningdeck/postgres"
 	"github.com/morningdeck/morningdeck/postgres/pgtest"
 )
 
@@ -44,4 +45,11 @@ func TestStoreFeedback(t *testing.T) {
 
 func TestStoreReader(t *testing.T) {
 	storetest.Reader(t, func(t *testing.T, c app.Clock) storetest.ReaderStore { return pgtest.NewWithClock(t, c) })
+}
+
+func TestStoreCare(t *testing.T) {
+	if storetest.TombstoneGraceForTests != postgres.TombstoneGrace {
+		t.Fatalf("the suite's tombstone grace is not postgres's")
+	}
+	storetest.Care(t, func(t *testing.T, c app.Clock) storetest.CareStore { return pgtest.NewWithClock(t, c) })
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/storetest"
+	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
@@ -44,4 +45,11 @@ func TestStoreFeedback(t *testing.T) {
 
 func TestStoreReader(t *testing.T) {
 	storetest.Reader(t, func(t *testing.T, c app.Clock) storetest.ReaderStore { return sqlitetest.NewWithClock(t, c) })
+}
+
+func TestStoreCare(t *testing.T) {
+	if storetest.TombstoneGraceForTests != sqlite.TombstoneGrace {
+		t.Fatalf("the suite's tombstone grace is not sqlite's")
+	}
+	storetest.Care(t, func(t *testing.T, c app.Clock) storetest.CareStore { return sqlitetest.NewWithClock(t, c) })
 }
