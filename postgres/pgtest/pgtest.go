@@ -57,6 +57,8 @@ var (
 	templateErr  error
 
 	dbSeq atomic.Int64
+
+	dropMu sync.Mutex // one drop at a time
 )
 
 const templateDB = "morningdeck_template"
@@ -244,10 +246,14 @@ func create(t testing.TB, s *server, template string) string {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() {
-		// with (force): a connection a failed test left open does not keep the database.
-		if _, err := s.admin.ExecContext(ctx, `drop database if exists `+name+` with (force)`); err != nil {
-			t.Errorf("pgtest: drop database %s: %v", name, err)
-		}
+		// Dropped in the background, one at a time: a drop waits for a checkpoint, and the test
+		// need not wait for it (the server and its directory go when the test binary exits, with
+		// whatever is left). with (force): a connection a failed test left open does not keep it.
+		go func() {
+			dropMu.Lock()
+			defer dropMu.Unlock()
+			_, _ = s.admin.ExecContext(ctx, `drop database if exists `+name+` with (force)`)
+		}()
 	})
 	return url(s.port, name)
 }
