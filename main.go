@@ -26,6 +26,7 @@ import (
 	"github.com/morningdeck/morningdeck/app/metrics"
 	"github.com/morningdeck/morningdeck/app/taste"
 	"github.com/morningdeck/morningdeck/cli"
+	"github.com/morningdeck/morningdeck/postgres"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 )
@@ -81,14 +82,9 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(cfg.DataDir, "morningdeck.db")
-	startCheck := time.Duration(0) // the default bound
-	if cfg.Short {
-		startCheck = -1
-	}
-	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout, StartCheck: startCheck})
+	db, err := openStore(ctx, cfg, log)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the database %s: %w", path, err)
+		return nil, err
 	}
 	fetcher := feeds.Adapter{Fetcher: feeds.New(fo)}
 	q := queue.Options{Store: db, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}
@@ -141,7 +137,7 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		Briefings: &app.Briefings{Store: db, Queue: e.BriefingQ, Ranker: enrich.Ranker{Embedded: embedded}, Writer: e.Chooser,
 			Emails: deliveries.QueueTx, Log: log, Limits: limits},
 		Accounts: &app.Accounts{Store: db},
-		Care:     &app.Care{Store: db, Path: db.Path, RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
+		Care:     &app.Care{Store: db, Path: cfg.DatabaseName(), RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
 		Queues:   e.Admin,
 		Feedback: feedback,
 	}
@@ -156,4 +152,54 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		testHook(ctx, e)
 	}
 	return e, nil
+}
+
+// store is every store the services, queues and commands use: the database, SQLite's file
+// (sqlite.DB) by default, or a PostgreSQL database (postgres.DB) with --database.
+type store interface {
+	cli.Database
+	queue.Store
+	queue.StuckStore
+	app.SourceStore
+	app.FetchStore
+	app.ItemStore
+	app.ReadingStore
+	app.EnrichingStore
+	app.ScoringStore
+	app.FeedbackStore
+	app.BriefingRunStore
+	app.DeliveryStore
+	app.AccountStore
+	app.SettingsStore
+	app.CareStore
+	greader.Store
+}
+
+var (
+	_ store = (*sqlite.DB)(nil)
+	_ store = (*postgres.DB)(nil)
+)
+
+// openStore opens the database the configuration names.
+func openStore(ctx context.Context, cfg *cli.Config, log *slog.Logger) (store, error) {
+	if cfg.Database != "" {
+		if !strings.HasPrefix(cfg.Database, "postgres://") && !strings.HasPrefix(cfg.Database, "postgresql://") {
+			return nil, fmt.Errorf("--database %s: give a PostgreSQL database as postgres://user:password@host:5432/name (the SQLite file is the default, in --data-dir)", cli.RedactURL(cfg.Database))
+		}
+		db, err := postgres.Open(ctx, postgres.Options{URL: cfg.Database, Log: log})
+		if err != nil {
+			return nil, fmt.Errorf("cannot open the database %s: %w", cli.RedactURL(cfg.Database), err)
+		}
+		return db, nil
+	}
+	path := filepath.Join(cfg.DataDir, "morningdeck.db")
+	startCheck := time.Duration(0) // the default bound
+	if cfg.Short {
+		startCheck = -1
+	}
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout, StartCheck: startCheck})
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the database %s: %w", path, err)
+	}
+	return db, nil
 }

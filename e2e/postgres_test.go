@@ -1,0 +1,125 @@
+package e2e_test
+
+import (
+	"database/sql"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
+
+	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+	"github.com/morningdeck/morningdeck/postgres/pgtest"
+)
+
+// runPG runs the binary on the PostgreSQL database url (MORNINGDECK_DATABASE_URL) and fails the
+// test when it fails. dir is its --data-dir, which the database leaves empty.
+func runPG(t *testing.T, dir, url string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--data-dir", dir}, args...)...)
+	cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn", "XDG_CONFIG_HOME="+t.TempDir(), "MORNINGDECK_DATABASE_URL="+url)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("morningdeck %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// TestPostgresTwoInstances runs the binary on PostgreSQL (--database, here through
+// MORNINGDECK_DATABASE_URL): the CLI adds and lists sources, and two `morningdeck worker`
+// processes share the database and its queues: every source is fetched once and every new item
+// processed once, between them — TestTwoWorkerProcesses's checks, on PostgreSQL.
+func TestPostgresTwoInstances(t *testing.T) {
+	url := pgtest.URL(t)
+	const feeds, items = 30, 4
+	farm := feedtest.NewFarm(feeds, items)
+	defer farm.Close()
+	dir := t.TempDir()
+	for i := range feeds {
+		runPG(t, dir, url, "source", "add", farm.URL(i), "--type", "rss")
+	}
+	if out := runPG(t, dir, url, "source", "list"); !strings.Contains(out, "Farm feed") && !strings.Contains(out, farm.URL(0)) {
+		t.Fatalf("source list:\n%s", out)
+	}
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	startWorker := func() *exec.Cmd {
+		cmd := exec.Command(binary, "--data-dir", dir, "worker", "--fetch-workers", "3", "--process-workers", "2",
+			"--fetch-scheduler-interval", "200ms", "--process-scheduler-interval", "200ms")
+		cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn", "XDG_CONFIG_HOME="+t.TempDir(), "MORNINGDECK_DATABASE_URL="+url)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	w1, w2 := startWorker(), startWorker()
+	waitItems := func(want int) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			n := count(`select count(*) from items where status = 'DONE'`)
+			if n == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d DONE items, want %d", n, want)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	waitItems(feeds * items) // the first import
+	if hits := farm.Hits.Load(); hits != feeds {
+		t.Fatalf("%d fetches for %d sources: a source was fetched twice", hits, feeds)
+	}
+	for i := range feeds {
+		farm.Bump(i)
+	}
+	runPG(t, dir, url, "source", "refresh", "--all")
+	waitItems(feeds * (items + 1))
+	for deadline := time.Now().Add(60 * time.Second); count(`select count(*) from items where score is null`) > 0; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("items never scored")
+		}
+	}
+	for _, w := range []*exec.Cmd{w1, w2} {
+		if err := w.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Wait(); err != nil {
+			t.Fatalf("worker exit: %v", err)
+		}
+	}
+	if hits := farm.Hits.Load(); hits != 3*feeds {
+		t.Fatalf("%d requests after one refresh of %d sources, want %d", hits, feeds, 3*feeds)
+	}
+	fetched := count(`select coalesce(sum(ok), 0) from queue_done where queue = 'fetch'`)
+	processed := count(`select coalesce(sum(ok), 0) from queue_done where queue = 'process'`)
+	if fetched != 2*feeds || processed != feeds {
+		t.Fatalf("jobs done: %d fetches (want %d), %d processings (want %d)", fetched, 2*feeds, processed, feeds)
+	}
+	if n := count(`select count(*) from items where enriched_by != ''`); n != feeds*(items+1) {
+		t.Fatalf("%d items enriched, want %d", n, feeds*(items+1))
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("the data directory holds %d files: the SQLite file was made beside PostgreSQL", len(entries))
+	}
+	if out := runPG(t, dir, url, "items", "list", "--q", "story notes"); len(strings.Split(strings.TrimSpace(out), "\n")) < 2 {
+		t.Fatalf("search found nothing:\n%s", out)
+	}
+}
