@@ -24,6 +24,9 @@ var _ app.CareStore = (*DB)(nil)
 // its tombstone is kept once later fetches show it left its feed (package sqlite's).
 const TombstoneGrace = 30 * 24 * time.Hour
 
+// pruneLock is the advisory lock key of the prune ("mdprune" in ASCII).
+const pruneLock int64 = 0x6d647072756e65
+
 // pruneBatch is how many items one prune transaction looks at: PostgreSQL has no single writer
 // for it to hold up, but a short transaction keeps its row locks brief.
 const pruneBatch = 1000
@@ -37,6 +40,24 @@ const pruneBatch = 1000
 // FreeBytes is 0: PostgreSQL's autovacuum makes the space of deleted rows reusable.
 func (db *DB) Prune(ctx context.Context, olderThan time.Time) (app.PruneResult, error) {
 	var res app.PruneResult
+	// One instance prunes at a time (a session lock on a connection of its own); another
+	// asking meanwhile has nothing to do: the one pruning deletes what it would.
+	conn, err := db.SQL.Conn(ctx)
+	if err != nil {
+		return res, fmt.Errorf("postgres: prune: %w", err)
+	}
+	defer conn.Close()
+	var locked bool
+	if err := conn.QueryRowContext(ctx, `select pg_try_advisory_lock($1)`, pruneLock).Scan(&locked); err != nil {
+		return res, fmt.Errorf("postgres: prune: %w", err)
+	}
+	if !locked {
+		db.log.Info("another instance is pruning", "component", "postgres")
+		return res, nil
+	}
+	defer func() {
+		_, _ = conn.ExecContext(context.WithoutCancel(ctx), `select pg_advisory_unlock($1)`, pruneLock)
+	}()
 	start := time.Now()
 	cutoff := dbTime(olderThan)
 	lastAt, lastID := time.Time{}, int64(0)
@@ -236,8 +257,8 @@ func (db *DB) Backup(ctx context.Context, path string) error {
 var backupName = regexp.MustCompile(`^morningdeck-(\d{4}-\d{2}-\d{2})\.dump$`)
 
 // BackupRotate writes the day's backup (morningdeck-YYYY-MM-DD.dump) into dir unless it is
-// there, and deletes the oldest beyond keep (0 keeps all). It returns the new file's path, or ""
-// when the day had one.
+// there or another instance made the day's backup (care_runs), and deletes the oldest beyond
+// keep (0 keeps all). It returns the new file's path, or "" when the day had one.
 func (db *DB) BackupRotate(ctx context.Context, dir string, keep int, now time.Time) (string, error) {
 	if dir == "" {
 		return "", errors.New("postgres: backup: no directory")
@@ -252,8 +273,28 @@ func (db *DB) BackupRotate(ctx context.Context, dir string, keep int, now time.T
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return "", fmt.Errorf("postgres: backup: %w", err)
 	}
+	// One instance makes the day's backup: the day's row, inserted in a transaction kept open
+	// while pg_dump runs, makes the others wait, then find the day done (or, when this backup
+	// failed and the row was rolled back, make it themselves).
+	tx, err := db.SQL.BeginTx(ctx, nil)
+	if err != nil {
+		return "", fmt.Errorf("postgres: backup: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	host, _ := os.Hostname()
+	res, err := tx.ExecContext(ctx, `insert into care_runs (what, day, host, at) values ('backup', $1, $2, $3) on conflict do nothing`,
+		now.Format("2006-01-02"), host, db.now())
+	if err != nil {
+		return "", fmt.Errorf("postgres: backup: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return "", nil // another instance made the day's backup
+	}
 	if err := db.Backup(ctx, path); err != nil {
 		return "", err
+	}
+	if err := tx.Commit(); err != nil {
+		return path, fmt.Errorf("postgres: backup: %w", err)
 	}
 	if keep <= 0 {
 		return path, nil

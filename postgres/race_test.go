@@ -211,3 +211,60 @@ func TestRacesBetweenInstances(t *testing.T) {
 		}
 	})
 }
+
+// TestDailyBackupOnce: instances making the day's backup at the same moment, each into a backup
+// folder of its own (their machines'), make one between them; the next day another is made.
+func TestDailyBackupOnce(t *testing.T) {
+	ctx := context.Background()
+	dbs := instances(t, 3)
+	day := time.Date(2026, 11, 27, 3, 0, 0, 0, time.UTC)
+	var made atomic.Int32
+	together(len(dbs), func(i int) {
+		path, err := dbs[i].BackupRotate(ctx, t.TempDir(), 3, day)
+		if err != nil {
+			t.Errorf("backup %d: %v", i, err)
+		}
+		if path != "" {
+			made.Add(1)
+		}
+	})
+	if made.Load() != 1 {
+		t.Fatalf("%d backups of one day", made.Load())
+	}
+	if path, err := dbs[1].BackupRotate(ctx, t.TempDir(), 3, day.Add(24*time.Hour)); err != nil || path == "" {
+		t.Fatalf("the next day's backup: %q, %v", path, err)
+	}
+}
+
+// TestPruneOneAtATime: instances pruning at once delete each old item once between them, and
+// leave one tombstone each.
+func TestPruneOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	dbs := instances(t, 3)
+	src := &app.Source{UserID: app.DefaultUserID, Type: app.SourceRSS, URL: "https://prune.example/feed", RefreshIntervalMinutes: 60}
+	if err := dbs[0].CreateSource(ctx, src, nil); err != nil {
+		t.Fatal(err)
+	}
+	r := &app.FetchResult{}
+	for i := range 3000 {
+		r.Items = append(r.Items, app.Item{GUID: fmt.Sprint("g", i)})
+	}
+	if _, err := dbs[0].FinishFetch(ctx, src, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	var deleted atomic.Int32
+	together(len(dbs), func(i int) {
+		res, err := dbs[i].Prune(ctx, time.Now().Add(time.Hour))
+		if err != nil {
+			t.Errorf("prune %d: %v", i, err)
+		}
+		deleted.Add(int32(res.Items))
+	})
+	var items, tombstones int
+	if err := dbs[0].SQL.QueryRowContext(ctx, `select (select count(*) from items), (select count(*) from item_tombstones)`).Scan(&items, &tombstones); err != nil {
+		t.Fatal(err)
+	}
+	if deleted.Load() != 3000 || items != 0 || tombstones != 3000 {
+		t.Fatalf("deleted %d (want 3000), %d items and %d tombstones left", deleted.Load(), items, tombstones)
+	}
+}
