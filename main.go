@@ -46,7 +46,7 @@ func main() {
 	// The runtime samples allocations for a heap profile nobody reads here (the binary serves
 	// no pprof): its buckets were 1.6 MB of a first ingestion's peak RSS (issue 14).
 	runtime.MemProfileRate = 0
-	os.Exit(cli.Main(cli.Options{Version: version, Commit: commit, Date: date, Open: open}, os.Args[1:]))
+	os.Exit(cli.Main(cli.Options{Version: version, Commit: commit, Date: date, Open: open, Migrate: migrate}, os.Args[1:]))
 }
 
 // open wires the application for a checked configuration.
@@ -202,4 +202,62 @@ func openStore(ctx context.Context, cfg *cli.Config, log *slog.Logger) (store, e
 		return nil, fmt.Errorf("cannot open the database %s: %w", path, err)
 	}
 	return db, nil
+}
+
+// migrate copies the SQLite file of --data-dir into the PostgreSQL database to (resuming a copy
+// begun earlier) and verifies every table; verifyOnly only verifies.
+func migrate(ctx context.Context, cfg *cli.Config, to string, verifyOnly bool, say func(format string, args ...any)) error {
+	path := filepath.Join(cfg.DataDir, "morningdeck.db")
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no SQLite database to copy: %w", err)
+	}
+	lite, err := sqlite.Open(ctx, sqlite.Options{Path: path, BusyTimeout: cfg.DBBusyTimeout})
+	if err != nil {
+		return fmt.Errorf("cannot open the database %s: %w", path, err)
+	}
+	defer lite.Close()
+	pg, err := postgres.Open(ctx, postgres.Options{URL: to})
+	if err != nil {
+		return fmt.Errorf("cannot open the database %s: %w", cli.RedactURL(to), err)
+	}
+	defer pg.Close()
+	if !verifyOnly {
+		start := time.Now()
+		last := ""
+		res, err := pg.CopyFromSQLite(ctx, lite.Read, postgres.CopyOptions{Progress: func(table string, rows int) {
+			if table != last {
+				say("copying %s…", table)
+				last = table
+			}
+		}})
+		if err != nil {
+			return fmt.Errorf("the copy stopped (run the same command again to go on): %w", err)
+		}
+		n := 0
+		for _, r := range res.Rows {
+			n += r
+		}
+		verb := "Copied"
+		if res.Resumed {
+			verb = "Went on copying:"
+		}
+		say("%s %d rows in %v.", verb, n, time.Since(start).Round(time.Millisecond))
+	}
+	checks, err := pg.VerifyFromSQLite(ctx, lite.Read)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, c := range checks {
+		mark := "ok"
+		if !c.Equal {
+			mark, bad = "DIFFERENT", bad+1
+		}
+		say("%-16s %8d rows in SQLite, %8d in PostgreSQL  checksum %016x / %016x  %s", c.Table, c.SQLiteRows, c.PGRows, c.SQLiteSum, c.PGSum, mark)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d tables differ: was Morning Deck still running on the SQLite file, or the PostgreSQL database written to since?", bad)
+	}
+	say("Verified: every table is the same in %s. Run Morning Deck with --database (MORNINGDECK_DATABASE_URL) set to it.", cli.RedactURL(to))
+	return nil
 }

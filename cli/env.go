@@ -53,6 +53,7 @@ type Opener func(ctx context.Context, cfg *Config, log *slog.Logger) (*Env, erro
 type Options struct {
 	Version, Commit, Date string
 	Open                  Opener
+	Migrate               Migrator // `morningdeck migrate --to`
 }
 
 // opts is set once by Main, before any command runs.

@@ -101,7 +101,7 @@ func newRoot() *cobra.Command {
 
 	root.AddCommand(serveCmd, sourceCmd(cfg), folderCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
 		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg),
-		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg))
+		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg), migrateCmd(cfg))
 	root.AddCommand(tasteCmd(cfg))
 	setupGlobal(root)
 	return root

@@ -123,3 +123,36 @@ func TestPostgresTwoInstances(t *testing.T) {
 		t.Fatalf("search found nothing:\n%s", out)
 	}
 }
+
+// TestPostgresMigrate: `morningdeck migrate --to` copies a SQLite database that the app filled
+// (sources fetched, an item read, a folder) into an empty PostgreSQL database and verifies it;
+// the binary then shows the same sources and items from PostgreSQL, and a second migrate
+// refuses to copy again while --verify still passes.
+func TestPostgresMigrate(t *testing.T) {
+	url := pgtest.URL(t)
+	farm := feedtest.NewFarm(5, 4)
+	defer farm.Close()
+	dir := t.TempDir()
+	for i := range 5 {
+		mustRun(t, dir, "source", "add", farm.URL(i), "--type", "rss", "--folder", "Farm")
+	}
+	mustRun(t, dir, "fetch")
+	mustRun(t, dir, "items", "read", "--source", "1")
+	out := mustRun(t, dir, "migrate", "--to", url)
+	if !strings.Contains(out, "Verified") || strings.Contains(out, "DIFFERENT") {
+		t.Fatalf("migrate said:\n%s", out)
+	}
+	for _, args := range [][]string{{"source", "list"}, {"items", "list", "--limit", "100"}, {"folder", "list"}} {
+		lite := mustRun(t, dir, args...)
+		pg := runPG(t, t.TempDir(), url, args...)
+		if lite != pg {
+			t.Errorf("%v differs:\nSQLite:\n%s\nPostgreSQL:\n%s", args, lite, pg)
+		}
+	}
+	if _, errOut, err := run(t, dir, "migrate", "--to", url); err == nil || !strings.Contains(errOut, "finished copy") {
+		t.Fatalf("a second migrate: %v, %s", err, errOut)
+	}
+	if out := mustRun(t, dir, "migrate", "--to", url, "--verify"); !strings.Contains(out, "Verified") {
+		t.Fatalf("verify said:\n%s", out)
+	}
+}
