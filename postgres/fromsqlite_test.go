@@ -213,3 +213,57 @@ type store interface {
 	QueuePaused(ctx context.Context, queue string) (bool, error)
 	QueueSize(ctx context.Context, queue string) (int, error)
 }
+
+// sqliteOnly are SQLite's tables the copy leaves, each for a reason: the migrations' record (this
+// database has its own), and FTS5's index and its bookkeeping (search here is a column of items).
+var sqliteOnly = map[string]bool{"schema_migrations": true, "sqlite_sequence": true, "fts_state": true, "search_compaction": true,
+	"health": true, "items_fts": true, "items_fts_data": true, "items_fts_idx": true, "items_fts_docsize": true, "items_fts_config": true}
+
+// TestCopyCoversSQLite: every table and column of a migrated SQLite database is copied (or named
+// above as SQLite's own): a column added to SQLite fails this test until the copy moves it.
+func TestCopyCoversSQLite(t *testing.T) {
+	ctx := context.Background()
+	lite := sqlitetest.New(t)
+	copied := postgres.CopiedColumns()
+	rows, err := lite.Read.QueryContext(ctx, `select name from sqlite_master where type = 'table'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	for _, table := range tables {
+		if sqliteOnly[table] {
+			continue
+		}
+		cols, ok := copied[table]
+		if !ok {
+			t.Errorf("SQLite's table %s is not copied", table)
+			continue
+		}
+		have := map[string]bool{}
+		for _, c := range cols {
+			have[c] = true
+		}
+		info, err := lite.Read.QueryContext(ctx, `select name from pragma_table_info(?)`, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for info.Next() {
+			var col string
+			if err := info.Scan(&col); err != nil {
+				t.Fatal(err)
+			}
+			if !have[col] {
+				t.Errorf("SQLite's column %s.%s is not copied", table, col)
+			}
+		}
+		info.Close()
+	}
+}
