@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -155,4 +156,81 @@ func TestPostgresMigrate(t *testing.T) {
 	if out := mustRun(t, dir, "migrate", "--to", url, "--verify"); !strings.Contains(out, "Verified") {
 		t.Fatalf("verify said:\n%s", out)
 	}
+}
+
+// TestPostgresKillOneInstance: two worker processes share a first ingestion on PostgreSQL and
+// one is killed (kill -9) while it runs: the other finishes it — every source fetched and idle,
+// every item stored once and scored, nothing left in the queues or dead.
+func TestPostgresKillOneInstance(t *testing.T) {
+	url := pgtest.URL(t)
+	const feeds, items = 60, 5
+	farm := feedtest.NewFarm(feeds, items)
+	defer farm.Close()
+	dir := t.TempDir()
+	for i := range feeds {
+		runPG(t, dir, url, "source", "add", farm.URL(i), "--type", "rss")
+	}
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	count := func(q string) int {
+		t.Helper()
+		var n int
+		if err := db.QueryRow(q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	start := func() *exec.Cmd {
+		cmd := exec.Command(binary, "--data-dir", dir, "worker", "--fetch-workers", "2", "--process-workers", "2",
+			"--fetch-scheduler-interval", "200ms", "--process-scheduler-interval", "200ms", "--fetch-job-timeout", "3s",
+			"--stuck-threshold", "5s", "--recovery-interval", "1s")
+		cmd.Env = append(os.Environ(), "MORNINGDECK_LOG_LEVEL=error", "XDG_CONFIG_HOME="+t.TempDir(), "MORNINGDECK_DATABASE_URL="+url)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	victim, survivor := start(), start()
+	// Mid-ingestion: a third of the items stored.
+	for deadline := time.Now().Add(30 * time.Second); count(`select count(*) from items`) < feeds*items/3; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the ingestion did not get a third of the way")
+		}
+	}
+	if err := victim.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = victim.Wait()
+	killedAt := count(`select count(*) from items`)
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		stored := count(`select count(*) from items where status = 'DONE' and score is not null`)
+		busy := count(`select count(*) from sources where fetch_status != 'IDLE' or last_fetched_at is null`)
+		jobs := count(`select count(*) from goqite`)
+		if stored == feeds*items && busy == 0 && jobs == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the kill (at %d items): %d of %d items stored and scored, %d sources not done, %d jobs left", killedAt, stored, feeds*items, busy, jobs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if dead := count(`select count(*) from queue_dead`); dead != 0 {
+		t.Fatalf("%d dead jobs", dead)
+	}
+	if n := count(`select count(*) from (select source_id, count(*) c from items group by source_id) s where c != ` + fmt.Sprint(items)); n != 0 {
+		t.Fatalf("%d sources with other than %d items", n, items)
+	}
+	if err := survivor.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if err := survivor.Wait(); err != nil {
+		t.Fatalf("the survivor's exit: %v", err)
+	}
+	t.Logf("killed one instance at %d of %d items; the other finished", killedAt, feeds*items)
 }
