@@ -3,6 +3,8 @@ package e2e_test
 import (
 	"database/sql"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -233,4 +235,52 @@ func TestPostgresKillOneInstance(t *testing.T) {
 		t.Fatalf("the survivor's exit: %v", err)
 	}
 	t.Logf("killed one instance at %d of %d items; the other finished", killedAt, feeds*items)
+}
+
+// TestPostgresEmailOnce: two servers share a PostgreSQL database; a briefing made through one
+// and run through the other emails its report once, and a second run once more.
+func TestPostgresEmailOnce(t *testing.T) {
+	url := pgtest.URL(t)
+	box := newMailbox(t)
+	farm := feedtest.NewFarm(1, 3)
+	defer farm.Close()
+	host, port, _ := net.SplitHostPort(box.addr)
+	flags := []string{"--smtp-host", host, "--smtp-port", port, "--smtp-tls", "none", "--smtp-from", "deck@example.com", "--process-job-timeout", "2s"}
+	dir := t.TempDir()
+	runPG(t, dir, url, "source", "add", farm.URL(0), "--type", "rss")
+	runPG(t, dir, url, "fetch")
+	t.Setenv("MORNINGDECK_DATABASE_URL", url)
+	one, _ := startServer(t, dir, flags...)
+	two, _ := startServer(t, t.TempDir(), flags...)
+	res, err := http.Post(one+"api/briefings", "application/json", strings.NewReader(`{"name": "Morning", "time": "07:00", "emailEnabled": true, "recipients": ["ann@example.com"]}`))
+	if err != nil || res.StatusCode != 201 {
+		t.Fatalf("create briefing: %v %v", err, res.Status)
+	}
+	res.Body.Close()
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for run, base := range []string{two, one} {
+		res, err := http.Post(base+"api/briefings/1/run", "application/json", nil)
+		if err != nil || res.StatusCode != 202 {
+			t.Fatalf("run %d: %v %v", run+1, err, res.Status)
+		}
+		res.Body.Close()
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			var sent int
+			_ = db.QueryRow(`select count(*) from deliveries where status = 'SENT'`).Scan(&sent)
+			if sent == run+1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("run %d: %d deliveries sent", run+1, sent)
+			}
+		}
+		time.Sleep(time.Second) // a second sending would have arrived by now
+		if got := box.messages(); len(got) != run+1 {
+			t.Fatalf("after run %d: %d emails, want %d", run+1, len(got), run+1)
+		}
+	}
 }
