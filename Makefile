@@ -15,8 +15,9 @@ build:
 GORELEASER_VERSION := v2.15.1
 
 # Installs what the tests need when the machine lacks it: headless Chromium for the browser tests,
-# qemu-user-static for the Raspberry Pi (ARM) tests, and newsboat with tmux for the Reader API test
-# via apt-get (Debian/Ubuntu, as root or with sudo), and goreleaser $(GORELEASER_VERSION) for the release test via go install (a few minutes the first time).
+# qemu-user-static for the Raspberry Pi (ARM) tests, newsboat with tmux for the Reader API test, and
+# PostgreSQL's server for the postgres package's tests (postgres/pgtest runs initdb and pg_ctl, which
+# Debian keeps in /usr/lib/postgresql/<version>/bin; no server is left running) via apt-get (Debian/Ubuntu, as root or with sudo), and goreleaser $(GORELEASER_VERSION) for the release test via go install (a few minutes the first time).
 deps:
 	@pkgs=; \
 	if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/null 2>&1 && ! command -v google-chrome >/dev/null 2>&1; then \
@@ -30,6 +31,9 @@ deps:
 	fi; \
 	if ! command -v tmux >/dev/null 2>&1; then \
 		pkgs="$$pkgs tmux"; \
+	fi; \
+	if ! command -v initdb >/dev/null 2>&1 && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then \
+		pkgs="$$pkgs postgresql"; \
 	fi; \
 	if [ -n "$$pkgs" ]; then \
 		echo "Installing$$pkgs for the tests..."; \

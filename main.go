@@ -27,6 +27,7 @@ import (
 	"github.com/morningdeck/morningdeck/app/saveto"
 	"github.com/morningdeck/morningdeck/app/taste"
 	"github.com/morningdeck/morningdeck/cli"
+	"github.com/morningdeck/morningdeck/postgres"
 	"github.com/morningdeck/morningdeck/queue"
 	"github.com/morningdeck/morningdeck/sqlite"
 )
@@ -46,7 +47,7 @@ func main() {
 	// The runtime samples allocations for a heap profile nobody reads here (the binary serves
 	// no pprof): its buckets were 1.6 MB of a first ingestion's peak RSS (issue 14).
 	runtime.MemProfileRate = 0
-	os.Exit(cli.Main(cli.Options{Version: version, Commit: commit, Date: date, Open: open}, os.Args[1:]))
+	os.Exit(cli.Main(cli.Options{Version: version, Commit: commit, Date: date, Open: open, Migrate: migrate}, os.Args[1:]))
 }
 
 // open wires the application for a checked configuration.
@@ -82,14 +83,9 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	if err != nil {
 		return nil, err
 	}
-	path := filepath.Join(cfg.DataDir, "morningdeck.db")
-	startCheck := time.Duration(0) // the default bound
-	if cfg.Short {
-		startCheck = -1
-	}
-	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout, StartCheck: startCheck})
+	db, err := openStore(ctx, cfg, log)
 	if err != nil {
-		return nil, fmt.Errorf("cannot open the database %s: %w", path, err)
+		return nil, err
 	}
 	fetcher := feeds.Adapter{Fetcher: feeds.New(fo)}
 	q := queue.Options{Store: db, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}
@@ -142,7 +138,7 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		Briefings: &app.Briefings{Store: db, Queue: e.BriefingQ, Ranker: enrich.Ranker{Embedded: embedded}, Writer: e.Chooser,
 			Emails: deliveries.QueueTx, Log: log, Limits: limits},
 		Accounts: &app.Accounts{Store: db},
-		Care:     &app.Care{Store: db, Path: db.Path, RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
+		Care:     &app.Care{Store: db, Path: cfg.DatabaseName(), RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, Log: log},
 		Queues:   e.Admin,
 		Feedback: feedback,
 		Saving: &app.Saving{Settings: db, Items: db, Sources: db, Log: log,
@@ -159,4 +155,112 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		testHook(ctx, e)
 	}
 	return e, nil
+}
+
+// store is every store the services, queues and commands use: the database, SQLite's file
+// (sqlite.DB) by default, or a PostgreSQL database (postgres.DB) with --database.
+type store interface {
+	cli.Database
+	queue.Store
+	queue.StuckStore
+	app.SourceStore
+	app.FetchStore
+	app.ItemStore
+	app.ReadingStore
+	app.EnrichingStore
+	app.ScoringStore
+	app.FeedbackStore
+	app.BriefingRunStore
+	app.DeliveryStore
+	app.AccountStore
+	app.SettingsStore
+	app.CareStore
+	greader.Store
+}
+
+var (
+	_ store = (*sqlite.DB)(nil)
+	_ store = (*postgres.DB)(nil)
+)
+
+// openStore opens the database the configuration names.
+func openStore(ctx context.Context, cfg *cli.Config, log *slog.Logger) (store, error) {
+	if cfg.Database != "" {
+		if !strings.HasPrefix(cfg.Database, "postgres://") && !strings.HasPrefix(cfg.Database, "postgresql://") {
+			return nil, fmt.Errorf("--database %s: give a PostgreSQL database as postgres://user:password@host:5432/name (the SQLite file is the default, in --data-dir)", cli.RedactURL(cfg.Database))
+		}
+		db, err := postgres.Open(ctx, postgres.Options{URL: cfg.Database, Log: log})
+		if err != nil {
+			return nil, fmt.Errorf("cannot open the database %s: %w", cli.RedactURL(cfg.Database), err)
+		}
+		return db, nil
+	}
+	path := filepath.Join(cfg.DataDir, "morningdeck.db")
+	startCheck := time.Duration(0) // the default bound
+	if cfg.Short {
+		startCheck = -1
+	}
+	db, err := sqlite.Open(ctx, sqlite.Options{Path: path, Log: log, BusyTimeout: cfg.DBBusyTimeout, StartCheck: startCheck})
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the database %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// migrate copies the SQLite file of --data-dir into the PostgreSQL database to (resuming a copy
+// begun earlier) and verifies every table; verifyOnly only verifies.
+func migrate(ctx context.Context, cfg *cli.Config, to string, verifyOnly bool, say func(format string, args ...any)) error {
+	path := filepath.Join(cfg.DataDir, "morningdeck.db")
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("no SQLite database to copy: %w", err)
+	}
+	lite, err := sqlite.Open(ctx, sqlite.Options{Path: path, BusyTimeout: cfg.DBBusyTimeout})
+	if err != nil {
+		return fmt.Errorf("cannot open the database %s: %w", path, err)
+	}
+	defer lite.Close()
+	pg, err := postgres.Open(ctx, postgres.Options{URL: to})
+	if err != nil {
+		return fmt.Errorf("cannot open the database %s: %w", cli.RedactURL(to), err)
+	}
+	defer pg.Close()
+	if !verifyOnly {
+		start := time.Now()
+		last := ""
+		res, err := pg.CopyFromSQLite(ctx, lite.Read, postgres.CopyOptions{Progress: func(table string, rows int) {
+			if table != last {
+				say("copying %s…", table)
+				last = table
+			}
+		}})
+		if err != nil {
+			return fmt.Errorf("the copy stopped (run the same command again to go on): %w", err)
+		}
+		n := 0
+		for _, r := range res.Rows {
+			n += r
+		}
+		verb := "Copied"
+		if res.Resumed {
+			verb = "Went on copying:"
+		}
+		say("%s %d rows in %v.", verb, n, time.Since(start).Round(time.Millisecond))
+	}
+	checks, err := pg.VerifyFromSQLite(ctx, lite.Read)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, c := range checks {
+		mark := "ok"
+		if !c.Equal {
+			mark, bad = "DIFFERENT", bad+1
+		}
+		say("%-16s %8d rows in SQLite, %8d in PostgreSQL  checksum %016x / %016x  %s", c.Table, c.SQLiteRows, c.PGRows, c.SQLiteSum, c.PGSum, mark)
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d tables differ: was Morning Deck still running on the SQLite file, or the PostgreSQL database written to since?", bad)
+	}
+	say("Verified: every table is the same in %s. Run Morning Deck with --database (MORNINGDECK_DATABASE_URL) set to it.", cli.RedactURL(to))
+	return nil
 }

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"log/slog"
 	"net/url"
 	"strings"
@@ -228,4 +230,12 @@ func validSaveURL(raw, what, example string) (string, error) {
 		return "", Errorf(EINVALID, "The %s's address is too long.", what)
 	}
 	return v, nil
+}
+
+// NewWebhookSecret is a webhook's signing secret: 32 random bytes, in hex. The stores make one
+// when a webhook is first set (SettingsUpdate.WebhookURL) or on request (NewWebhookSecret).
+func NewWebhookSecret() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
 }

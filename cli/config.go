@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -34,7 +35,10 @@ type Config struct {
 	ConfigFile string            // the file read, "" when none
 	Sources    map[string]string // flag name → where its value came from: flag, env, file (absent: default)
 
-	DataDir       string
+	DataDir string
+	// Database is a PostgreSQL database's address (postgres://…) to use instead of the SQLite
+	// file in DataDir: --database, or MORNINGDECK_DATABASE (or MORNINGDECK_DATABASE_URL).
+	Database      string
 	DBBusyTimeout time.Duration
 	LogLevel      string
 	LogFormat     string
@@ -121,6 +125,15 @@ func configure(cmd *cobra.Command, cfg *Config) error {
 	}
 	cmd.Flags().VisitAll(visit)
 	cmd.InheritedFlags().VisitAll(visit)
+	// MORNINGDECK_DATABASE_URL is --database too (the name hosting platforms give it).
+	if f := flags["database"]; f != nil && cfg.Sources["database"] == "" {
+		if v, ok := os.LookupEnv("MORNINGDECK_DATABASE_URL"); ok && v != "" {
+			if err := f.Value.Set(v); err != nil {
+				errs = append(errs, valueError("MORNINGDECK_DATABASE_URL", f, v))
+			}
+			cfg.Sources["database"] = "env"
+		}
+	}
 	// The root's own flags (addr, no-browser) too, for `config show`, unless this command
 	// has flags of those names bound to the same settings.
 	cmd.Root().LocalFlags().VisitAll(func(f *pflag.Flag) {
@@ -242,7 +255,7 @@ func configCmd(cfg *Config) *cobra.Command {
 			if file == "" {
 				file = "none (" + defaultConfigFile() + " does not exist)"
 			}
-			fmt.Fprintf(w, "# configuration file: %s\n# database: %s\n", file, filepath.Join(cfg.DataDir, "morningdeck.db"))
+			fmt.Fprintf(w, "# configuration file: %s\n# database: %s\n", file, cfg.DatabaseName())
 			tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
 			var names []string
 			all := map[string]*pflag.Flag{}
@@ -262,6 +275,9 @@ func configCmd(cfg *Config) *cobra.Command {
 				if secretFlags[n] && v != "" {
 					v = "********"
 				}
+				if n == "database" {
+					v = RedactURL(v)
+				}
 				from := cmp.Or(cfg.Sources[n], "default")
 				fmt.Fprintf(tw, "%s\t= %s\t# %s\n", n, v, from)
 			}
@@ -270,6 +286,32 @@ func configCmd(cfg *Config) *cobra.Command {
 	}
 	c.AddCommand(show)
 	return c
+}
+
+// DatabaseName names the database for people: the SQLite file's path, or the PostgreSQL
+// database's address without its password.
+func (c *Config) DatabaseName() string {
+	if c.Database != "" {
+		return RedactURL(c.Database)
+	}
+	return filepath.Join(c.DataDir, "morningdeck.db")
+}
+
+// RedactURL is a database address with its password masked, as xxxxx ("" for "").
+func RedactURL(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" {
+		if s == "" {
+			return ""
+		}
+		return "********" // not a URL: a key=value connection string may hold a password anywhere
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted() // the password as xxxxx
 }
 
 // LogsRequests reports whether the web app logs every request: --log-requests, or

@@ -16,15 +16,23 @@ import (
 	"github.com/morningdeck/morningdeck/app/greader"
 	"github.com/morningdeck/morningdeck/app/mail"
 	"github.com/morningdeck/morningdeck/queue"
-	"github.com/morningdeck/morningdeck/sqlite"
 )
+
+// Database is the store under the services as the commands see it (sqlite.DB, postgres.DB):
+// closing it, the search indexer's step, and the unsubscribe links' store. What only SQLite has
+// (its checkpointer, its writer's queue) is looked for by the commands that use it.
+type Database interface {
+	Close() error
+	IndexItems(ctx context.Context, batch int) (int, error)
+	app.UnsubscribeStore
+}
 
 // Env is the wired application: the database, the queues and the services every door (web,
 // CLI, workers) goes through. main.go builds it (Options.Open); the commands only use it.
 type Env struct {
 	Config *Config
 	Log    *slog.Logger
-	DB     *sqlite.DB
+	DB     Database
 
 	FetchQ    *queue.FetchQueue
 	ProcessQ  *queue.ProcessQueue
@@ -45,6 +53,7 @@ type Opener func(ctx context.Context, cfg *Config, log *slog.Logger) (*Env, erro
 type Options struct {
 	Version, Commit, Date string
 	Open                  Opener
+	Migrate               Migrator // `morningdeck migrate --to`
 }
 
 // opts is set once by Main, before any command runs.

@@ -23,7 +23,7 @@ func logsByDefault(cmd *cobra.Command) bool {
 
 // generalFlags are the root's persistent flags every command's help lists; the others
 // (listening, fetching, processing, mail…) belong to serve and worker.
-var generalFlags = map[string]bool{"config": true, "data-dir": true, "db-busy-timeout": true,
+var generalFlags = map[string]bool{"config": true, "data-dir": true, "database": true, "db-busy-timeout": true,
 	"verbose": true, "log-level": true, "log-format": true, "help": true}
 
 // setupGlobal wires the behaviours above into the command tree under root.

@@ -35,6 +35,7 @@ func newRoot() *cobra.Command {
 	pf.StringSliceVar(&cfg.TrustedProxies, "trusted-proxy", nil, "reverse proxies whose X-Forwarded-For names the client (addresses or CIDR ranges, e.g. 127.0.0.1); default none: the header is ignored")
 	pf.StringSliceVar(&cfg.FetchAllow, "fetch-allow", nil, "addresses or CIDR ranges an exposed app may still fetch, e.g. 192.168.1.10,10.0.0.0/8")
 	pf.StringVar(&cfg.DataDir, "data-dir", filepath.Join(xdg.DataHome, "morningdeck"), "directory of the database file")
+	pf.StringVar(&cfg.Database, "database", "", "a PostgreSQL database to use instead of the SQLite file in --data-dir, as postgres://user:password@host:5432/name (also MORNINGDECK_DATABASE_URL); several instances may share it")
 	pf.DurationVar(&cfg.DBBusyTimeout, "db-busy-timeout", 10*time.Second, "how long to wait for the database when another program holds its lock")
 	pf.StringVar(&cfg.LogLevel, "log-level", "info", "log level: debug, info, warn, error")
 	pf.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
@@ -100,7 +101,7 @@ func newRoot() *cobra.Command {
 
 	root.AddCommand(serveCmd, sourceCmd(cfg), folderCmd(cfg), itemsCmd(cfg), enrichCmd(cfg), briefCmd(cfg), fetchCmd(cfg), importCmd(cfg), exportCmd(cfg), versionCmd(),
 		queueCmd(cfg), workerCmd(cfg), configCmd(cfg), userCmd(cfg),
-		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg))
+		backupCmd(cfg), pruneCmd(cfg), checkCmd(cfg), migrateCmd(cfg))
 	root.AddCommand(tasteCmd(cfg))
 	setupGlobal(root)
 	return root

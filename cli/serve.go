@@ -78,7 +78,13 @@ func (e *Env) runWorkers(ctx context.Context) *sync.WaitGroup {
 	wg.Go(func() {
 		// The write-ahead log is looked at every 100 ms: a first ingestion writes up to tens of MB
 		// of it a second, and it must never pass sqlite.WALLimit (issue 26).
-		if err := e.DB.Checkpoints(ctx, 100*time.Millisecond); err != nil {
+		c, ok := e.DB.(interface {
+			Checkpoints(ctx context.Context, every time.Duration) error
+		})
+		if !ok {
+			return // PostgreSQL checkpoints by itself
+		}
+		if err := c.Checkpoints(ctx, 100*time.Millisecond); err != nil {
 			e.Log.Warn("background checkpoints not running; SQLite checkpoints as it writes", "component", "sqlite", "error", err)
 		}
 	})
@@ -109,7 +115,7 @@ func (e *Env) indexLoop(ctx context.Context) {
 				}
 				return
 			}
-			if n < app.IndexBatch || e.DB.WritesWaiting() {
+			if w, ok := e.DB.(interface{ WritesWaiting() bool }); n < app.IndexBatch || ok && w.WritesWaiting() {
 				return
 			}
 		}
@@ -169,7 +175,7 @@ func serve(cmd *cobra.Command, cfg *Config) error {
 		Reader:         e.Reader,
 		RequireLogin:   requireLogin,
 		TrustedProxies: trusted,
-		DataCare:       views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: e.DB.Path},
+		DataCare:       views.DataCareInfo{RetentionDays: cfg.RetentionDays, BackupDir: cfg.BackupDir, BackupKeep: cfg.BackupKeep, DBPath: cfg.DatabaseName()},
 		LogRequests:    cfg.LogsRequests(),
 		Metrics:        promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(e.Log.Handler(), slog.LevelWarn)}),
 	})
@@ -181,7 +187,7 @@ func serve(cmd *cobra.Command, cfg *Config) error {
 		wg = e.runWorkers(workCtx)
 	}
 	url := "http://" + ln.Addr().String() + "/"
-	e.Log.Info("Morning Deck is running", "url", url, "data", e.DB.Path, "version", opts.Version)
+	e.Log.Info("Morning Deck is running", "url", url, "data", cfg.DatabaseName(), "version", opts.Version)
 	fmt.Fprintf(cmd.OutOrStdout(), "Morning Deck is running at %s\n", url)
 	if !cfg.NoBrowser {
 		go launchBrowser(e.Log, url)
@@ -296,7 +302,7 @@ func workerCmd(cfg *Config) *cobra.Command {
 			workCtx, stopWork := context.WithCancel(context.Background())
 			defer stopWork()
 			wg := e.runWorkers(workCtx)
-			e.Log.Info("Morning Deck workers are running", "data", e.DB.Path, "version", opts.Version, "pid", os.Getpid())
+			e.Log.Info("Morning Deck workers are running", "data", cfg.DatabaseName(), "version", opts.Version, "pid", os.Getpid())
 			<-ctx.Done()
 			e.Log.Info("shutting down: finishing running jobs", "grace", cfg.ShutdownGracePeriod)
 			defer e.shutdownWatchdog().Stop()

@@ -42,7 +42,31 @@ const goqiteMaxReceive = 1_000_000
 // newGoqite is the goqite queue under q, on the store's write connection (used only by goqite's
 // methods without Tx, which we do not call: every operation runs in a transaction of ours).
 func newGoqite(store Store, name string, timeout time.Duration) *goqite.Queue {
-	return goqite.New(goqite.NewOpts{DB: store.JobDB(), Name: name, MaxReceive: goqiteMaxReceive, Timeout: timeout})
+	opts := goqite.NewOpts{DB: store.JobDB(), Name: name, MaxReceive: goqiteMaxReceive, Timeout: timeout}
+	if f, ok := store.(flavored); ok {
+		opts.SQLFlavor = f.GoqiteFlavor()
+	}
+	return goqite.New(opts)
+}
+
+// flavored is a Store whose database is not SQLite (goqite's default): postgres.DB.
+type flavored interface {
+	GoqiteFlavor() goqite.SQLFlavor
+}
+
+// receiver is a Store that receives messages itself, on goqite's table and in goqite's way,
+// where goqite's own ReceiveTx is not enough: on PostgreSQL it hands one message to several
+// receivers at once (postgres.ReceiveTx says how, and what was measured).
+type receiver interface {
+	ReceiveJobTx(ctx context.Context, tx *sql.Tx, queue string, timeout time.Duration, maxReceive int) (*goqite.Message, error)
+}
+
+// receiveTx receives the queue's next message in tx (nil when there is none).
+func (q *Queue) receiveTx(ctx context.Context, tx *sql.Tx) (*goqite.Message, error) {
+	if r, ok := q.store.(receiver); ok {
+		return r.ReceiveJobTx(ctx, tx, q.opts.Name, q.opts.Timeout, goqiteMaxReceive)
+	}
+	return q.gq.ReceiveTx(ctx, tx)
 }
 
 // sendTx enqueues an envelope in tx, visible after delay.
@@ -71,7 +95,7 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 		ds = ds[:0]
 		ids := make([]string, 0, n)
 		for range max(n, 1) {
-			m, err := q.gq.ReceiveTx(ctx, tx)
+			m, err := q.receiveTx(ctx, tx)
 			if err != nil {
 				return err
 			}

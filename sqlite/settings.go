@@ -2,9 +2,7 @@ package sqlite
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -105,7 +103,7 @@ func (db *DB) UpdateSettings(ctx context.Context, userID int64, u app.SettingsUp
 			if u.NewWebhookSecret {
 				q = `update users set webhook_secret = ? where id = ?`
 			}
-			_, err := tx.ExecContext(ctx, q, newWebhookSecret(), userID)
+			_, err := tx.ExecContext(ctx, q, app.NewWebhookSecret(), userID)
 			errs = append(errs, err)
 		}
 		if err := errors.Join(errs...); err != nil {
@@ -143,11 +141,4 @@ func (db *DB) SetCredits(ctx context.Context, userID int64, credits int) error {
 		_, err := tx.ExecContext(ctx, `update users set credits = ? where id = ?`, credits, userID)
 		return err
 	})
-}
-
-// newWebhookSecret is a webhook's signing secret: 32 random bytes, in hex.
-func newWebhookSecret() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }
