@@ -18,13 +18,13 @@ func (q *Queue) deadLetter(log *slog.Logger, m app.JobMessage, kind string, atte
 		if err := q.store.DeadLetterJob(ctx, tx, d); err != nil {
 			return err
 		}
-		if err := q.deleteTx(ctx, tx, m.ID); err != nil {
+		if err := q.deleteTx(ctx, tx, m); err != nil {
 			return err
 		}
 		if fn := q.onDead[kind]; fn != nil {
 			var env envelope
 			if err := json.Unmarshal(m.Body, &env); err == nil {
-				job := Job{ID: m.ID, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, q: q}
+				job := Job{ID: m.ID, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, q: q, body: m.Body}
 				if err := fn(ctx, tx, job, cause); err != nil {
 					return err
 				}

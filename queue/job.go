@@ -42,6 +42,7 @@ type Job struct {
 	Last bool
 
 	q         *Queue
+	body      []byte                 // the message's, which names its lane (Queue.lane)
 	completed *atomic.Bool           // set by CompleteTx, which may run on the database's writer (Handoff)
 	handoff   func() func(err error) // the queue's side of app.Attempt.Handoff
 }
@@ -53,7 +54,7 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 	if j.q == nil {
 		return errors.New("queue: job has no queue")
 	}
-	if err := j.q.deleteTx(ctx, tx, j.ID); err != nil {
+	if err := j.q.deleteTx(ctx, tx, app.JobMessage{ID: j.ID, Body: j.body}); err != nil {
 		return err
 	}
 	// Counted once the transaction is known to have committed (handle, or the handoff's

@@ -42,7 +42,7 @@ func (q *Queue) failed(wctx context.Context, log *slog.Logger, m app.JobMessage,
 		next := env
 		next.Attempt++
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {
-			if err := q.deleteTx(wctx, tx, m.ID); err != nil {
+			if err := q.deleteTx(wctx, tx, m); err != nil {
 				return err
 			}
 			if err := q.sendTx(wctx, tx, next, delay); err != nil {
