@@ -11,7 +11,7 @@ import (
 )
 
 // deadLetter moves a message to queue_dead and counts a failure, in one transaction.
-func (q *Queue) deadLetter(log *slog.Logger, m app.JobMessage, kind string, attempts int, cause error) {
+func (q *Queue) deadLetter(log *slog.Logger, m message, kind string, attempts int, cause error) {
 	ctx := context.Background()
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
 		d := app.DeadJob{ID: m.ID, Queue: q.opts.Name, Kind: kind, Attempts: attempts, Error: cause.Error(), FailedAt: q.clock.Now(), Body: m.Body}
@@ -24,7 +24,7 @@ func (q *Queue) deadLetter(log *slog.Logger, m app.JobMessage, kind string, atte
 		if fn := q.onDead[kind]; fn != nil {
 			var env envelope
 			if err := json.Unmarshal(m.Body, &env); err == nil {
-				job := Job{ID: m.ID, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, q: q, body: m.Body}
+				job := Job{ID: m.ID, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, q: q, lane: m.lane}
 				if err := fn(ctx, tx, job, cause); err != nil {
 					return err
 				}

@@ -61,8 +61,14 @@ func newLanes(store Store, name string, timeout time.Duration, lanes int) []*goq
 	return gq
 }
 
-// lane is the goqite queue of a message: the one its body hashes to, so that whoever has the
-// message (its id and body) finds its lane again without keeping it.
+// message is a message received, with the goqite queue (lane) it was received from: it is
+// extended and deleted there.
+type message struct {
+	app.JobMessage
+	lane *goqite.Queue
+}
+
+// lane is the goqite queue a message is sent to: the one its body hashes to.
 func (q *Queue) lane(body []byte) *goqite.Queue {
 	if len(q.gq) == 1 {
 		return q.gq[0]
@@ -116,7 +122,7 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 				emptied++
 				continue
 			}
-			ds = append(ds, delivery{m: app.JobMessage{ID: string(m.ID), Body: m.Body}})
+			ds = append(ds, delivery{m: message{JobMessage: app.JobMessage{ID: string(m.ID), Body: m.Body}, lane: q.gq[l]}})
 			ids = append(ids, string(m.ID))
 		}
 		if len(ds) == 0 {
@@ -138,7 +144,7 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 			d.decodeOK = true
 			d.env.Attempt = max(d.env.Attempt, 1)
 			if claim := q.claims[d.env.Kind]; claim != nil && d.received <= q.opts.MaxDeliveries {
-				job := Job{ID: d.m.ID, Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received, body: d.m.Body}
+				job := Job{ID: d.m.ID, Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received, lane: d.m.lane}
 				if d.claimed, err = claim(ctx, tx, job); err != nil {
 					return fmt.Errorf("claim %s: %w", d.env.Kind, err)
 				}
@@ -153,14 +159,14 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 }
 
 // deleteTx deletes a message in tx.
-func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, m app.JobMessage) error {
-	return q.lane(m.Body).DeleteTx(ctx, tx, goqite.ID(m.ID))
+func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, m message) error {
+	return m.lane.DeleteTx(ctx, tx, goqite.ID(m.ID))
 }
 
 // extend makes a received message invisible for delay more (0: visible again at once), in a
 // transaction of its own.
-func (q *Queue) extend(ctx context.Context, m app.JobMessage, delay time.Duration) error {
-	return q.inTx(ctx, func(tx *sql.Tx) error { return q.lane(m.Body).ExtendTx(ctx, tx, goqite.ID(m.ID), max(delay, 0)) })
+func (q *Queue) extend(ctx context.Context, m message, delay time.Duration) error {
+	return q.inTx(ctx, func(tx *sql.Tx) error { return m.lane.ExtendTx(ctx, tx, goqite.ID(m.ID), max(delay, 0)) })
 }
 
 // inTx runs fn in a write transaction of the store.

@@ -245,7 +245,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		}
 	}
 	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received,
-		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, body: m.Body, completed: &completed, handoff: handoff}
+		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, lane: m.lane, completed: &completed, handoff: handoff}
 	log.Debug("job started")
 	q.active.Store(id, activeJob{kind: env.Kind, start: start})
 	defer q.active.Delete(id)
@@ -299,7 +299,7 @@ func call(ctx context.Context, log *slog.Logger, h Handler, job Job) (err error)
 }
 
 // heartbeat extends the message's visibility every Timeout/3 until the returned stop is called.
-func (q *Queue) heartbeat(log *slog.Logger, m app.JobMessage) (stop func()) {
+func (q *Queue) heartbeat(log *slog.Logger, m message) (stop func()) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
