@@ -139,7 +139,10 @@ func (db *DB) Checkpoints(ctx context.Context, interval time.Duration) error {
 		} else {
 			failures = 0
 		}
-		heavy = err != nil || db.walBytes(frames) >= lightLog
+		// A large log copied once the writes paused says nothing of how fast they come: a light
+		// log held until it reached lightHoldLog stays light (its next cycle is not copied every
+		// passiveEvery).
+		heavy = err != nil || (db.walBytes(frames) >= lightLog && !quiet)
 	}
 }
 

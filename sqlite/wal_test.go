@@ -98,7 +98,9 @@ func TestBackgroundCheckpoints(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	blob := []byte(strings.Repeat("y", 16<<10))
-	for range 400 { // 6 MiB: past the 1,000 pages at which the writer would checkpoint itself
+	// 10 MiB: past the 1,000 pages at which the writer would checkpoint itself, and past the
+	// 8 MiB a light log is held before it is copied (lightHoldLog).
+	for range 640 {
 		if _, err := db.Write.Exec(`insert into filler (b) values (?)`, blob); err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +112,7 @@ func TestBackgroundCheckpoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fi.Size() >= 6<<20 {
+		if fi.Size() >= 10<<20 {
 			break
 		}
 		if time.Now().After(deadline) {
