@@ -716,7 +716,7 @@ func yarrRound(work, bin string, feeds, items, hosts, n, cycles int, limit time.
 		if err != nil {
 			return err
 		}
-		lines = append(lines, fmt.Sprintf("%.3f s CPU %.2f s wrote %.2f MB (disk %.2f MB)", took.Seconds(), (cpu1 - cpu0).Seconds(), float64(w1-w0)/1e6, float64(d1-d0)/1e6))
+		lines = append(lines, fmt.Sprintf("%.3f s CPU %.2f s wrote %.2f MB (disk %.2f MB)", took.Seconds(), (cpu1-cpu0).Seconds(), float64(w1-w0)/1e6, float64(d1-d0)/1e6))
 	}
 	fmt.Printf("round %d, yarr: all-304 cycles %s\n", n, strings.Join(lines, " / "))
 	return nil
