@@ -153,9 +153,9 @@ const passiveEvery = 500 * time.Millisecond
 // While the writer writes little (the log held less than lightLog at the last checkpoint: an
 // idle cycle, a person reading), Checkpoints waits until the writes pause (nothing written for
 // lightQuiet) or have gone on for lightEvery: a burst of small transactions (an all-304 cycle of 1,000
-// sources: ~0.5 s, ~2 MB of log over ~140 pages, each page written 3-5 times) is copied into the
-// database file once, at its end, and not also once or twice in its middle (issue 26: each copy
-// is ~0.5 MB more written to the disk).
+// sources: ~0.5 s, ~1.4 MB of log over ~135 pages, each page written 2-3 times) is not copied into
+// the database file in its middle (issue 26: each copy is ~0.5 MB more written to the disk); once
+// the writes pause, the log is synced and held (lightHoldLog).
 const (
 	lightLog   = 4 << 20
 	lightQuiet = 300 * time.Millisecond
@@ -164,8 +164,9 @@ const (
 
 // While the writer writes little, the log is not copied into the database file after every
 // pause in the writes: it waits there until it holds lightHoldLog (about six all-304 cycles of
-// 1,000 sources: an hour and a half at the default interval) or has waited lightHold, so that a page written again and again (every sources
-// page, the scheduler's index, goqite's pages: each idle cycle writes them all) is copied once
+// 1,000 sources: an hour and a half at the default interval) or has waited lightHold, so that a
+// page written again and again (every sources page, the scheduler's index, goqite's pages: each
+// idle cycle writes them all) is copied once
 // for several cycles rather than once each (issue 26, item 3: a cycle's own copy was ~135 pages,
 // ~0.55 MB of the ~2.4 MB it wrote). What a checkpoint gave besides the copy is kept: once the
 // writes pause the log is synced to the disk (fsync), so a power cut loses no more than before
