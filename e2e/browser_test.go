@@ -583,8 +583,8 @@ func TestBrowserQueues(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, err := db.Exec(`insert into queue_dead (id, queue, kind, body, attempts, error, failed_at)
-			select id, queue, 'fetch_source', body, 3, 'The server answered 503 Service Unavailable.', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') from goqite where queue = 'fetch';
-			delete from goqite where queue = 'fetch'`); err != nil {
+			select id, 'fetch', 'fetch_source', body, 3, 'The server answered 503 Service Unavailable.', strftime('%Y-%m-%dT%H:%M:%fZ', 'now') from goqite where queue = 'fetch' or queue glob 'fetch#*';
+			delete from goqite where queue = 'fetch' or queue glob 'fetch#*'`); err != nil {
 			t.Fatal(err)
 		}
 		_ = db.Close()

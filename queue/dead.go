@@ -11,20 +11,20 @@ import (
 )
 
 // deadLetter moves a message to queue_dead and counts a failure, in one transaction.
-func (q *Queue) deadLetter(log *slog.Logger, m app.JobMessage, kind string, attempts int, cause error) {
+func (q *Queue) deadLetter(log *slog.Logger, m message, kind string, attempts int, cause error) {
 	ctx := context.Background()
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
 		d := app.DeadJob{ID: m.ID, Queue: q.opts.Name, Kind: kind, Attempts: attempts, Error: cause.Error(), FailedAt: q.clock.Now(), Body: m.Body}
 		if err := q.store.DeadLetterJob(ctx, tx, d); err != nil {
 			return err
 		}
-		if err := q.deleteTx(ctx, tx, m.ID); err != nil {
+		if err := q.deleteTx(ctx, tx, m); err != nil {
 			return err
 		}
 		if fn := q.onDead[kind]; fn != nil {
 			var env envelope
 			if err := json.Unmarshal(m.Body, &env); err == nil {
-				job := Job{ID: m.ID, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, q: q}
+				job := Job{ID: m.ID, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, q: q, lane: m.lane}
 				if err := fn(ctx, tx, job, cause); err != nil {
 					return err
 				}

@@ -289,7 +289,7 @@ func TestFetchPipeline(t *testing.T) {
 			t.Fatalf("fetch status %s", got)
 		}
 		// The job lost (here: removed by hand): the source is reset, and the scheduler takes it up again.
-		if _, err := p.db.Write.Exec(`delete from goqite where queue = 'fetch'`); err != nil {
+		if _, err := p.db.Write.Exec(`delete from goqite where queue = 'fetch' or queue glob 'fetch#*'`); err != nil {
 			t.Fatal(err)
 		}
 		if n, _ := rec(context.Background()); n != 1 {

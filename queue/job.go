@@ -8,12 +8,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"maragu.dev/goqite"
+
 	"github.com/morningdeck/morningdeck/app"
 )
 
 // delivery is a received message with what the receiving transaction learned about it.
 type delivery struct {
-	m        app.JobMessage
+	m        message
 	env      envelope
 	decodeOK bool
 	received int
@@ -42,6 +44,7 @@ type Job struct {
 	Last bool
 
 	q         *Queue
+	lane      *goqite.Queue          // the goqite queue its message was received from
 	completed *atomic.Bool           // set by CompleteTx, which may run on the database's writer (Handoff)
 	handoff   func() func(err error) // the queue's side of app.Attempt.Handoff
 }
@@ -53,7 +56,7 @@ func (j Job) CompleteTx(ctx context.Context, tx *sql.Tx) error {
 	if j.q == nil {
 		return errors.New("queue: job has no queue")
 	}
-	if err := j.q.deleteTx(ctx, tx, j.ID); err != nil {
+	if err := j.q.deleteTx(ctx, tx, message{JobMessage: app.JobMessage{ID: j.ID}, lane: j.lane}); err != nil {
 		return err
 	}
 	// Counted once the transaction is known to have committed (handle, or the handoff's

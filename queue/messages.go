@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"time"
 
 	"maragu.dev/goqite"
@@ -61,12 +63,47 @@ type receiver interface {
 	ReceiveJobTx(ctx context.Context, tx *sql.Tx, queue string, timeout time.Duration, maxReceive int) (*goqite.Message, error)
 }
 
-// receiveTx receives the queue's next message in tx (nil when there is none).
-func (q *Queue) receiveTx(ctx context.Context, tx *sql.Tx) (*goqite.Message, error) {
+// receiveTx receives the next message of lane l in tx (nil when there is none).
+func (q *Queue) receiveTx(ctx context.Context, tx *sql.Tx, l int) (*goqite.Message, error) {
 	if r, ok := q.store.(receiver); ok {
-		return r.ReceiveJobTx(ctx, tx, q.opts.Name, q.opts.Timeout, goqiteMaxReceive)
+		return r.ReceiveJobTx(ctx, tx, laneName(q.opts.Name, l), q.opts.Timeout, goqiteMaxReceive)
 	}
-	return q.gq.ReceiveTx(ctx, tx)
+	return q.gq[l].ReceiveTx(ctx, tx)
+}
+
+// laneName is the goqite queue name of a queue's lane l: the queue's name, then name#1, ….
+func laneName(name string, l int) string {
+	if l == 0 {
+		return name
+	}
+	return name + "#" + strconv.Itoa(l)
+}
+
+// newLanes is a queue's goqite queues (Options.Lanes): the first named name, the others
+// name#1, name#2, … (sqlite's queries of goqite's table count them all as the queue's).
+func newLanes(store Store, name string, timeout time.Duration, lanes int) []*goqite.Queue {
+	gq := make([]*goqite.Queue, lanes)
+	for i := range gq {
+		gq[i] = newGoqite(store, laneName(name, i), timeout)
+	}
+	return gq
+}
+
+// message is a message received, with the goqite queue (lane) it was received from: it is
+// extended and deleted there.
+type message struct {
+	app.JobMessage
+	lane *goqite.Queue
+}
+
+// lane is the goqite queue a message is sent to: the one its body hashes to.
+func (q *Queue) lane(body []byte) *goqite.Queue {
+	if len(q.gq) == 1 {
+		return q.gq[0]
+	}
+	h := fnv.New32a()
+	_, _ = h.Write(body)
+	return q.gq[h.Sum32()%uint32(len(q.gq))]
 }
 
 // sendTx enqueues an envelope in tx, visible after delay.
@@ -83,7 +120,7 @@ func (q *Queue) sendTx(ctx context.Context, tx *sql.Tx, env envelope, delay time
 
 // sendBodyTx enqueues a message body as it is (a dead one sent again may not decode).
 func (q *Queue) sendBodyTx(ctx context.Context, tx *sql.Tx, body []byte, delay time.Duration, priority int) error {
-	return q.gq.SendTx(ctx, tx, goqite.Message{Body: body, Delay: max(delay, 0), Priority: priority})
+	return q.lane(body).SendTx(ctx, tx, goqite.Message{Body: body, Delay: max(delay, 0), Priority: priority})
 }
 
 // receiveMany receives up to n messages (goqite's ReceiveTx, n times), with their delivery
@@ -94,15 +131,26 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 	err := q.inTx(ctx, func(tx *sql.Tx) error {
 		ds = ds[:0]
 		ids := make([]string, 0, n)
-		for range max(n, 1) {
-			m, err := q.receiveTx(ctx, tx)
+		// One from each lane in turn, starting with the next lane each time, until n or every
+		// lane is empty (within a lane, goqite hands out by priority, then age).
+		lanes := len(q.gq)
+		start, emptied := int(q.turn.Add(1)), 0
+		empty := make([]bool, lanes)
+		for i := 0; len(ds) < max(n, 1) && emptied < lanes; i++ {
+			l := (start + i) % lanes
+			if empty[l] {
+				continue
+			}
+			m, err := q.receiveTx(ctx, tx, l)
 			if err != nil {
 				return err
 			}
 			if m == nil {
-				break
+				empty[l] = true
+				emptied++
+				continue
 			}
-			ds = append(ds, delivery{m: app.JobMessage{ID: string(m.ID), Body: m.Body}})
+			ds = append(ds, delivery{m: message{JobMessage: app.JobMessage{ID: string(m.ID), Body: m.Body}, lane: q.gq[l]}})
 			ids = append(ids, string(m.ID))
 		}
 		if len(ds) == 0 {
@@ -124,7 +172,7 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 			d.decodeOK = true
 			d.env.Attempt = max(d.env.Attempt, 1)
 			if claim := q.claims[d.env.Kind]; claim != nil && d.received <= q.opts.MaxDeliveries {
-				job := Job{ID: d.m.ID, Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received}
+				job := Job{ID: d.m.ID, Queue: q.opts.Name, Kind: d.env.Kind, Version: d.env.Version, Attempt: d.env.Attempt, Data: d.env.Data, Received: d.received, lane: d.m.lane}
 				if d.claimed, err = claim(ctx, tx, job); err != nil {
 					return fmt.Errorf("claim %s: %w", d.env.Kind, err)
 				}
@@ -139,14 +187,14 @@ func (q *Queue) receiveMany(ctx context.Context, n int) ([]delivery, error) {
 }
 
 // deleteTx deletes a message in tx.
-func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, id string) error {
-	return q.gq.DeleteTx(ctx, tx, goqite.ID(id))
+func (q *Queue) deleteTx(ctx context.Context, tx *sql.Tx, m message) error {
+	return m.lane.DeleteTx(ctx, tx, goqite.ID(m.ID))
 }
 
 // extend makes a received message invisible for delay more (0: visible again at once), in a
 // transaction of its own.
-func (q *Queue) extend(ctx context.Context, id string, delay time.Duration) error {
-	return q.inTx(ctx, func(tx *sql.Tx) error { return q.gq.ExtendTx(ctx, tx, goqite.ID(id), max(delay, 0)) })
+func (q *Queue) extend(ctx context.Context, m message, delay time.Duration) error {
+	return q.inTx(ctx, func(tx *sql.Tx) error { return m.lane.ExtendTx(ctx, tx, goqite.ID(m.ID), max(delay, 0)) })
 }
 
 // inTx runs fn in a write transaction of the store.

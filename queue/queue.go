@@ -29,7 +29,14 @@ type Options struct {
 	// finishes starts the next job at once and the receive of several jobs shares one write
 	// transaction. For queues of short jobs (fetches); a job received ahead that no worker
 	// started within Timeout/2, or by shutdown, is left to be delivered again. Default 0.
-	Prefetch      int
+	Prefetch int
+	// Lanes is how many goqite queues the messages are spread over (Name, then Name#1, Name#2,
+	// …; default 1), each message in the lane its body hashes to. goqite's receive walks its
+	// queue from the oldest message and reads the row of each one received and not yet deleted
+	// before it finds one to hand out; a queue that keeps hundreds in flight or awaiting their
+	// result's commit (the fetch queue in an all-304 cycle) makes each receive walk them all.
+	// A receive takes from each lane in turn, so a walk is over one lane's (issue 26, item 6).
+	Lanes         int
 	MaxAttempts   int           // default 3
 	Timeout       time.Duration // visibility timeout, default 60s; a running job is extended every Timeout/3
 	PollInterval  time.Duration // default 1s; Send in this process wakes the receiver at once
@@ -52,7 +59,8 @@ type SendOptions struct {
 type Queue struct {
 	opts     Options
 	store    Store
-	gq       *goqite.Queue // the messages: sent, received, extended and deleted through goqite (messages.go)
+	gq       []*goqite.Queue // the messages: sent, received, extended and deleted through goqite (messages.go), one a lane
+	turn     atomic.Uint32   // the lane the next receive starts with
 	log      *slog.Logger
 	clock    app.Clock
 	handlers map[string]Handler
@@ -93,7 +101,7 @@ func New(opts Options) *Queue {
 	return &Queue{
 		opts:     opts,
 		store:    opts.Store,
-		gq:       newGoqite(opts.Store, opts.Name, opts.Timeout),
+		gq:       newLanes(opts.Store, opts.Name, opts.Timeout, orDefault(opts.Lanes, 1)),
 		log:      opts.Log.With("component", "queue", "queue", opts.Name),
 		clock:    app.ClockOrSystem(opts.Clock),
 		handlers: map[string]Handler{},

@@ -27,7 +27,7 @@ func Permanent(err error) error {
 
 // failed records a job's failure: dead-lettered when it is permanent or the job's last
 // attempt, otherwise the job is sent again, one attempt further, after a backoff.
-func (q *Queue) failed(wctx context.Context, log *slog.Logger, m app.JobMessage, env envelope, took time.Duration, err error) {
+func (q *Queue) failed(wctx context.Context, log *slog.Logger, m message, env envelope, took time.Duration, err error) {
 	var perm permanentError
 	switch {
 	case errors.As(err, &perm), env.Attempt >= q.opts.MaxAttempts:
@@ -42,7 +42,7 @@ func (q *Queue) failed(wctx context.Context, log *slog.Logger, m app.JobMessage,
 		next := env
 		next.Attempt++
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {
-			if err := q.deleteTx(wctx, tx, m.ID); err != nil {
+			if err := q.deleteTx(wctx, tx, m); err != nil {
 				return err
 			}
 			if err := q.sendTx(wctx, tx, next, delay); err != nil {

@@ -245,11 +245,11 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		}
 	}
 	job := Job{ID: id, Queue: q.opts.Name, Kind: env.Kind, Version: env.Version, Attempt: env.Attempt, Data: env.Data, Received: received,
-		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, completed: &completed, handoff: handoff}
+		Last: env.Attempt >= q.opts.MaxAttempts, Claimed: d.claimed, q: q, lane: m.lane, completed: &completed, handoff: handoff}
 	log.Debug("job started")
 	q.active.Store(id, activeJob{kind: env.Kind, start: start})
 	defer q.active.Delete(id)
-	stop := q.heartbeat(log, m.ID)
+	stop := q.heartbeat(log, m)
 	err := call(ctx, log, h, job)
 	stop()
 	took := time.Since(start)
@@ -267,7 +267,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		log.Debug("job done", "duration", took)
 	case err == nil:
 		if err := q.inTx(wctx, func(tx *sql.Tx) error {
-			return q.deleteTx(wctx, tx, m.ID)
+			return q.deleteTx(wctx, tx, m)
 		}); err != nil {
 			log.Error("record success", "error", err)
 			return
@@ -277,7 +277,7 @@ func (q *Queue) handle(ctx context.Context, d delivery) {
 		log.Debug("job done", "duration", took)
 	case ctx.Err() != nil:
 		// Shutdown cut it short: leave the message, visible again at once, for the next run.
-		if err := q.extend(wctx, m.ID, 0); err != nil {
+		if err := q.extend(wctx, m, 0); err != nil {
 			log.Warn("release interrupted job", "error", err)
 		}
 		metrics.Finished(q.opts.Name, env.Kind, "interrupted", took)
@@ -299,7 +299,7 @@ func call(ctx context.Context, log *slog.Logger, h Handler, job Job) (err error)
 }
 
 // heartbeat extends the message's visibility every Timeout/3 until the returned stop is called.
-func (q *Queue) heartbeat(log *slog.Logger, id string) (stop func()) {
+func (q *Queue) heartbeat(log *slog.Logger, m message) (stop func()) {
 	quit := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -310,7 +310,7 @@ func (q *Queue) heartbeat(log *slog.Logger, id string) (stop func()) {
 			case <-quit:
 				return
 			case <-t.C:
-				if err := q.extend(context.Background(), id, q.opts.Timeout); err != nil {
+				if err := q.extend(context.Background(), m, q.opts.Timeout); err != nil {
 					log.Warn("extend visibility", "error", err)
 				}
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -400,4 +401,52 @@ func TestPrefetch(t *testing.T) {
 			t.Errorf("runs (their delivery counts) = %v; want slow once, next once on its second delivery", received)
 		}
 	})
+}
+
+// TestQueueLanes (issue 26): a queue's messages spread over lanes (goqite queues name, name#1,
+// …) are all received, run once and deleted, a heartbeat extends each in its own lane, and a
+// message left in the first lane (sent before the queue had lanes, whatever its body) is deleted
+// where it was received; the queue's size counts every lane.
+func TestQueueLanes(t *testing.T) {
+	db := sqlitetest.New(t)
+	q := newQueue(t, db, queue.Options{Lanes: 4, Workers: 3, Prefetch: 6, Timeout: 300 * time.Millisecond})
+	var mu sync.Mutex
+	ran := map[int]int{}
+	q.Register("lane", func(ctx context.Context, job queue.Job) error {
+		var n int
+		if err := json.Unmarshal(job.Data, &n); err != nil {
+			return err
+		}
+		if n%10 == 0 {
+			time.Sleep(250 * time.Millisecond) // past the timeout: extended by the heartbeat
+		}
+		mu.Lock()
+		ran[n]++
+		mu.Unlock()
+		return nil
+	})
+	for n := range 40 {
+		send(t, q, "lane", n)
+	}
+	old := goqite.New(goqite.NewOpts{DB: db.Write, Name: q.Name()})
+	for n := 40; n < 50; n++ {
+		if err := old.Send(t.Context(), goqite.Message{Body: []byte(`{"kind":"lane","v":1,"attempt":1,"data":` + strconv.Itoa(n) + `}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if lanes := count(t, db, `select count(distinct queue) from goqite`); lanes < 3 {
+		t.Fatalf("the messages are in %d goqite queues, want them spread over the lanes", lanes)
+	}
+	if size, err := q.Size(t.Context()); err != nil || size != 50 {
+		t.Fatalf("size %d, %v: want all 50 messages counted", size, err)
+	}
+	run(t, q)
+	eventually(t, "every lane to empty", func() bool { return count(t, db, `select count(*) from goqite`) == 0 })
+	mu.Lock()
+	defer mu.Unlock()
+	for n := range 50 {
+		if ran[n] != 1 {
+			t.Errorf("job %d ran %d times", n, ran[n])
+		}
+	}
 }

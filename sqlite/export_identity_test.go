@@ -11,3 +11,6 @@ const NewItemsQueryForTest = qNewItems
 
 // SourceSummaryQueryForTest is qSourceSummary, for the query plan test.
 const SourceSummaryQueryForTest = qSourceSummary
+
+// WALPendingForTest is walPending: the log's frames not yet copied into the database file.
+func (db *DB) WALPendingForTest() (int64, bool) { return db.walPending() }

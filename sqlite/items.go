@@ -647,6 +647,18 @@ func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
 	return int(n), err
 }
 
+// changedAt is the status_changed_at an item of this status is stored with: the time (at) for an
+// item in flight (NEW, PENDING, PROCESSING), which the processing scheduler and the stuck-item
+// recovery read (items_status_changed_idx, migration 0023); none for an item out of flight (DONE,
+// ERROR), for which nothing reads it (issue 26, migration 0029: 24 bytes of every item's row).
+func changedAt(status app.ItemStatus, at string) any {
+	switch status {
+	case app.ItemNew, app.ItemPending, app.ItemProcessing:
+		return at
+	}
+	return nil
+}
+
 var _ app.ItemStore = (*DB)(nil)
 var _ app.FilterStore = (*DB)(nil)
 
@@ -674,6 +686,7 @@ var qInsertItems = func() (qs [5]string) {
 // enrichment and the filters' effect on it.
 func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, items []app.Item, status app.ItemStatus, now time.Time) ([]int64, error) {
 	created := FormatTime(now)
+	changed := changedAt(status, created)
 	ids := make([]int64, 0, len(items))
 	args := make([]any, 0, 24*min(len(items), 16))
 	for len(items) > 0 {
@@ -685,7 +698,7 @@ func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, it
 		for i := range items[:1<<k] {
 			it := &items[i]
 			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
-				"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, created,
+				"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, changed,
 				storedSummary(it.Summary, it.Text), encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
 				formatTimePtr(it.ReadAt), it.Starred, it.Hidden)
 		}

@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -279,5 +280,59 @@ func TestSummaryStoredOnce(t *testing.T) {
 	}
 	if _, err := db.Write.Exec(`insert into items_fts (items_fts, rank) values ('integrity-check', 1)`); err != nil {
 		t.Fatalf("search index integrity: %v", err)
+	}
+}
+
+// TestStatusTimeOnlyInFlight (issue 26, item 4): an item keeps the time of its status change
+// only while it is in flight (NEW, PENDING, PROCESSING: the processing scheduler and the
+// stuck-item recovery read it); a first import stored DONE, an item processed or failed for good
+// keeps none.
+func TestStatusTimeOnlyInFlight(t *testing.T) {
+	db := sqlitetest.New(t)
+	ctx := context.Background()
+	first := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "http://x/feed", RefreshIntervalMinutes: 15}
+	if err := db.CreateSource(ctx, first, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.FinishFetch(ctx, first, &app.FetchResult{Items: []app.Item{{GUID: "imported", Title: "Imported", Text: "x"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	src, err := db.SourceByID(ctx, first.ID) // fetched once: its new items are NEW
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.FinishFetch(ctx, src, &app.FetchResult{Items: []app.Item{{GUID: "new", Title: "New", Text: "y"}, {GUID: "done", Title: "Done", Text: "z"}, {GUID: "failed", Title: "Failed", Text: "w"}}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := func(guid string) int64 {
+		var id int64
+		if err := db.Read.QueryRow(`select id from items where guid = ?`, guid).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	if _, err := db.Write.Exec(`update items set status = 'PROCESSING' where guid in ('done', 'failed')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishProcessing(ctx, &app.Item{ID: id("done"), UserID: 1}, app.ProcessResult{Enrichment: &app.Enrichment{Summary: "Done.", EnrichedBy: "embedded"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FailProcessing(ctx, id("failed"), "boom", true, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"imported": "DONE no time", "new": "NEW with time", "done": "DONE no time", "failed": "ERROR no time"}
+	for guid, w := range want {
+		var status string
+		var changed sql.NullString
+		if err := db.Read.QueryRow(`select status, status_changed_at from items where guid = ?`, guid).Scan(&status, &changed); err != nil {
+			t.Fatal(err)
+		}
+		got := status + " no time"
+		if changed.Valid {
+			got = status + " with time"
+		}
+		if got != w {
+			t.Errorf("%s: %s, want %s", guid, got, w)
+		}
 	}
 }

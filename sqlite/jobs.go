@@ -131,7 +131,7 @@ func (db *DB) QueuePaused(ctx context.Context, queue string) (bool, error) {
 // count or listing of a queue; the fetch queue's capacity and the scheduler need one.
 func (db *DB) QueueSize(ctx context.Context, queue string) (int, error) {
 	var n int
-	err := db.Read.QueryRowContext(ctx, `select count(*) from goqite where queue = ?`, queue).Scan(&n)
+	err := db.Read.QueryRowContext(ctx, `select count(*) from goqite where `+inQueue("?1"), queue).Scan(&n)
 	return n, err
 }
 
@@ -150,7 +150,7 @@ func (db *DB) JobCounts(ctx context.Context, queue string, now, hourAgo time.Tim
 			(select count(*) from queue_dead where queue = ?2),
 			(select coalesce(sum(ok), 0) from queue_done where queue = ?2 and minute >= ?3),
 			(select coalesce(sum(failed), 0) from queue_done where queue = ?2 and minute >= ?3)
-		from goqite where queue = ?2`,
+		from goqite where `+inQueue("?2")+``,
 		now.UTC().Format(jobTimeFormat), queue, hourAgo.UTC().Format(jobMinuteFormat),
 	).Scan(&c.Ready, &c.Delayed, &c.InFlight, &oldest, &c.Dead, &c.DoneLastHour, &c.FailedLastHour)
 	if err != nil {

@@ -141,7 +141,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 			baseScore, baseReasoning = max(0, min(100, r.Base.Score)), r.Base.Reasoning
 		}
 		// summary: summaryIsText when it is the item's text as stored by this update (0028).
-		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = ?,
+		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = null,
 			summary = case when ? != '' and ? = (case when ? != '' then ? else text_content end) then char(30) else ? end,
 			tags = ?, topics = ?, usual_topics = ?,
 			score = ?, score_reasoning = ?, enriched_by = ?, last_error = '', attempts = attempts + 1,
@@ -152,7 +152,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 				when json_valid(extra) then json_remove(extra, '$.`+app.ExtraArticleError+`') else extra end,
 			base_score = ?, base_reasoning = ?
 			where id = ? and status = 'PROCESSING'`,
-			now, e.Summary, e.Summary, r.Text, r.Text, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
+			e.Summary, e.Summary, r.Text, r.Text, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
 			e.PromptTokens, e.CompletionTokens, r.Text, r.Text, readAt, r.Effect.Star, r.Effect.Hide,
 			r.ArticleError, r.ArticleError, baseScore, baseReasoning, it.ID)
 		if err != nil {
@@ -173,13 +173,13 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 // FailProcessing records a failed attempt: the item goes back to PENDING for the queue's
 // retry, or to ERROR (the dead letter, with its message) after the last attempt.
 func (db *DB) FailProcessing(ctx context.Context, id int64, msg string, final bool, then app.TxFunc) error {
-	status := app.ItemPending
+	status, changed := app.ItemPending, any(db.now())
 	if final {
-		status = app.ItemError
+		status, changed = app.ItemError, nil // out of flight: no time kept (changedAt)
 	}
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `update items set status = ?, status_changed_at = ?, last_error = ?, attempts = attempts + 1 where id = ?`,
-			status, db.now(), msg, id)
+			status, changed, msg, id)
 		if err != nil {
 			return fmt.Errorf("sqlite: fail processing: %w", err)
 		}
@@ -193,8 +193,8 @@ func (db *DB) FailProcessing(ctx context.Context, id int64, msg string, final bo
 // AbandonProcessingTx marks an item still PENDING or PROCESSING ERROR with msg, in tx (its job
 // is being dead-lettered).
 func (db *DB) AbandonProcessingTx(ctx context.Context, tx *sql.Tx, id int64, msg string) error {
-	_, err := tx.ExecContext(ctx, `update items set status = 'ERROR', status_changed_at = ?, last_error = ?
-		where id = ? and status in ('PENDING', 'PROCESSING')`, db.now(), msg, id)
+	_, err := tx.ExecContext(ctx, `update items set status = 'ERROR', status_changed_at = null, last_error = ?
+		where id = ? and status in ('PENDING', 'PROCESSING')`, msg, id)
 	if err != nil {
 		return fmt.Errorf("sqlite: abandon processing: %w", err)
 	}

@@ -19,7 +19,14 @@ import (
 func noLiveJob(queue, field, idColumn string) string {
 	return idColumn + ` not in (select v from (select case when json_valid(cast(body as text))
 		then json_extract(cast(body as text), '$.data.` + field + `') end as v
-		from goqite where queue = '` + queue + `') where v is not null)`
+		from goqite where ` + inQueue("'"+queue+"'") + `) where v is not null)`
+}
+
+// inQueue is the condition on goqite's queue column for a queue of ours, name (an SQL
+// expression): its messages may be spread over lanes (queue.Options.Lanes), goqite queues named
+// name, name#1, name#2, …
+func inQueue(name string) string {
+	return `(queue = ` + name + ` or queue glob ` + name + ` || '#[0-9]*')`
 }
 
 // StuckEntities lists sources, items and briefings in a transitional state since before cutoff

@@ -98,7 +98,9 @@ func TestBackgroundCheckpoints(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	blob := []byte(strings.Repeat("y", 16<<10))
-	for range 400 { // 6 MiB: past the 1,000 pages at which the writer would checkpoint itself
+	// 10 MiB: past the 1,000 pages at which the writer would checkpoint itself, and past the
+	// 8 MiB a light log is held before it is copied (lightHoldLog).
+	for range 640 {
 		if _, err := db.Write.Exec(`insert into filler (b) values (?)`, blob); err != nil {
 			t.Fatal(err)
 		}
@@ -110,7 +112,7 @@ func TestBackgroundCheckpoints(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fi.Size() >= 6<<20 {
+		if fi.Size() >= 10<<20 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -206,5 +208,65 @@ func TestWALStaysSmall(t *testing.T) {
 	var check string
 	if err := db.Read.QueryRow(`pragma integrity_check`).Scan(&check); err != nil || check != "ok" {
 		t.Fatalf("integrity_check: %s, %v", check, err)
+	}
+}
+
+// TestLightLogHeld: while the writer writes little, Checkpoints leaves the log's frames where
+// they are (synced, not copied into the database file) until they reach 8 MiB, so that an
+// idle cycle's pages, written again by the next, are copied once for several cycles (issue 26);
+// past that it copies them. walPending reads the count from the log's shared-memory index.
+func TestLightLogHeld(t *testing.T) {
+	db := sqlitetest.New(t)
+	if _, err := db.Write.Exec(`create table filler (b blob)`); err != nil {
+		t.Fatal(err)
+	}
+	var busy, frames, done int
+	if err := db.Write.QueryRow(`pragma wal_checkpoint(TRUNCATE)`).Scan(&busy, &frames, &done); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error)
+	go func() { stopped <- db.Checkpoints(ctx, 20*time.Millisecond) }()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Error(err)
+		}
+	}()
+	// Checkpoints first copies the log it finds (its mode starts heavy): let it, then write little.
+	time.Sleep(200 * time.Millisecond)
+	if _, err := db.Write.Exec(`insert into filler (b) values (zeroblob(100))`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
+	if _, err := db.Write.Exec(`insert into filler (b) values (zeroblob(100))`); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(800 * time.Millisecond) // past the pause after which the log would be copied
+	pending, ok := db.WALPendingForTest()
+	if !ok || pending == 0 {
+		t.Fatalf("after a small write and a pause, %d frames wait to be copied (ok %v), want them held in the log", pending, ok)
+	}
+	// Past lightHoldLog (8 MiB), the log is copied once the writes pause.
+	blob := []byte(strings.Repeat("z", 16<<10))
+	for range 600 {
+		if _, err := db.Write.Exec(`insert into filler (b) values (?)`, blob); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		pending, ok := db.WALPendingForTest()
+		if ok && pending == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d frames still wait to be copied (ok %v)", pending, ok)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var n int
+	if err := db.Read.QueryRow(`select count(*) from filler`).Scan(&n); err != nil || n != 602 {
+		t.Fatalf("%d rows, %v", n, err)
 	}
 }

@@ -20,6 +20,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -107,7 +108,7 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 		}
 		results = append(results, res)
 		if yarrBin != "" {
-			if err := yarrRound(work, yarrBin, feeds, items, hosts, r, limit); err != nil {
+			if err := yarrRound(work, yarrBin, feeds, items, hosts, r, max(cycles, 1), limit); err != nil {
 				return fmt.Errorf("yarr round %d: %w", r, err)
 			}
 		}
@@ -305,7 +306,7 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	// Phase 2: all-304 cycles, each asked for as the Sources page's "Refresh all" does; the
 	// round reports their median time and their mean CPU.
 	var times []time.Duration
-	var wrotes []string
+	var wrotes, disks []string
 	for c := 0; c < cycles; c++ {
 		// What the cycle writes is counted from a quiet process (the first import's last
 		// writes, and the previous cycle's checkpoint, are done) until it is quiet again
@@ -318,6 +319,10 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 			return res, err
 		}
 		wroteBefore, err := wrote(srv.Process.Pid)
+		if err != nil {
+			return res, err
+		}
+		diskBefore, err := procIO(srv.Process.Pid, "write_bytes")
 		if err != nil {
 			return res, err
 		}
@@ -357,8 +362,13 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 		}
 		res.wroteCycle += (w - wroteBefore) / int64(cycles)
 		wrotes = append(wrotes, fmt.Sprintf("%.2f", float64(w-wroteBefore)/1e6))
+		d, err := procIO(srv.Process.Pid, "write_bytes")
+		if err != nil {
+			return res, err
+		}
+		disks = append(disks, fmt.Sprintf("%.2f", float64(d-diskBefore)/1e6))
 	}
-	fmt.Printf("round %d: the all-304 cycles wrote %s MB\n", n, strings.Join(wrotes, " / "))
+	fmt.Printf("round %d: the all-304 cycles wrote %s MB (write calls); to the disk (/proc io write_bytes) %s MB\n", n, strings.Join(wrotes, " / "), strings.Join(disks, " / "))
 	slices.Sort(times)
 	res.cycle = times[len(times)/2]
 	var pages, free, pageSize int64
@@ -516,18 +526,24 @@ func settle(pid int) error {
 	return nil
 }
 
-// wrote is how many bytes a process has passed to write system calls (Linux /proc io: wchar).
-func wrote(pid int) (int64, error) {
+// wrote is how many bytes a process has passed to write system calls (Linux /proc io: wchar:
+// files and sockets alike).
+func wrote(pid int) (int64, error) { return procIO(pid, "wchar") }
+
+// procIO is one counter of a process's /proc io: wchar (bytes passed to write calls),
+// write_bytes (bytes of the page cache it dirtied for the disk: file writes only, a page dirtied
+// again before it reached the disk counted once).
+func procIO(pid int, name string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/io", pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "wchar: "); ok {
+		if v, ok := strings.CutPrefix(line, name+": "); ok {
 			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		}
 	}
-	return 0, errors.New("no wchar in /proc io")
+	return 0, errors.New("no " + name + " in /proc io")
 }
 
 // peakRSS is a process's high-water mark of resident memory (VmHWM).
@@ -550,7 +566,7 @@ func peakRSS(pid int) (int64, error) {
 // CPU, peak RSS and database bytes an item. Its database runs in WAL mode with a busy timeout
 // (as the peers README of the shared material advises: with its defaults it loses whole feeds to "database is
 // locked").
-func yarrRound(work, bin string, feeds, items, hosts, n int, limit time.Duration) error {
+func yarrRound(work, bin string, feeds, items, hosts, n, cycles int, limit time.Duration) error {
 	dir := filepath.Join(work, "yarr"+strconv.Itoa(n))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -634,5 +650,74 @@ func yarrRound(work, bin string, feeds, items, hosts, n int, limit time.Duration
 	used := (pages - free) * pageSize
 	fmt.Printf("round %d, yarr: first ingestion %.2f s (CPU %.2f s), peak RSS %.1f MB, database %.1f MB (%.0f bytes an item), items %d/%d\n",
 		n, took.Seconds(), cpu.Seconds(), float64(rss)/1e6, float64(used)/1e6, float64(used)/float64(max(stored, 1)), stored, feeds*items)
+
+	// yarr's all-304 cycles, measured as ours are (POST /api/feeds/refresh, its "Refresh"; done
+	// when every feed answered 304 and /api/status counts no feed pending).
+	var lines []string
+	for c := 0; c < cycles; c++ {
+		if err := settle(srv.Process.Pid); err != nil {
+			return err
+		}
+		cpu0, err := cpuTime(srv.Process.Pid)
+		if err != nil {
+			return err
+		}
+		w0, err := wrote(srv.Process.Pid)
+		if err != nil {
+			return err
+		}
+		d0, err := procIO(srv.Process.Pid, "write_bytes")
+		if err != nil {
+			return err
+		}
+		before := farm.NotMod.Load()
+		t1 := time.Now()
+		resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d/api/feeds/refresh", port), "application/json", nil)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return fmt.Errorf("yarr refresh: %s", resp.Status)
+		}
+		err = poll(limit, func() (bool, error) {
+			if farm.NotMod.Load()-before < int64(feeds) {
+				return false, nil
+			}
+			resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/api/status", port))
+			if err != nil {
+				return false, err
+			}
+			defer resp.Body.Close()
+			var st struct {
+				Running int `json:"running"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+				return false, err
+			}
+			return st.Running == 0, nil
+		})
+		took := time.Since(t1)
+		if err != nil {
+			return fmt.Errorf("yarr 304 cycle: %w", err)
+		}
+		cpu1, err := cpuTime(srv.Process.Pid)
+		if err != nil {
+			return err
+		}
+		if err := settle(srv.Process.Pid); err != nil {
+			return err
+		}
+		w1, err := wrote(srv.Process.Pid)
+		if err != nil {
+			return err
+		}
+		d1, err := procIO(srv.Process.Pid, "write_bytes")
+		if err != nil {
+			return err
+		}
+		lines = append(lines, fmt.Sprintf("%.3f s CPU %.2f s wrote %.2f MB (disk %.2f MB)", took.Seconds(), (cpu1-cpu0).Seconds(), float64(w1-w0)/1e6, float64(d1-d0)/1e6))
+	}
+	fmt.Printf("round %d, yarr: all-304 cycles %s\n", n, strings.Join(lines, " / "))
 	return nil
 }
