@@ -135,10 +135,17 @@ func (db *DB) QueuePaused(ctx context.Context, queue string) (bool, error) {
 	return paused, err
 }
 
+// inQueue is the condition on goqite's queue column for a queue of ours, name (an SQL
+// expression): its messages are in the goqite queue of its name and in its lanes, name#1, …
+// (queue.Options.Lanes).
+func inQueue(name string) string {
+	return `(queue = ` + name + ` or queue like ` + name + ` || '#%')`
+}
+
 // QueueSize is the number of a queue's messages: ready, delayed and in flight.
 func (db *DB) QueueSize(ctx context.Context, queue string) (int, error) {
 	var n int
-	err := db.SQL.QueryRowContext(ctx, `select count(*) from goqite where queue = $1`, queue).Scan(&n)
+	err := db.SQL.QueryRowContext(ctx, `select count(*) from goqite where `+inQueue("$1"), queue).Scan(&n)
 	return n, err
 }
 
@@ -156,7 +163,7 @@ func (db *DB) JobCounts(ctx context.Context, queue string, now, hourAgo time.Tim
 			(select count(*) from queue_dead where queue = $2),
 			(select coalesce(sum(ok), 0) from queue_done where queue = $2 and minute >= $3),
 			(select coalesce(sum(failed), 0) from queue_done where queue = $2 and minute >= $3)
-		from goqite where queue = $2`,
+		from goqite where `+inQueue("$2"),
 		now.UTC(), queue, hourAgo.UTC().Format(jobMinuteFormat),
 	).Scan(&c.Ready, &c.Delayed, &c.InFlight, &oldest, &c.Dead, &c.DoneLastHour, &c.FailedLastHour)
 	if err != nil {

@@ -497,7 +497,7 @@ func (db *DB) ResetStuckSources(ctx context.Context, cutoff time.Time) ([]int64,
 // body, so its table is read). A body that is not JSON is passed over (md_json_or_null).
 func noLiveJob(queue, field, idColumn string) string {
 	return idColumn + ` not in (select v from (select (md_json_or_null(body) -> 'data' ->> '` + field + `')::bigint as v
-		from goqite where queue = '` + queue + `') j where v is not null)`
+		from goqite where ` + inQueue("'"+queue+"'") + `) j where v is not null)`
 }
 
 // scanIDs reads a column of ids and closes rows.
