@@ -1,0 +1,140 @@
+package feeds_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/feeds"
+	"github.com/morningdeck/morningdeck/app/feeds/mailtest"
+)
+
+// TestHostileMailDeepNesting: multiparts nested 200 deep are read down to the depth limit and
+// no further, quickly, and the text above it is kept.
+func TestHostileMailDeepNesting(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("From: Deep <deep@nest.example>\r\nSubject: Nested\r\nMessage-ID: <deep@nest.example>\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"b0\"\r\n\r\n")
+	const depth = 200
+	for i := 0; i < depth; i++ {
+		fmt.Fprintf(&b, "--b%d\r\n", i)
+		if i == 1 {
+			b.WriteString("Content-Type: text/plain\r\n\r\nShallow words everyone can read.\r\n")
+			fmt.Fprintf(&b, "--b%d\r\n", i)
+		}
+		fmt.Fprintf(&b, "Content-Type: multipart/mixed; boundary=\"b%d\"\r\n\r\n", i+1)
+	}
+	fmt.Fprintf(&b, "--b%d\r\nContent-Type: text/html\r\n\r\n<p>Deepest secret words.</p>\r\n", depth)
+	for i := depth; i >= 0; i-- {
+		fmt.Fprintf(&b, "--b%d--\r\n", i)
+	}
+	start := time.Now()
+	it, err := feeds.MailItem(&b, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(it.Text, "Shallow words") || strings.Contains(it.Text+it.CleanContent, "Deepest secret") {
+		t.Errorf("text %q: the shallow part is kept, the one past the depth limit is not read", it.Text)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// TestHostileMailHugeAttachment: a newsletter with a 50 MB attachment is read over IMAP
+// without the attachment: its text part is fetched alone (BODYSTRUCTURE), far less than the
+// message comes over the wire, and nothing of the attachment is in the item.
+func TestHostileMailHugeAttachment(t *testing.T) {
+	s := mailtest.Start(t, "u", "p")
+	attachment := bytes.Repeat([]byte("ATTACHMENTDATA-"), 50<<20/15)
+	var b bytes.Buffer
+	b.WriteString("From: Big Sender <big@huge.example>\r\nSubject: Annual report attached\r\nDate: Fri, 27 Nov 2026 06:00:00 +0000\r\nMessage-ID: <big-1@huge.example>\r\n" +
+		"MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=\"mix\"\r\n\r\n--mix\r\nContent-Type: text/html; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n" +
+		"<p>The annual report is attached; revenue grew 12=25 this year.</p>\r\n--mix\r\nContent-Type: application/pdf; name=\"report.pdf\"\r\n" +
+		"Content-Disposition: attachment; filename=\"report.pdf\"\r\nContent-Transfer-Encoding: base64\r\n\r\n")
+	enc := base64.StdEncoding.EncodeToString(attachment)
+	for len(enc) > 76 {
+		b.WriteString(enc[:76] + "\r\n")
+		enc = enc[76:]
+	}
+	b.WriteString(enc + "\r\n--mix--\r\n")
+	if b.Len() < 50<<20 {
+		t.Fatalf("the message is %d bytes", b.Len())
+	}
+	s.Add(t, "INBOX", b.Bytes(), time.Now())
+	var read atomic.Int64
+	m := feeds.NewMail(feeds.MailOptions{Timeout: 20 * time.Second, Dial: countingDial(&read)})
+	res, err := m.FetchMail(context.Background(), s.Mailbox("INBOX"), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 1 {
+		t.Fatalf("%d items", len(res.Items))
+	}
+	it := res.Items[0]
+	if it.Title != "Annual report attached" || !strings.Contains(it.Text, "revenue grew 12% this year") {
+		t.Errorf("item %q: %q", it.Title, it.Text)
+	}
+	if strings.Contains(it.CleanContent+it.Text, "ATTACHMENT") || strings.Contains(it.CleanContent, "QVRUQUNI") {
+		t.Error("the attachment is in the item")
+	}
+	if n := read.Load(); n > 1<<20 {
+		t.Errorf("%d bytes read from the server for a 50 MB message; its attachment should not be fetched", n)
+	}
+}
+
+// stallingServer accepts connections and, after greeting when greet is set, never answers.
+func stallingServer(t *testing.T, greet bool) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				if greet {
+					fmt.Fprintf(c, "* OK [CAPABILITY IMAP4rev1] ready\r\n")
+				}
+				r := bufio.NewReader(c)
+				for {
+					if _, err := r.ReadString('\n'); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// TestHostileMailStallingServer: a server that stops answering (before its greeting, or after
+// it) fails the fetch within its deadline with a message that says so.
+func TestHostileMailStallingServer(t *testing.T) {
+	for _, greet := range []bool{false, true} {
+		port := stallingServer(t, greet)
+		m := feeds.NewMail(feeds.MailOptions{Timeout: time.Second})
+		mb := app.Mailbox{Host: "127.0.0.1", Port: port, Security: app.MailPlain, Username: "u", Folder: "INBOX", FirstImport: 50}
+		start := time.Now()
+		_, err := m.FetchMail(context.Background(), mb, "p", "")
+		took := time.Since(start)
+		if err == nil || !strings.Contains(err.Error(), "stopped answering") || app.FetchFailureOf(err) != app.FailureTimeout {
+			t.Errorf("greet %v: error %v (%s)", greet, err, app.FetchFailureOf(err))
+		}
+		if took > 3*time.Second {
+			t.Errorf("greet %v: failed after %v; the deadline is 1 s", greet, took)
+		}
+	}
+}
