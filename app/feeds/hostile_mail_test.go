@@ -138,3 +138,24 @@ func TestHostileMailStallingServer(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileMailBrokenHeaders: messages whose header cannot be read (a line that is no header
+// field, no Message-ID) are each still an item, from what the server's envelope says.
+func TestHostileMailBrokenHeaders(t *testing.T) {
+	s := mailtest.Start(t, "u", "p")
+	for i := 0; i < 3; i++ {
+		s.Add(t, "INBOX", []byte(fmt.Sprintf("From: Sloppy <sloppy@bulk.example>\r\nSubject: Weekly %d\r\nthis line is no header field\r\n\r\n<p>Body %d</p>\r\n", i, i)), time.Now())
+	}
+	m := feeds.NewMail(feeds.MailOptions{Timeout: 10 * time.Second})
+	res, err := m.FetchMail(context.Background(), s.Mailbox("INBOX"), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guids := map[string]bool{}
+	for _, it := range res.Items {
+		guids[it.GUID] = true
+	}
+	if len(res.Items) != 3 || len(guids) != 3 {
+		t.Errorf("%d items, %d GUIDs: %v", len(res.Items), len(guids), titles(res.Items))
+	}
+}

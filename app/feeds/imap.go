@@ -448,8 +448,9 @@ func (m *Mail) readWhole(s *session, msgs []*imapclient.FetchMessageBuffer) ([]a
 		}
 		it, err := MailItem(bytes.NewReader(body), p.InternalDate)
 		if err != nil {
-			it = fallbackItem(p)
+			it = fallbackItem(p, s.sel.UIDValidity)
 		}
+		fillFromEnvelope(&it, p, s.sel.UIDValidity)
 		items = append(items, it)
 	}
 	if err := cmd.Close(); err != nil {
@@ -459,8 +460,9 @@ func (m *Mail) readWhole(s *session, msgs []*imapclient.FetchMessageBuffer) ([]a
 }
 
 // fallbackItem is the item of a message whose header cannot be read: its envelope's subject,
-// sender and date.
-func fallbackItem(p *imapclient.FetchMessageBuffer) app.Item {
+// sender and date, and, when the envelope has no Message-ID either, the message's UID (with the
+// folder's UIDVALIDITY) as its GUID, so that two such messages stay two items.
+func fallbackItem(p *imapclient.FetchMessageBuffer, validity uint32) app.Item {
 	var h textproto.Header
 	if env := p.Envelope; env != nil {
 		h.Set("Subject", env.Subject)
@@ -475,7 +477,37 @@ func fallbackItem(p *imapclient.FetchMessageBuffer) app.Item {
 		}
 	}
 	it, _ := headerItem(h, mailBody{Broken: true}, p.InternalDate)
+	if p.Envelope == nil || p.Envelope.MessageID == "" {
+		it.GUID = fmt.Sprintf("imap-uid:%d:%d", validity, p.UID)
+	}
 	return it
+}
+
+// fillFromEnvelope completes the item of a message whose header we could not read in full with
+// what the server's envelope says: its subject, its sender and its Message-ID, else its UID.
+func fillFromEnvelope(it *app.Item, p *imapclient.FetchMessageBuffer, validity uint32) {
+	if !strings.HasPrefix(it.GUID, mailHashGUID) {
+		return
+	}
+	env := p.Envelope
+	if env != nil && env.MessageID != "" {
+		it.GUID = boundGUID(env.MessageID)
+	} else {
+		it.GUID = fmt.Sprintf("imap-uid:%d:%d", validity, p.UID)
+	}
+	if env == nil {
+		return
+	}
+	if it.Title == noSubject && strings.TrimSpace(env.Subject) != "" {
+		it.Title = app.Shorten(collapseSpace(env.Subject), maxTitleRunes)
+	}
+	if it.Author == "" && len(env.From) > 0 {
+		it.Author = app.Shorten(collapseSpace(app.FirstNonEmpty(env.From[0].Name, env.From[0].Addr())), maxAuthorRunes)
+		if it.Extra == nil {
+			it.Extra = map[string]any{}
+		}
+		it.Extra[app.ExtraSender] = strings.ToLower(env.From[0].Addr())
+	}
 }
 
 // readParts fetches a large message's header and its first text/html and text/plain parts
@@ -536,11 +568,11 @@ func (m *Mail) readParts(s *session, p *imapclient.FetchMessageBuffer) (app.Item
 		return app.Item{}, err
 	}
 	if len(buf) == 0 {
-		return fallbackItem(p), nil
+		return fallbackItem(p, s.sel.UIDValidity), nil
 	}
 	h, herr := textproto.ReadHeader(bufioReader(buf[0].FindBodySection(header)))
 	if herr != nil {
-		return fallbackItem(p), nil
+		return fallbackItem(p, s.sel.UIDValidity), nil
 	}
 	for pk, sec := range sections {
 		raw := buf[0].FindBodySection(sec)

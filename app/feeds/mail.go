@@ -69,6 +69,13 @@ func MailItem(r io.Reader, received time.Time) (app.Item, error) {
 	return mailToItem(mail.Header{Header: message.Header{Header: h}}, body, received), nil
 }
 
+// noSubject is the title of a message without one; mailHashGUID begins the GUID of a message
+// without a Message-ID (a hash of its sender, date and subject).
+const (
+	noSubject    = "(no subject)"
+	mailHashGUID = "sha256:"
+)
+
 // maxWholeMessage is the most of a message MailItem reads; the IMAP reader fetches a larger
 // message's text parts alone (imap.go).
 const maxWholeMessage = 4 << 20
@@ -190,7 +197,7 @@ func mailToItem(h mail.Header, body mailBody, received time.Time) app.Item {
 	}
 	it.Title = app.Shorten(collapseSpace(subject), maxTitleRunes)
 	if it.Title == "" {
-		it.Title = "(no subject)"
+		it.Title = noSubject
 	}
 	var sender string
 	if from, err := h.AddressList("From"); err == nil && len(from) > 0 {
@@ -218,7 +225,7 @@ func mailToItem(h mail.Header, body mailBody, received time.Time) app.Item {
 	}
 	if id == "" {
 		sum := sha256.Sum256([]byte(sender + "\x00" + h.Get("Date") + "\x00" + subject))
-		id = "sha256:" + hex.EncodeToString(sum[:])
+		id = mailHashGUID + hex.EncodeToString(sum[:])
 	}
 	it.GUID = boundGUID(id)
 	if u := unsubscribeLink(h.Get("List-Unsubscribe")); u != "" {

@@ -17,7 +17,9 @@ import (
 	"log"
 	"math/big"
 	"net"
+	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -117,7 +119,9 @@ func Newsletter(sender, name string, n int, date time.Time, body string) []byte 
 		name, sender, n, firstWords(body), date.Format(time.RFC1123Z), n, sender, n, n, body, n))
 }
 
+// firstWords is the first six words of body's text, for a subject.
 func firstWords(s string) string {
+	s = strings.Join(strings.Fields(tags.ReplaceAllString(s, " ")), " ")
 	n := 0
 	for i, r := range s {
 		if r == ' ' {
@@ -128,6 +132,8 @@ func firstWords(s string) string {
 	}
 	return s
 }
+
+var tags = regexp.MustCompile(`<[^>]*>`)
 
 // Addr is host:port of the plain listener.
 func (s *Server) Addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.Port)) }
