@@ -214,3 +214,98 @@ func excerptAround(body, marker string) string {
 	}
 	return body[max(0, i-100):min(len(body), i+400)]
 }
+
+// TestMailSourceSettingsAndSenders: a mail source's page edits its mailbox (an empty password
+// keeps the stored one; a wrong folder is said and nothing is saved) and lists its newsletters
+// by sender, each of which can be followed as a source of its own, which the folder's source
+// then leaves that sender's mail to.
+func TestMailSourceSettingsAndSenders(t *testing.T) {
+	const password = "pw-Settings-81"
+	s := mailtest.Start(t, "reader@example.org", password, "Newsletters")
+	day := time.Now().Add(-48 * time.Hour)
+	for n := 1; n <= 4; n++ {
+		sender, name := "news@weekly.example", "The Weekly"
+		if n%2 == 0 {
+			sender, name = "crew@brew.example", "Morning Brew"
+		}
+		s.Add(t, "Newsletters", mailtest.Newsletter(sender, name, n, day.Add(time.Duration(n)*time.Hour), "Rates and chips."), day)
+	}
+	e, srcs, _, cookie := mailEnv(t)
+	ctx := context.Background()
+	src, err := srcs.AddMail(ctx, app.AddMail{UserID: e.ann.ID, Mailbox: s.Mailbox("Newsletters"), Password: password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := strconv.FormatInt(src.ID, 10)
+	waitItems := func(sourceID int64, want int) {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			n, _ := e.db.CountItems(ctx, e.ann.ID, sourceID)
+			if n == want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("source %d has %d items, want %d", sourceID, n, want)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	waitItems(src.ID, 4)
+	edit := url.Values{"host": {"127.0.0.1"}, "port": {strconv.Itoa(s.Port)}, "security": {"plain"}, "username": {s.User},
+		"folder": {"Nope"}, "first": {"20"}, "markread": {"on"}}
+	res, body := e.req("POST", "/sources/"+id+"/mail", edit.Encode(), "Cookie", cookie)
+	if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "There is no folder &#34;Nope&#34;") {
+		t.Fatalf("a wrong folder: %d %s", res.StatusCode, excerptAround(body, "mail-error"))
+	}
+	edit.Set("folder", "Newsletters")
+	res, body = e.req("POST", "/sources/"+id+"/mail", edit.Encode(), "Cookie", cookie)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("saving with the password left empty: %d %s", res.StatusCode, excerptAround(body, "mail-error"))
+	}
+	m, err := srcs.Mailbox(ctx, e.ann.ID, src.ID)
+	if err != nil || m.FirstImport != 20 || !m.MarkRead || m.Folder != "Newsletters" {
+		t.Fatalf("saved mailbox %+v %v", m, err)
+	}
+	if _, sealed, _ := e.db.MailAccount(ctx, src.ID); sealed == nil {
+		t.Fatal("the password was lost")
+	}
+	if err := srcs.CheckMail(ctx, *m, password); err != nil {
+		t.Fatal(err)
+	}
+	// Another user cannot see or change it.
+	bob := e.login("bob", "another long secret")
+	if res, _ := e.req("POST", "/sources/"+id+"/mail", edit.Encode(), "Cookie", bob); res.StatusCode != http.StatusNotFound {
+		t.Errorf("bob's edit of ann's mail source: %d", res.StatusCode)
+	}
+
+	_, body = e.req("GET", "/sources/"+id, "", "Cookie", cookie)
+	if strings.Count(body, `data-testid="sender"`) != 2 || !strings.Contains(body, "Morning Brew") || !strings.Contains(body, "crew@brew.example") {
+		t.Fatalf("newsletters by sender: %s", excerptAround(body, "senders"))
+	}
+	res, _ = e.req("POST", "/sources/"+id+"/senders", url.Values{"sender": {"crew@brew.example"}, "name": {"Morning Brew"}}.Encode(), "Cookie", cookie)
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("follow a sender: %d", res.StatusCode)
+	}
+	own, _ := strconv.ParseInt(strings.TrimPrefix(res.Header.Get("Location"), "/sources/"), 10, 64)
+	waitItems(own, 2)
+	_, body = e.req("GET", "/sources", "", "Cookie", cookie)
+	if !strings.Contains(body, "Morning Brew") {
+		t.Error("the Sources page does not list the sender's source by its name")
+	}
+	_, body = e.req("GET", "/sources/"+id, "", "Cookie", cookie)
+	if !strings.Contains(body, "Its own source") {
+		t.Error("the folder's page does not link the sender to its own source")
+	}
+	// The folder's source leaves that sender's new mail to it.
+	s.Add(t, "Newsletters", mailtest.Newsletter("crew@brew.example", "Morning Brew", 5, time.Now(), "A new issue."), time.Now())
+	s.Add(t, "Newsletters", mailtest.Newsletter("news@weekly.example", "The Weekly", 6, time.Now(), "A new issue."), time.Now())
+	if _, err := srcs.Refresh(ctx, e.ann.ID, src.ID, own); err != nil {
+		t.Fatal(err)
+	}
+	waitItems(own, 3)
+	waitItems(src.ID, 5)
+	if seen, _ := s.Seen(t, "Newsletters"); seen == 0 {
+		t.Error("mark read was saved but nothing was marked read")
+	}
+}
