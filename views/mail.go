@@ -161,3 +161,13 @@ func (s *Server) mailPart(r *http.Request, src *app.Source, form *MailForm) (*Ma
 func (s *Server) renderSourceMail(w http.ResponseWriter, r *http.Request, status int, src *app.Source, form *MailForm) {
 	s.renderSourceWith(w, r, status, src, src.Name, strconv.Itoa(src.RefreshIntervalMinutes), "", form)
 }
+
+// Address says where a mail source reads, for a person: "reader@example.org on
+// imap.fastmail.com, folder Newsletters, from news@example.com".
+func (f MailForm) Address() string {
+	s := f.Username + " on " + f.Host + ", folder " + f.Folder
+	if f.Sender != "" {
+		s += ", from " + f.Sender
+	}
+	return s
+}

@@ -311,9 +311,9 @@ func textToHTML(s string) string {
 
 // cleanMailHTML sanitizes a newsletter's HTML as any feed's content (Sanitize), after taking
 // out what is there to watch the reader or is not meant to be seen: tracking pixels (images of
-// one pixel or none, or hidden), images of the message itself (cid:, not shown here), and
-// hidden elements (a preheader's text). It also returns the "view it in your browser" link, if
-// the newsletter has one, as the item's link.
+// one pixel or none, or hidden), images of the message itself (cid:, not shown here), hidden
+// elements (a preheader's text), and forms with their buttons. It also returns the "view it in
+// your browser" link, if the newsletter has one, as the item's link (taken out of the text).
 func cleanMailHTML(s string) (clean, online string) {
 	doc, err := xhtml.Parse(strings.NewReader(s))
 	if err != nil {
@@ -338,11 +338,20 @@ func cleanMailHTML(s string) (clean, online string) {
 				remove = append(remove, n)
 				return
 			}
+			// A form (a survey, a sign-up) and its buttons have nothing to do outside the mail.
+			if n.DataAtom == atom.Form || n.DataAtom == atom.Button {
+				remove = append(remove, n)
+				return
+			}
 			if n.DataAtom == atom.A && online == "" {
 				text := strings.ToLower(collapseSpace(textOf(n)))
 				if strings.Contains(text, "view in browser") || strings.Contains(text, "view in your browser") || strings.Contains(text, "view online") ||
 					strings.Contains(text, "read online") || strings.Contains(text, "view this email") || strings.Contains(text, "read in browser") {
-					online = absoluteHTTP(nil, attr(n, "href"))
+					if online = absoluteHTTP(nil, attr(n, "href")); online != "" {
+						// It is the item's link ("Read the original"): not a line of the text.
+						remove = append(remove, n)
+						return
+					}
 				}
 			}
 		}

@@ -41,7 +41,7 @@ func TestMailItem(t *testing.T) {
 			contains: []string{"<h1>Good morning.</h1>", `src="https://www.morningbrew.example/images/chart.png"`, "Coffee prices rose"},
 			text:     []string{"The Federal Reserve held rates steady", "Brazil's harvest"},
 			absent: []string{"<script", "document.cookie", "<form", "collect.morningbrew.example", "<input", "onclick", "<iframe",
-				"t.morningbrew.example", "Preheader", "<style", "font-family"}},
+				"t.morningbrew.example", "Preheader", "<style", "font-family", "Tell us what you think", "View in browser"}},
 		{file: "alternative-qp.eml", title: "The AI Unbundling — and what comes next", author: "Stratechery by Ben", sender: "email@stratechery.example",
 			guid: "CAF=stratechery-2026-11-25@stratechery.example", unsubscribe: "https://stratechery.example/unsubscribe/abc",
 			date:     time.Date(2026, 11, 25, 13, 15, 42, 0, time.UTC),
