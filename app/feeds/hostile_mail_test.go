@@ -159,3 +159,51 @@ func TestHostileMailBrokenHeaders(t *testing.T) {
 		t.Errorf("%d items, %d GUIDs: %v", len(res.Items), len(guids), titles(res.Items))
 	}
 }
+
+// TestHostileMailLargeFolder: the first import of a folder of 20,000 messages reads its latest
+// 50, by sequence numbers, and never lists the folder: what comes over the wire does not grow
+// with the folder. One sender's source finds its sender's latest messages by UID SEARCH.
+func TestHostileMailLargeFolder(t *testing.T) {
+	s := mailtest.Start(t, "u", "p")
+	const n = 20000
+	msg := func(i int, from string) []byte {
+		return []byte(fmt.Sprintf("From: <%s>\r\nSubject: Note %d\r\nMessage-ID: <n%d@big.example>\r\n\r\nShort note %d.\r\n", from, i, i, i))
+	}
+	for i := 1; i <= n; i++ {
+		from := "bulk@big.example"
+		if i%1000 == 0 {
+			from = "rare@big.example"
+		}
+		s.Add(t, "INBOX", msg(i, from), time.Now())
+	}
+	var read atomic.Int64
+	m := feeds.NewMail(feeds.MailOptions{Timeout: 20 * time.Second, Dial: countingDial(&read)})
+	res, err := m.FetchMail(context.Background(), s.Mailbox("INBOX"), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 50 || res.Items[0].Title != "Note 20000" || res.Items[49].Title != "Note 19951" {
+		t.Fatalf("%d items: %v", len(res.Items), titles(res.Items)[:min(3, len(res.Items))])
+	}
+	if got := read.Load(); got > 200<<10 {
+		t.Errorf("%d bytes read for a first import of 50 of %d messages", got, n)
+	}
+	// A later fetch with nothing new: one look at UIDNEXT.
+	read.Store(0)
+	again, err := m.FetchMail(context.Background(), s.Mailbox("INBOX"), "p", res.ETag)
+	if err != nil || !again.NotModified {
+		t.Fatalf("a fetch with nothing new: %v %+v", err, again)
+	}
+	if got := read.Load(); got > 4<<10 {
+		t.Errorf("%d bytes read for a fetch with nothing new", got)
+	}
+	mb := s.Mailbox("INBOX")
+	mb.Sender, mb.FirstImport = "rare@big.example", 5
+	res, err = m.FetchMail(context.Background(), mb, "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(res.Items); len(got) != 5 || got[0] != "Note 20000" || got[4] != "Note 16000" {
+		t.Errorf("one sender's first import: %v", got)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -269,7 +270,8 @@ func parseCursor(s string) (cursor, bool) {
 func (c cursor) String() string { return fmt.Sprintf("%d:%d", c.validity, c.uid) }
 
 // FetchMail reads the folder's messages after cursor (app.MailFetcher): the first fetch (or one
-// after the folder's UIDVALIDITY changed) takes the latest mb.FirstImport; a later one the
+// after the folder's UIDVALIDITY changed) takes the latest mb.FirstImport (of the folder, or of
+// its sender's messages, found by UID SEARCH, for one sender's source); a later one the
 // messages after the last UID read, at most PerFetch, asking about mailUIDWindow UIDs at a time.
 // Nothing new is NotModified. A message of at most maxWholeMessage is read whole; of a larger
 // one only the header and the text and HTML parts, found in its BODYSTRUCTURE, are fetched,
@@ -292,7 +294,30 @@ func (m *Mail) FetchMail(ctx context.Context, mb app.Mailbox, password, cur stri
 	next := cursor{validity: sel.UIDValidity, uid: c.uid}
 	var metas []*imapclient.FetchMessageBuffer
 	meta := &imap.FetchOptions{UID: true, RFC822Size: true, InternalDate: true, Envelope: true, BodyStructure: &imap.FetchItemBodyStructure{Extended: true}}
-	if first {
+	if first && mb.Sender != "" && sel.NumMessages > 0 {
+		// One sender's source: its latest FirstImport messages, found by the server (UID SEARCH
+		// FROM), not among the folder's latest.
+		data, err := s.c.UIDSearch(&imap.SearchCriteria{Header: []imap.SearchCriteriaHeaderField{{Key: "From", Value: mb.Sender}}}, nil).Wait()
+		if err != nil {
+			return fail(err)
+		}
+		uids := data.AllUIDs()
+		if len(uids) > mb.FirstImport {
+			uids = uids[len(uids)-mb.FirstImport:]
+		}
+		if len(uids) > 0 {
+			if metas, err = s.c.Fetch(imap.UIDSetNum(uids...), meta).Collect(); err != nil {
+				return fail(err)
+			}
+		}
+		next.uid = 0
+		if sel.UIDNext > 0 {
+			next.uid = sel.UIDNext - 1
+		}
+		for _, p := range metas {
+			next.uid = max(next.uid, p.UID)
+		}
+	} else if first {
 		next.uid = 0
 		if sel.NumMessages > 0 {
 			from := uint32(1)
@@ -307,6 +332,9 @@ func (m *Mail) FetchMail(ctx context.Context, mb app.Mailbox, password, cur stri
 		}
 		if sel.UIDNext > 0 {
 			next.uid = sel.UIDNext - 1
+		}
+		for _, p := range metas { // a server that gives no UIDNEXT
+			next.uid = max(next.uid, p.UID)
 		}
 	} else {
 		// UIDs after the cursor, a window at a time, until a page is full or UIDNEXT is reached.
@@ -378,7 +406,9 @@ func (m *Mail) FetchMail(ctx context.Context, mb app.Mailbox, password, cur stri
 			return fail(err)
 		}
 	}
-	// Newest first, as feeds list them (the first import's scoring takes them in this order).
+	// Newest first, as feeds list them (the first import's scoring takes them in this order);
+	// the later UID first among messages of one date (items come in UID order).
+	slices.Reverse(items)
 	sort.SliceStable(items, func(i, j int) bool {
 		a, b := items[i].PublishedAt, items[j].PublishedAt
 		return a != nil && (b == nil || a.After(*b))
