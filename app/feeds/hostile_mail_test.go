@@ -207,3 +207,49 @@ func TestHostileMailLargeFolder(t *testing.T) {
 		t.Errorf("one sender's first import: %v", got)
 	}
 }
+
+// TestHostileMailFetchBudget: a fetch reads at most MaxFetchBytes of messages; a first import
+// keeps the newest within it, later fetches go on where the last stopped, none lost or repeated.
+func TestHostileMailFetchBudget(t *testing.T) {
+	s := mailtest.Start(t, "u", "p")
+	body := strings.Repeat("A long story about rates and chips. ", 50) // ~1.8 KB a message
+	for i := 1; i <= 10; i++ {
+		s.Add(t, "INBOX", mailtest.Newsletter("a@b.example", "A", i, time.Now().Add(time.Duration(i)*time.Minute), body), time.Now())
+	}
+	size := int64(len(mailtest.Newsletter("a@b.example", "A", 10, time.Now(), body)))
+	m := feeds.NewMail(feeds.MailOptions{Timeout: 10 * time.Second, MaxFetchBytes: 3*size + size/2}) // room for three
+	res, err := m.FetchMail(context.Background(), s.Mailbox("INBOX"), "p", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(res.Items); len(got) != 3 || !strings.HasPrefix(got[0], "Issue 10") || !strings.HasPrefix(got[2], "Issue 8") {
+		t.Fatalf("first import within the room of three: %v", got)
+	}
+	for i := 11; i <= 20; i++ {
+		s.Add(t, "INBOX", mailtest.Newsletter("a@b.example", "A", i, time.Now().Add(time.Duration(i)*time.Minute), body), time.Now())
+	}
+	seen := map[string]bool{}
+	cur := res.ETag
+	for fetches := 0; fetches < 10; fetches++ {
+		res, err := m.FetchMail(context.Background(), s.Mailbox("INBOX"), "p", cur)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Items) > 3 {
+			t.Fatalf("a fetch of %d items past its budget", len(res.Items))
+		}
+		for _, it := range res.Items {
+			if seen[it.GUID] {
+				t.Fatalf("%s read twice", it.GUID)
+			}
+			seen[it.GUID] = true
+		}
+		cur = res.ETag
+		if res.NotModified {
+			break
+		}
+	}
+	if len(seen) != 10 {
+		t.Errorf("the 10 new messages were read as %d items", len(seen))
+	}
+}

@@ -47,6 +47,8 @@ type MailOptions struct {
 	RootCAs *x509.CertPool
 	// PerFetch is the most messages one fetch makes items of; default DefaultMailPerFetch.
 	PerFetch int
+	// MaxFetchBytes bounds what one fetch reads of its messages; default DefaultMailFetchBytes.
+	MaxFetchBytes int64
 	// Clock for the deadlines; nil: the system's.
 	Clock app.Clock
 }
@@ -68,6 +70,9 @@ func NewMail(o MailOptions) *Mail {
 	}
 	if o.PerFetch <= 0 {
 		o.PerFetch = DefaultMailPerFetch
+	}
+	if o.MaxFetchBytes <= 0 {
+		o.MaxFetchBytes = DefaultMailFetchBytes
 	}
 	return &Mail{opts: o}
 }
@@ -369,14 +374,12 @@ func (m *Mail) FetchMail(ctx context.Context, mb app.Mailbox, password, cur stri
 			}
 		}
 	}
-	res := &app.FetchResult{Title: mb.Folder, ETag: next.String()}
-	if mb.Sender != "" {
-		res.Title = mb.Sender
-	}
 	if len(metas) == 0 {
+		res := &app.FetchResult{Title: mb.Folder, ETag: next.String()}
 		res.NotModified = next.String() == cur
 		return res, nil
 	}
+	metas, next = withinBudget(mb, metas, first, next, m.opts.MaxFetchBytes)
 	var whole, large []*imapclient.FetchMessageBuffer
 	var read imap.UIDSet
 	for _, p := range metas {
@@ -413,8 +416,47 @@ func (m *Mail) FetchMail(ctx context.Context, mb app.Mailbox, password, cur stri
 		a, b := items[i].PublishedAt, items[j].PublishedAt
 		return a != nil && (b == nil || a.After(*b))
 	})
-	res.Items = items
+	res := &app.FetchResult{Title: mb.Folder, ETag: next.String(), Items: items}
+	if mb.Sender != "" {
+		res.Title = mb.Sender
+	}
 	return res, nil
+}
+
+// DefaultMailFetchBytes bounds what one fetch reads of its messages (their sizes, as the server
+// gives them, a large message's counted as the parts read of it): the items it makes are held
+// in memory until they are stored. A first import keeps its newest messages within it, a later
+// fetch its oldest (at least one), and the next fetch goes on from there.
+const DefaultMailFetchBytes = 64 << 20
+
+func withinBudget(mb app.Mailbox, metas []*imapclient.FetchMessageBuffer, first bool, next cursor, budget int64) ([]*imapclient.FetchMessageBuffer, cursor) {
+	sort.Slice(metas, func(i, j int) bool { return metas[i].UID < metas[j].UID })
+	cost := func(p *imapclient.FetchMessageBuffer) int64 {
+		if !wanted(mb, p.Envelope) {
+			return 0
+		}
+		if p.RFC822Size > 0 && p.RFC822Size <= maxWholeMessage {
+			return p.RFC822Size
+		}
+		return 4 * maxMailPartBytes // the header and at most two parts of at most 2 MiB as sent
+	}
+	if first {
+		i := len(metas)
+		for i > 0 && (i == len(metas) || budget-cost(metas[i-1]) >= 0) {
+			budget -= cost(metas[i-1])
+			i--
+		}
+		return metas[i:], next
+	}
+	i := 0
+	for i < len(metas) && (i == 0 || budget-cost(metas[i]) >= 0) {
+		budget -= cost(metas[i])
+		i++
+	}
+	if i < len(metas) {
+		next.uid = metas[i-1].UID
+	}
+	return metas[:i], next
 }
 
 // wanted reports whether a message is the mailbox's: from its sender, when it has one, and not
