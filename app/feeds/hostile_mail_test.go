@@ -253,3 +253,55 @@ func TestHostileMailFetchBudget(t *testing.T) {
 		t.Errorf("the 10 new messages were read as %d items", len(seen))
 	}
 }
+
+// writeCountingDial counts the bytes the client writes (its commands).
+func writeCountingDial(n *atomic.Int64) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return writeCountingConn{c, n}, nil
+	}
+}
+
+type writeCountingConn struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (c writeCountingConn) Write(p []byte) (int, error) {
+	n, err := c.Conn.Write(p)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// TestHostileMailUIDGap: after 40,000 messages came and went (deleted on the server), the next
+// fetch crosses the gap of UIDs in a few widening windows and finds the three new ones.
+func TestHostileMailUIDGap(t *testing.T) {
+	s := mailtest.Start(t, "u", "p")
+	s.Add(t, "INBOX", mailtest.Newsletter("a@b.example", "A", 0, time.Now(), "First."), time.Now())
+	m := feeds.NewMail(feeds.MailOptions{Timeout: 20 * time.Second})
+	res, err := m.FetchMail(context.Background(), s.Mailbox("INBOX"), "p", "")
+	if err != nil || len(res.Items) != 1 {
+		t.Fatalf("%v %v", err, res)
+	}
+	const gone = 40000
+	for i := 1; i <= gone+3; i++ {
+		s.Add(t, "INBOX", []byte(fmt.Sprintf("From: <a@b.example>\r\nSubject: N%d\r\nMessage-ID: <g%d@b.example>\r\n\r\nx\r\n", i, i)), time.Now())
+	}
+	s.Expunge(t, "INBOX", 2, gone+1) // the sequence numbers of the 40,000 first new ones
+	var wrote atomic.Int64
+	m = feeds.NewMail(feeds.MailOptions{Timeout: 20 * time.Second, Dial: writeCountingDial(&wrote)})
+	res, err = m.FetchMail(context.Background(), s.Mailbox("INBOX"), "p", res.ETag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := titles(res.Items); len(got) != 3 || got[0] != fmt.Sprintf("N%d", gone+3) {
+		t.Fatalf("after the gap: %v", got)
+	}
+	// 40,000 UIDs in windows of 500 were 80 commands; widening ones take a dozen.
+	if n := wrote.Load(); n > 3000 {
+		t.Errorf("the client wrote %d bytes of commands to cross the gap", n)
+	}
+}

@@ -33,6 +33,10 @@ const (
 	// mailUIDWindow is how many UIDs one UID FETCH of a later fetch asks about: a folder of a
 	// million messages is paged by UID ranges, never listed whole.
 	mailUIDWindow = 500
+	// mailMaxWindow is the widest window, after empty ones; mailWindows the most windows one
+	// fetch asks about.
+	mailMaxWindow = 8192
+	mailWindows   = 64
 )
 
 // MailOptions configure a Mail reader. Zero values take the defaults.
@@ -343,9 +347,18 @@ func (m *Mail) FetchMail(ctx context.Context, mb app.Mailbox, password, cur stri
 		}
 	} else {
 		// UIDs after the cursor, a window at a time, until a page is full or UIDNEXT is reached.
+		// An empty window (UIDs of messages deleted since) doubles the next one, up to
+		// mailMaxWindow; at most mailWindows are asked about in one fetch, so that a gap of
+		// millions of UIDs is crossed over a few fetches, each storing how far it got, rather
+		// than by one that runs out of time and starts over.
 		end := sel.UIDNext
-		for from := c.uid + 1; len(metas) < m.opts.PerFetch && (end == 0 || from < end) && sel.NumMessages > 0; from += mailUIDWindow {
-			to := from + mailUIDWindow - 1
+		width := imap.UID(mailUIDWindow)
+		from := c.uid + 1
+		for w := 0; w < mailWindows && len(metas) < m.opts.PerFetch && (end == 0 || from < end) && sel.NumMessages > 0; w++ {
+			to := from + width - 1
+			if to < from { // past the last UID there can be
+				break
+			}
 			if end > 0 && to >= end {
 				to = end - 1
 			}
@@ -372,6 +385,12 @@ func (m *Mail) FetchMail(ctx context.Context, mb app.Mailbox, password, cur stri
 			if end == 0 && len(page) == 0 {
 				break
 			}
+			if len(page) == 0 {
+				width = min(width*2, mailMaxWindow)
+			} else {
+				width = mailUIDWindow
+			}
+			from = to + 1
 		}
 	}
 	if len(metas) == 0 {

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/emersion/go-imap/v2"
+	"github.com/emersion/go-imap/v2/imapclient"
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 
@@ -102,6 +103,31 @@ func (s *Server) Seen(t testing.TB, folder string) (seen, total int) {
 		t.Fatal(err)
 	}
 	return int(*st.NumMessages - *st.NumUnseen), int(*st.NumMessages)
+}
+
+// Expunge deletes the messages of folder with sequence numbers from to to, through the server
+// (STORE \Deleted, EXPUNGE), as another mail client would.
+func (s *Server) Expunge(t testing.TB, folder string, from, to uint32) {
+	t.Helper()
+	c, err := imapclient.DialInsecure(s.Addr(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Login(s.User, s.Password).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Select(folder, nil).Wait(); err != nil {
+		t.Fatal(err)
+	}
+	var set imap.SeqSet
+	set.AddRange(from, to)
+	if err := c.Store(set, &imap.StoreFlags{Op: imap.StoreFlagsAdd, Silent: true, Flags: []imap.Flag{imap.FlagDeleted}}, nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Expunge().Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 type literal struct {
