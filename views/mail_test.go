@@ -173,6 +173,19 @@ func TestMailPasswordNeverShown(t *testing.T) {
 		}
 		answers = append(answers, path+"\n"+body)
 	}
+	// The API: a folder added by JSON answers with the source (201), a refused one with what failed (400).
+	for _, pw := range []string{"x" + password, password} {
+		body := `{"host":"127.0.0.1","port":` + strconv.Itoa(s.Port) + `,"security":"plain","username":"reader@example.org","password":"` + pw + `","folder":"Newsletters","sender":"news@weekly.example"}`
+		res, b := e.req("POST", "/api/sources/mail", body, "Authorization", e.token(e.ann))
+		want := http.StatusCreated
+		if pw != password {
+			want = http.StatusBadRequest
+		}
+		if res.StatusCode != want || (want == http.StatusCreated && !strings.Contains(b, `"type":"imap"`)) || (want != http.StatusCreated && !strings.Contains(b, "refused the login")) {
+			t.Errorf("POST /api/sources/mail: %d %s", res.StatusCode, b)
+		}
+		answers = append(answers, "POST /api/sources/mail\n"+b)
+	}
 	// The add form again, after an error: the password field is empty.
 	_, body := e.req("POST", "/sources/mail", url.Values{"host": {"127.0.0.1"}, "port": {strconv.Itoa(s.Port)}, "security": {"plain"},
 		"username": {s.User}, "password": {password}, "folder": {"Nope"}}.Encode(), "Cookie", cookie)

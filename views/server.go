@@ -224,6 +224,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// JSON API.
 	mux.HandleFunc("GET /api/sources", s.apiListSources)
 	mux.HandleFunc("POST /api/sources", s.apiCreateSource)
+	mux.HandleFunc("POST /api/sources/mail", s.apiCreateMail)
 	mux.HandleFunc("POST /api/sources/refresh", s.apiRefreshAll)
 	mux.HandleFunc("GET /api/sources/{id}", s.apiGetSource)
 	mux.HandleFunc("PATCH /api/sources/{id}", s.apiUpdateSource)
