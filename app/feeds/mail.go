@@ -328,7 +328,7 @@ func cleanMailHTML(s string) (clean, online string) {
 		}
 		if n.Type == xhtml.ElementNode {
 			style := strings.ToLower(strings.ReplaceAll(attr(n, "style"), " ", ""))
-			hidden := strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden") ||
+			hidden := strings.Contains(style, "display:none") || strings.Contains(style, "visibility:hidden") || strings.Contains(style, "mso-hide:all") ||
 				strings.Contains(style, "max-height:0") && strings.Contains(style, "overflow:hidden")
 			if hidden && n.DataAtom != atom.Html && n.DataAtom != atom.Body {
 				remove = append(remove, n)
