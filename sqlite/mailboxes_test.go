@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
@@ -56,5 +57,50 @@ func TestMailboxes(t *testing.T) {
 	}
 	if _, err := db.Write.ExecContext(ctx, `insert into sources (user_id, type, url) values (1, 'gopher', 'x://y')`); err == nil {
 		t.Error("sources.type took a type that does not exist")
+	}
+}
+
+// TestMigration0030KeepsItems: a database from before migration 0030 (sources with items) is
+// migrated: its sources and items are all there, with their foreign keys intact, and a mail
+// source can be stored.
+func TestMigration0030KeepsItems(t *testing.T) {
+	ctx := context.Background()
+	db := sqlitetest.New(t)
+	src := newSource(t, db, "http://x/feed")
+	fetch(t, db, src, "a", "b", "c")
+	// Back to the schema before 0030.
+	for _, q := range []string{
+		`drop table imap_secrets`, `drop table imap_sources`, `delete from schema_migrations where version = 30`,
+		`pragma writable_schema = on`,
+		`update sqlite_schema set sql = replace(sql, 'check (type in (''rss'', ''web'', ''reddit'', ''imap''))', 'check (type in (''rss'', ''web'', ''reddit''))') where type = 'table' and name = 'sources'`,
+		`pragma writable_schema = reset`,
+	} {
+		if _, err := db.Write.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	path := db.Path
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := sqlite.Open(ctx, sqlite.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	var items, bad int
+	var check string
+	if err := db2.Read.QueryRowContext(ctx, `select count(*) from items where source_id = ?`, src.ID).Scan(&items); err != nil || items != 3 {
+		t.Fatalf("items after the migration: %d (%v)", items, err)
+	}
+	if err := db2.Read.QueryRowContext(ctx, `select count(*) from pragma_foreign_key_check`).Scan(&bad); err != nil || bad != 0 {
+		t.Errorf("foreign key problems: %d (%v)", bad, err)
+	}
+	if err := db2.Read.QueryRowContext(ctx, `pragma integrity_check`).Scan(&check); err != nil || check != "ok" {
+		t.Errorf("integrity: %q (%v)", check, err)
+	}
+	m := app.Mailbox{Host: "imap.example.com", Port: 993, Security: app.MailTLS, Username: "u", Folder: "INBOX", FirstImport: 50}
+	if err := db2.CreateMailSource(ctx, &app.Source{UserID: 1, Type: app.SourceIMAP, URL: m.URL(), RefreshIntervalMinutes: 15}, m, []byte("s"), nil); err != nil {
+		t.Errorf("a mail source after the migration: %v", err)
 	}
 }

@@ -10,6 +10,11 @@ update sqlite_schema set sql = replace(sql, 'check (type in (''rss'', ''web'', '
   where type = 'table' and name = 'sources';
 pragma writable_schema = reset;
 
+-- The check took 'imap' (were the stored text not 0001's, the replace would have changed
+-- nothing): a mail source can be stored, or this migration fails here, not a later insert.
+insert into sources (user_id, type, url) select id, 'imap', 'imap://migration-0030-check' from users order by id limit 1;
+delete from sources where url = 'imap://migration-0030-check';
+
 -- Where a mail source reads: the server, the user and the folder (the source's url says them
 -- too, as imaps://user@host:993/Folder, and never holds the password), one sender's mail only
 -- when sender is not '', whether messages are marked read on the server, and how many of the
