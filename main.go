@@ -88,6 +88,14 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		return nil, err
 	}
 	fetcher := feeds.Adapter{Fetcher: feeds.New(fo)}
+	// Mail folders (issue 30): their passwords are sealed with a key kept beside the database,
+	// never in it (nor in its backups).
+	secrets, err := app.LoadSecretBox(filepath.Join(cfg.DataDir, "secret.key"))
+	if err != nil {
+		_ = db.Close()
+		return nil, err
+	}
+	mailReader := feeds.NewMail(feeds.MailOptions{Dial: userDial})
 	q := queue.Options{Store: db, Timeout: cfg.ProcessJobTimeout, ShutdownGrace: cfg.ShutdownGracePeriod, Log: log}
 	embedded := enrich.NewEmbedded(enrich.EmbeddedOptions{})
 	e := &cli.Env{Config: cfg, Log: log, DB: db,
@@ -130,7 +138,8 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	deliveries := app.NewDeliveries(db, e.EmailQ, e.Mailer, log, dailyLimit)
 	e.Svc = &app.Services{
 		Sources: &app.Sources{Store: db, Queue: e.FetchQ, Detector: feeds.Detector{Fetcher: fetcher.Fetcher}, Log: log,
-			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, FirstImport: e.ProcessQ.EnqueueImportTx, ScoreFirst: enriching.ScoreFirstImport, Icons: fetcher, Limits: limits},
+			Fetches: db, Fetcher: fetcher, NewItems: enriching.Pend, FirstImport: e.ProcessQ.EnqueueImportTx, ScoreFirst: enriching.ScoreFirstImport, Icons: fetcher, Limits: limits,
+			Mail: mailReader, Mailboxes: db, Secrets: secrets},
 		Reading:    &app.Reading{Store: db, Queue: e.ProcessQ, Feedback: feedback, Articles: fetcher},
 		Settings:   app.NewUserSettings(db, feedback, e.Chooser.Operator(), log),
 		Enriching:  enriching,
@@ -174,6 +183,7 @@ type store interface {
 	app.DeliveryStore
 	app.AccountStore
 	app.SettingsStore
+	app.MailboxStore
 	app.CareStore
 	greader.Store
 }

@@ -180,7 +180,13 @@ func (s *Sources) Fetch(ctx context.Context, a Attempt, src *Source) error {
 	}()
 	log := s.log().With("component", "fetch", "source", src.ID)
 	start := ClockOrSystem(s.Clock).Now()
-	res, err := s.Fetcher.FetchSource(ctx, src)
+	var res *FetchResult
+	var err error
+	if src.Type == SourceIMAP {
+		res, err = s.fetchMail(ctx, src)
+	} else {
+		res, err = s.Fetcher.FetchSource(ctx, src)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			// Shutdown: leave the source to the redelivered job.

@@ -127,6 +127,12 @@ const (
 	// ExtraFullText: true when the item's content is the linked page's article, read on the
 	// reader's demand (Reading.FullText), not the feed's own text.
 	ExtraFullText = "full_text"
+	// ExtraSender: string, the address a newsletter came from (a mail source's item; its
+	// "site"): the Sources page lists a folder's newsletters by it.
+	ExtraSender = "sender"
+	// ExtraUnsubscribe: string, the newsletter's List-Unsubscribe link (https, or mailto when
+	// it offers no web link), offered on the item's page.
+	ExtraUnsubscribe = "unsubscribe"
 )
 
 // FullText reports whether the item's content is the linked page's article, read on demand.

@@ -238,6 +238,10 @@ func (s *Sources) ExportOPML(ctx context.Context, userID int64, w io.Writer) err
 	doc := opmlDoc{Version: "2.0", Title: "Morning Deck sources", Created: time.Now().UTC().Format(time.RFC1123Z)}
 	entries := make([]OPMLEntry, 0, len(srcs))
 	for _, src := range srcs {
+		if src.Type == SourceIMAP {
+			// A mail folder is no feed another reader could follow (and its account stays here).
+			continue
+		}
 		entries = append(entries, OPMLEntry{URL: src.URL, Name: src.Name, Type: src.Type, Interval: src.RefreshIntervalMinutes, Folder: src.Folder})
 	}
 	doc.Body = opmlOutlines(entries)

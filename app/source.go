@@ -11,11 +11,13 @@ const (
 	SourceRSS    SourceType = "rss"
 	SourceWeb    SourceType = "web"
 	SourceReddit SourceType = "reddit"
+	// SourceIMAP is a mail folder read over IMAP: each newsletter in it is an item (mailbox.go).
+	SourceIMAP SourceType = "imap"
 )
 
 // Valid reports whether t is a known type.
 func (t SourceType) Valid() bool {
-	return t == SourceRSS || t == SourceWeb || t == SourceReddit
+	return t == SourceRSS || t == SourceWeb || t == SourceReddit || t == SourceIMAP
 }
 
 // SourceStatus is the health of a source as the user sees it.
@@ -50,7 +52,7 @@ const (
 	MaxAutoInterval = 24 * 60
 )
 
-// Source is something the user follows: a feed, a web page or a subreddit.
+// Source is something the user follows: a feed, a web page, a subreddit or a mail folder.
 type Source struct {
 	ID                     int64
 	UserID                 int64

@@ -88,6 +88,11 @@ type Sources struct {
 	Icons IconFetcher
 	// Limits bound each account's sources and folders and the OPML files it imports.
 	Limits Limits
+	// Mail sources (mailbox.go): the IMAP reader, the mailboxes' store and the box that seals
+	// their passwords; without all three, mail folders cannot be added or fetched.
+	Mail      MailFetcher
+	Mailboxes MailboxStore
+	Secrets   *SecretBox
 
 	offline  offlineDetector
 	fetching fetchingSet
@@ -160,6 +165,9 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 	}
 	if in.Type != "" && !in.Type.Valid() {
 		return nil, Errorf(EINVALID, "Unknown source type %q: use rss, web or reddit.", in.Type)
+	}
+	if in.Type == SourceIMAP {
+		return nil, Errorf(EINVALID, "A mail folder is added with its server, user and password (the form's “Newsletters from a mail folder”), not by an address.")
 	}
 	// The account's limits are checked once the input is known to be valid (a refusal of bad
 	// input comes first) and before any request is made for it (a subreddit's check, detection).

@@ -135,7 +135,7 @@ func sourceCmd(cfg *Config) *cobra.Command {
 		},
 	}
 	refresh.Flags().BoolVar(&all, "all", false, "refresh every source")
-	c.AddCommand(add, list, rm, refresh, sourceMoveCmd(cfg))
+	c.AddCommand(add, list, rm, refresh, sourceMoveCmd(cfg), sourceMailCmd(cfg))
 	return c
 }
 

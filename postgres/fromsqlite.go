@@ -84,6 +84,8 @@ var copyTables = []copyTable{
 	{name: "sources", key: []string{"id"}, cols: cols(`id user_id type url name status fetch_status refresh_interval_minutes auto_interval:b
 		last_fetched_at:t queued_at:t fetch_started_at:t next_fetch_at:t last_error error_count etag last_modified created_at:t topics folder_id fetch_failure`)},
 	{name: "source_icons", key: []string{"source_id"}, cols: cols(`source_id content_type data:x etag error fetched_at:t`)},
+	{name: "imap_sources", key: []string{"source_id"}, cols: cols(`source_id host port security username folder sender mark_read:b first_import`)},
+	{name: "imap_secrets", key: []string{"source_id"}, cols: cols(`source_id sealed:x`)},
 	{name: "items", key: []string{"id"}, cols: cols(`id source_id user_id guid title link author published_at:t raw_content clean_content extra
 		status created_at:t text_content summary:s tags topics score score_reasoning enriched_by attempts last_error status_changed_at:t read_at:t
 		starred:b hidden:b prompt_tokens completion_tokens usual_topics base_score base_reasoning`)},

@@ -45,6 +45,9 @@ func fullSQLite(t *testing.T) *sqlite.DB {
 	must("source a", db.CreateSource(ctx, a, nil))
 	b := &app.Source{UserID: bob.ID, Type: app.SourceWeb, URL: "https://b.example/", RefreshIntervalMinutes: 60, AutoInterval: true}
 	must("source b", db.CreateSource(ctx, b, nil))
+	box := app.Mailbox{Host: "imap.example", Port: 993, Security: app.MailTLS, Username: "bob", Folder: "Newsletters", MarkRead: true, FirstImport: 50}
+	mail := &app.Source{UserID: bob.ID, Type: app.SourceIMAP, URL: box.URL(), RefreshIntervalMinutes: 60}
+	must("mail source", db.CreateMailSource(ctx, mail, box, []byte("sealed\x00bytes"), nil))
 	must("icon", db.SaveIcon(ctx, a.ID, &app.Icon{ContentType: "image/png", Data: []byte("\x89PNG\r\n\x1a\n\x00\x01"), ETag: `"i"`}, "", start))
 	score := func(v int) *int { return &v }
 	pub := start.Add(-time.Hour)
@@ -168,6 +171,10 @@ func TestCopyFromSQLite(t *testing.T) {
 	})
 	same("dead jobs", func(s store) (any, error) { return s.DeadJobs(ctx, "fetch", 10) })
 	same("paused", func(s store) (any, error) { return s.QueuePaused(ctx, "email") })
+	same("mail account", func(s store) (any, error) {
+		m, sealed, err := s.MailAccount(ctx, 3)
+		return []any{m, sealed}, err
+	})
 	same("queue size", func(s store) (any, error) { return s.QueueSize(ctx, "fetch") })
 	same("session", func(s store) (any, error) {
 		return s.SessionUser(ctx, "sess", time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
@@ -178,7 +185,7 @@ func TestCopyFromSQLite(t *testing.T) {
 
 	// New rows go on after the copied ids.
 	c := &app.Source{UserID: 1, Type: app.SourceRSS, URL: "https://c.example/feed", RefreshIntervalMinutes: 60}
-	if err := pg.CreateSource(ctx, c, nil); err != nil || c.ID != 3 {
+	if err := pg.CreateSource(ctx, c, nil); err != nil || c.ID != 4 {
 		t.Fatalf("a new source: id %d, %v", c.ID, err)
 	}
 	if _, err := pg.CreateUser(ctx, "carol", "h", false); err != nil {
@@ -203,6 +210,7 @@ func TestCopyFromSQLite(t *testing.T) {
 type store interface {
 	app.AccountStore
 	app.SettingsStore
+	app.MailboxStore
 	app.SourceStore
 	app.FilterStore
 	app.BriefingStore

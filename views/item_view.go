@@ -55,6 +55,10 @@ type ItemView struct {
 	// Saved says what the last Save did, shown on the card it answered with.
 	Saved      string
 	SaveFailed bool
+	// A newsletter's (a mail source's item): the address it came from, and its List-Unsubscribe
+	// link (https or mailto), offered on its page.
+	Sender      string
+	Unsubscribe string
 }
 
 // MediaView is one enclosure of an item: Kind is audio, video or image ("" for another file,
@@ -189,10 +193,17 @@ func (s *Server) itemViewOf(it *app.Item, sourceName string) ItemView {
 	}
 	ex, cut := excerpt(it.Text, 320)
 	written, _ := it.Extra[app.ExtraDateUnread].(string)
+	sender, _ := it.Extra[app.ExtraSender].(string)
+	unsubscribe, _ := it.Extra[app.ExtraUnsubscribe].(string)
+	if !strings.HasPrefix(unsubscribe, "mailto:") {
+		unsubscribe = app.SafeLink(unsubscribe)
+	}
 	return ItemView{
 		ID:          it.ID,
 		Title:       title,
 		Link:        app.SafeLink(it.Link),
+		Sender:      sender,
+		Unsubscribe: unsubscribe,
 		Author:      it.Author,
 		SourceID:    it.SourceID,
 		SourceName:  sourceName,

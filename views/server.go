@@ -217,6 +217,9 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /sources", s.addSource)
 	mux.HandleFunc("POST /sources/refresh", s.refreshAll)
 	mux.HandleFunc("POST /sources/import", s.importOPML)
+	mux.HandleFunc("POST /sources/mail", s.addMail)
+	mux.HandleFunc("POST /sources/{id}/mail", s.editMail)
+	mux.HandleFunc("POST /sources/{id}/senders", s.followSender)
 	mux.HandleFunc("POST /sources/{id}/refresh", s.refreshSource)
 	mux.HandleFunc("POST /sources/{id}/pause", s.setPaused(true))
 	mux.HandleFunc("POST /sources/{id}/resume", s.setPaused(false))
@@ -226,6 +229,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	// JSON API.
 	mux.HandleFunc("GET /api/sources", s.apiListSources)
 	mux.HandleFunc("POST /api/sources", s.apiCreateSource)
+	mux.HandleFunc("POST /api/sources/mail", s.apiCreateMail)
 	mux.HandleFunc("POST /api/sources/refresh", s.apiRefreshAll)
 	mux.HandleFunc("GET /api/sources/{id}", s.apiGetSource)
 	mux.HandleFunc("PATCH /api/sources/{id}", s.apiUpdateSource)

@@ -139,6 +139,8 @@ func sourceHint(src *app.Source) string {
 		return "This page shows no links that look like articles. Follow its feed if it has one, or a page that lists articles."
 	case app.SourceReddit:
 		return "This subreddit has no posts we can show yet (it may be empty, private or quarantined)."
+	case app.SourceIMAP:
+		return "The folder was read but holds no newsletters yet: they appear here as soon as mail arrives in it."
 	}
 	return "The feed was read but holds no items yet: they appear here as soon as it publishes some."
 }
@@ -151,6 +153,8 @@ func typeLabel(t app.SourceType) string {
 		return "Web page"
 	case app.SourceReddit:
 		return "Reddit"
+	case app.SourceIMAP:
+		return "Mail folder"
 	}
 	return string(t)
 }

@@ -196,6 +196,11 @@ func (s *Server) sourcePage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) renderSource(w http.ResponseWriter, r *http.Request, status int, src *app.Source, name, every, problem string) {
+	s.renderSourceWith(w, r, status, src, name, every, problem, nil)
+}
+
+// renderSourceWith is renderSource with a mail source's mailbox form as typed (nil: as stored).
+func (s *Server) renderSourceWith(w http.ResponseWriter, r *http.Request, status int, src *app.Source, name, every, problem string, mail *MailForm) {
 	items, err := s.sourceItems(r, src)
 	if err != nil {
 		s.serverError(w, r, err)
@@ -203,6 +208,7 @@ func (s *Server) renderSource(w http.ResponseWriter, r *http.Request, status int
 	}
 	sv := s.sourceView(src)
 	v := SourcePageView{Source: sv, Items: items, EditName: name, EditEvery: every, EditError: problem, Folders: s.folders(r)}
+	v.Mail, v.Senders = s.mailPart(r, src, mail)
 	if v.EditName == "" && problem == "" {
 		v.EditName = sv.Name
 	}
