@@ -1,6 +1,7 @@
 package story
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"slices"
@@ -106,6 +107,7 @@ func groupCandidates(ix *groupIndex, stories []Story, o GroupOptions, pair func(
 	window := int64(o.Window / time.Second)
 	sh := newGroupShared(n)
 	var x [NumLinkFeatures]float64
+	var cands []int32
 	for i := 0; i < n; i++ {
 		sh.touched = sh.touched[:0]
 		for _, e := range ix.vecs[i] {
@@ -114,7 +116,7 @@ func groupCandidates(ix *groupIndex, stories []Story, o GroupOptions, pair func(
 				sh.add(p[k].doc, int32(i+1), e, p[k].w)
 			}
 		}
-		slices.Sort(sh.touched)
+		cands = cands[:0]
 		for _, j := range sh.touched {
 			if sh.hits[j] < groupMinShared {
 				continue
@@ -122,6 +124,20 @@ func groupCandidates(ix *groupIndex, stories []Story, o GroupOptions, pair func(
 			if o.Window > 0 && at[i] != 0 && at[j] != 0 && (at[i]-at[j] > window || at[j]-at[i] > window) {
 				continue
 			}
+			cands = append(cands, j)
+		}
+		if len(cands) > groupMaxCandidates {
+			// the most similar by their words: the model weighs no more than these
+			slices.SortFunc(cands, func(a, b int32) int {
+				if sh.dots[a] != sh.dots[b] {
+					return cmp.Compare(sh.dots[b], sh.dots[a])
+				}
+				return cmp.Compare(a, b)
+			})
+			cands = cands[:groupMaxCandidates]
+		}
+		slices.Sort(cands)
+		for _, j := range cands {
 			shorter := min(ix.words[i], ix.words[j])
 			x = [NumLinkFeatures]float64{
 				1,
@@ -158,7 +174,12 @@ func groupCandidates(ix *groupIndex, stories []Story, o GroupOptions, pair func(
 	}
 }
 
-var groupMinShared int32 = 1
+// groupMinShared: pairs sharing fewer words are not weighed.
+const groupMinShared = 1
+
+// groupMaxCandidates: a story is weighed against at most this many stories ranked before it,
+// those most like it by their words (the cost of the model is per pair).
+const groupMaxCandidates = 64
 
 // groupEdge is a pair of stories (i > j) and the probability that they tell one event.
 type groupEdge struct {
@@ -200,7 +221,10 @@ func groupAgglomerate(n int, edges []groupEdge, threshold, strongThreshold, alph
 	// score is the linkage of a and b, or -1 when their pairs sharing two words are too few.
 	score := func(a, b int32) float64 {
 		l := nb[a][b]
-		norm := math.Pow(size[a]*size[b], alpha)
+		norm := size[a] * size[b]
+		if alpha != 1 {
+			norm = math.Pow(norm, alpha)
+		}
 		if l.strong == 0 || l.strong/norm < strongThreshold {
 			return -1
 		}
