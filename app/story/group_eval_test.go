@@ -169,14 +169,15 @@ const groupHeldOutDay = "2"
 
 // groupFloors are the least each day must score (pairwise precision, B-cubed F1). They only
 // ever rise. The held-out days (h0–h2: 2014-05-08, 2014-06-18, 2014-08-01, the dozen busiest
-// outlets of each) sit under their figures when they were added.
+// outlets of each) sit under their figures when they were added; all days were raised in session
+// 12 to a little under the learned link model's figures (BENCHMARKS.md).
 var groupFloors = map[string][2]float64{
-	"0":  {0.99, 0.81},
-	"1":  {0.90, 0.82},
-	"2":  {0.66, 0.80}, // its reference splits single events into several ids (see BENCHMARKS.md)
-	"h0": {0.96, 0.81},
-	"h1": {0.73, 0.68},
-	"h2": {0.85, 0.60},
+	"0":  {0.99, 0.82},
+	"1":  {0.93, 0.82},
+	"2":  {0.91, 0.89},
+	"h0": {0.97, 0.84},
+	"h1": {0.92, 0.77},
+	"h2": {0.91, 0.70},
 }
 
 func TestGroupOnSameStoryHeadlines(t *testing.T) {
@@ -249,7 +250,8 @@ func TestGroupOnSameStoryHeadlines(t *testing.T) {
 	t.Logf("* held out while choosing the parameters of the first version (all three days are development days now); h0–h2: held out, never tuned on")
 	t.Logf("The reference's ids come from an aggregator's crawls: all headlines of an id were crawled within two minutes (at most 107 s), and one")
 	t.Logf("event covered again hours later got a new id. A false pair whose headlines were crawled more than an hour apart is")
-	t.Logf("often such a split (read them with -group-disagreements); Group does not use this: its window is 72 hours.")
+	t.Logf("often such a split (read them with -group-disagreements). Group's link model counts the hours apart only beyond a")
+	t.Logf("three-hour burst (a finer time feature would learn the crawler); its window is 72 hours.")
 }
 
 // bigStoryRecall is the pairwise recall within the reference stories of at least min headlines.

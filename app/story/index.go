@@ -9,11 +9,16 @@ import (
 	"sync"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/morningdeck/morningdeck/app/wordvec"
 )
 
 // groupIndex holds the stories' weighted term vectors and the inverted index over them.
 type groupIndex struct {
 	vecs     [][]groupEntry
+	sem      []wordvec.Vector // per story: what its words mean (the embedded word vectors), unit length or zero
+	words    []int32          // per story: how many single words its vector holds
+	logN     float64          // log(1 + stories): an idf over it is in 0–1
 	df       []int32
 	postings [][]groupPosting // by term: the stories placed so far that have it
 	maxDF    int32            // terms in more stories than this are too common to count
@@ -25,25 +30,38 @@ type groupIndex struct {
 // the candidates of the current story.
 type groupShared struct {
 	seen, hits, nameHits []int32
-	dots                 []float64
+	names, numbers       []int32   // shared single-word names, shared numbers
+	dots                 []float64 // the dot product of the two vectors
+	idfSum, idfMax       []float32 // the shared single words' idf (over log(1+stories)): sum and largest
 	touched              []int32
 }
 
 func newGroupShared(n int) *groupShared {
-	return &groupShared{seen: make([]int32, n), hits: make([]int32, n), nameHits: make([]int32, n), dots: make([]float64, n)}
+	return &groupShared{seen: make([]int32, n), hits: make([]int32, n), nameHits: make([]int32, n),
+		names: make([]int32, n), numbers: make([]int32, n), dots: make([]float64, n),
+		idfSum: make([]float32, n), idfMax: make([]float32, n)}
 }
 
 // add counts term e of the placed story, of weight w in candidate j's vector.
 func (s *groupShared) add(j, stamp int32, e groupEntry, w float32) {
 	if s.seen[j] != stamp {
 		s.seen[j], s.hits[j], s.dots[j], s.nameHits[j] = stamp, 0, 0, 0
+		s.names[j], s.numbers[j], s.idfSum[j], s.idfMax[j] = 0, 0, 0, 0
 		s.touched = append(s.touched, j)
 	}
 	s.dots[j] += float64(e.w) * float64(w)
-	if e.word {
-		s.hits[j]++
-	} else {
+	if !e.word() {
 		s.nameHits[j]++
+		return
+	}
+	s.hits[j]++
+	s.idfSum[j] += e.idf
+	s.idfMax[j] = max(s.idfMax[j], e.idf)
+	switch e.kind {
+	case groupKindName:
+		s.names[j]++
+	case groupKindNumber:
+		s.numbers[j]++
 	}
 }
 
@@ -67,6 +85,7 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 	n := len(stories)
 	words := make([][][]groupWord, n) // per story: title words, lead words
 	// Splitting into words is most of the work and each story's is its own: share it out.
+	sem := make([]wordvec.Vector, n)
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/500))
 	var wg sync.WaitGroup
 	for w := range workers {
@@ -78,6 +97,7 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 					lead = groupWords(groupOpening(stories[i].Lead, leadWords))
 				}
 				words[i] = [][]groupWord{title, lead}
+				sem[i] = groupMeaning(title, lead)
 			}
 		})
 	}
@@ -144,7 +164,8 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 		}
 		terms[i] = ts
 	}
-	ix := &groupIndex{vecs: make([][]groupEntry, n), df: df, postings: make([][]groupPosting, len(df))}
+	ix := &groupIndex{vecs: make([][]groupEntry, n), df: df, postings: make([][]groupPosting, len(df)),
+		sem: sem, words: make([]int32, n), logN: math.Log(1 + float64(n))}
 	// Informative terms: those in at most 5% of a big batch's stories (200 of a small one).
 	ix.maxDF = int32(max(200, n/20))
 	for i, ts := range terms {
@@ -158,17 +179,24 @@ func newGroupIndex(stories []Story, leadWords int) *groupIndex {
 			idf := math.Log(1 + float64(n)/float64(df[id]))
 			// a word in the title counts 1, its repetition in the lead adds less
 			w := math.Min(t.weight, 2) * idf
+			kind := groupKindWord
 			switch {
 			case t.phrase:
 				w *= groupPhraseWeight
+				kind = groupKindPhrase
 			case t.name:
 				w *= groupNameWeight
+				kind = groupKindName
 			case t.number:
 				w *= groupNumberWeight
+				kind = groupKindNumber
 			}
 			norm += w * w
+			if kind != groupKindPhrase {
+				ix.words[i]++
+			}
 			// Multi-word names are not counted as shared words: their words are.
-			v = append(v, groupEntry{id: id, word: !t.phrase, w: float32(w)})
+			v = append(v, groupEntry{id: id, kind: kind, w: float32(w), idf: float32(idf / ix.logN)})
 		}
 		norm = math.Sqrt(norm)
 		for k := range v {
@@ -206,4 +234,36 @@ func groupOpening(lead string, maxWords int) string {
 		}
 	}
 	return strings.Join(f, " ")
+}
+
+// groupMeaning is what a story's words mean together: the sum of the embedded vectors of its
+// title's words and, counting half, its lead's (each weighed by how rare the word is in
+// English), less what any text looks like, of unit length — zero when no word is known. Two
+// rewordings of one event ("dies" and "passes away", "buys" and "acquisition") are close by
+// it where they share few words.
+func groupMeaning(title, lead []groupWord) wordvec.Vector {
+	var v wordvec.Vector
+	var total float32
+	for p, part := range [2][]groupWord{title, lead} {
+		weight := float32(1)
+		if p == 1 {
+			weight = float32(groupLeadWeight)
+		}
+		for _, w := range part {
+			if w.stop || w.number || w.lower == "" {
+				continue
+			}
+			r := wordvec.Rank(w.lower)
+			if r < 0 {
+				continue
+			}
+			k := weight * wordvec.Weight(r)
+			wordvec.AddTo(&v, r, k)
+			total += k
+		}
+	}
+	if !v.Subject(total) {
+		return wordvec.Vector{}
+	}
+	return v
 }

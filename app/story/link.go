@@ -1,22 +1,9 @@
 package story
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
-func groupWithin(a, b time.Time, window time.Duration) bool {
-	if window < 0 || a.IsZero() || b.IsZero() {
-		return true
-	}
-	d := a.Sub(b)
-	if d < 0 {
-		d = -d
-	}
-	return d <= window
-}
-
-// groupEnough says whether two stories published at a and b (Unix seconds, 0 for unknown),
+// groupEnough says, for a group continuing an earlier story, whether two stories published at
+// a and b (Unix seconds, 0 for unknown),
 // sharing words single words and names multi-word names (each two-word run of capitalised
 // words), have enough in common to be linked, beyond the base test (the threshold and two
 // shared words). Published more than groupFarHours apart, a multi-word name counts as one
@@ -36,7 +23,7 @@ func groupWithin(a, b time.Time, window time.Duration) bool {
 // outbreak and the next hours' explainers — more often than it removed a wrong merge (see
 // BENCHMARKS.md). Stories without a time are judged as if close.
 func groupEnough(a, b int64, words, names int) bool {
-	if groupFarHours <= 0 || a == 0 || b == 0 {
+	if a == 0 || b == 0 {
 		return true
 	}
 	d := a - b
@@ -57,45 +44,26 @@ func groupUnix(t time.Time) int64 {
 	return 1
 }
 
-type groupMatch struct {
-	j   int32
-	sim float64
-}
-
-// groupCentroid is the sum of a group's vectors, grown as stories join.
-type groupCentroid struct {
-	acc   map[int32]float64
-	norm2 float64
-}
-
-func (c *groupCentroid) add(v []groupEntry) {
-	for _, e := range v {
-		old := c.acc[e.id]
-		w := old + float64(e.w)
-		c.acc[e.id] = w
-		c.norm2 += w*w - old*old
-	}
-}
-
-// similarity is the cosine of v (normalized) and the centroid.
-func (c *groupCentroid) similarity(v []groupEntry) float64 {
-	if c.norm2 <= 0 {
-		return 0
-	}
-	var dot float64
-	for _, e := range v {
-		dot += float64(e.w) * c.acc[e.id]
-	}
-	return dot / math.Sqrt(c.norm2)
-}
-
-// groupEntry is a term of a story's vector: its id and weight; word says it is a single word
-// (not a multi-word name), for counting shared words.
+// groupEntry is a term of a story's vector: its id, kind and weight, and its idf over
+// log(1 + stories) (0–1).
 type groupEntry struct {
 	id   int32
-	word bool
+	kind uint8
 	w    float32
+	idf  float32
 }
+
+// Kinds of terms: a plain word, a name (capitalised where capitals mean something), a number,
+// a multi-word name (two names in a row; not counted as a shared word: its words are).
+const (
+	groupKindWord uint8 = iota
+	groupKindName
+	groupKindNumber
+	groupKindPhrase
+)
+
+// word says the term is a single word, not a multi-word name.
+func (e groupEntry) word() bool { return e.kind != groupKindPhrase }
 
 // groupSimilarity is the cosine of two normalized vectors sorted by id, how many single
 // words they share, and how many multi-word names.
@@ -111,7 +79,7 @@ func groupSimilarity(a, b []groupEntry) (float64, int, int) {
 			j++
 		default:
 			dot += float64(a[i].w) * float64(b[j].w)
-			if a[i].word {
+			if a[i].word() {
 				shared++
 			} else {
 				phrases++
@@ -127,24 +95,14 @@ func groupSimilarity(a, b []groupEntry) (float64, int, int) {
 // that have it.
 const groupMaxPostings = 64
 
-// Weights of a term's kind, and of a lead's words against the title's.
-var (
-	// groupCentroidThreshold: the least similarity of two groups' centroids that merges them;
-	// 0 turns the merging off.
-	groupCentroidThreshold = 0.35
-	// groupCoherence: the least similarity of a story to the group of its best match (when
-	// that group has two members or more) for the story to join it.
-	groupCoherence = 0.25
-	// groupOutlier: the least similarity of a member to the rest of its group (their
-	// centroid) for it to stay in the group; 0 turns the check off.
-	groupOutlier = 0.15
-	// groupLoners: 1 to look again at the stories left alone (against the stories ranked after
-	// them too), 0 not to.
-	groupLoners = 1.0
-	// groupFarHours: stories published further apart than this many hours need more than a
-	// shared multi-word name to be linked (groupEnough); 0 turns this off.
-	groupFarHours = 3.0
+// groupFarHours: a group continues an earlier story (GroupOptions.Earlier) published further
+// apart than this many hours only when they share more than a multi-word name (groupEnough).
+const groupFarHours = 3.0
 
+// Weights of a term's kind, and of a lead's words against the title's, in a story's vector: the
+// lexical cosine the link model weighs (hand-set before the model was learned; the model learned
+// how much the cosine counts).
+var (
 	groupNameWeight   = 1.5
 	groupNumberWeight = 1.3
 	groupPhraseWeight = 1.5

@@ -14,6 +14,7 @@ import (
 // groupWord is a word of a title or lead as story grouping sees it.
 type groupWord struct {
 	key     string // folded, stemmed; "#us" for the acronym US / U.S.
+	lower   string // folded, not stemmed: what the word vectors know the word by
 	capital bool   // starts with an upper-case letter (or is an acronym)
 	local   bool   // capitalised where capitals say something: mid-sentence in running text, or an acronym
 	number  bool
@@ -138,6 +139,7 @@ func groupWords(text string) []groupWord {
 		}
 		gw := groupWord{brk: w.brk, capital: unicode.IsUpper(first) || digits > 0 && uppers > 0}
 		lower := groupFold(s)
+		gw.lower = lower
 		// An acronym: EU, MH370, U.S.; not NOT or WHY written in capitals for emphasis (but US).
 		acronym := !allCaps && uppers >= 2 && uppers == letters && letters <= 6 && (!groupStopWords[lower] || lower == "us") || w.dotAcronym
 		switch {
