@@ -180,7 +180,7 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 	}
 	if srch.match != "" {
 		for _, it := range out {
-			it.Snippet = snippet(srch.terms, it.Summary, it.Text, it.Title)
+			it.Snippet = app.Snippet(srch.terms, it.Summary, it.Text, it.Title)
 		}
 	}
 	return out, nil

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/morningdeck/morningdeck/app"
 )
 
 // What a person types into the search box, made into PostgreSQL text-search queries with the
@@ -25,11 +25,11 @@ type search struct {
 	// literals must be in the title, summary or text as typed (any case).
 	literals []string
 	// terms mark the matches in snippets.
-	terms []snippetTerm
+	terms []app.SnippetTerm
 }
 
 // parseSearch turns what a person typed into tsqueries. The terms are letters and digits only
-// (cleanTerm), quoted, so nothing typed is taken as tsquery syntax.
+// (app.CleanTerm), quoted, so nothing typed is taken as tsquery syntax.
 func parseSearch(q string) search {
 	q = strings.TrimSpace(q)
 	var s search
@@ -60,10 +60,10 @@ func parseSearch(q string) search {
 			} else {
 				q = ""
 			}
-			if w := cleanTerm(p); w != "" {
+			if w := app.CleanTerm(p); w != "" {
 				terms, exact = append(terms, phrase(w)), append(exact, phrase(w))
 				for _, f := range strings.Fields(w) {
-					s.terms = append(s.terms, snippetTerm{word: foldWord(f)})
+					s.terms = append(s.terms, app.SnippetTerm{Word: app.FoldWord(f)})
 				}
 			}
 			continue
@@ -75,7 +75,7 @@ func parseSearch(q string) search {
 		} else {
 			q = ""
 		}
-		w := cleanTerm(word)
+		w := app.CleanTerm(word)
 		if w == "" {
 			continue
 		}
@@ -83,14 +83,14 @@ func parseSearch(q string) search {
 			terms, exact = append(terms, phrase(w)), append(exact, phrase(w))
 			s.literals = append(s.literals, lit)
 			for _, f := range strings.Fields(w) {
-				s.terms = append(s.terms, snippetTerm{word: foldWord(f)})
+				s.terms = append(s.terms, app.SnippetTerm{Word: app.FoldWord(f)})
 			}
 			continue
 		}
 		for _, part := range strings.Fields(w) {
 			terms = append(terms, "'"+part+"':*")
 			exact = append(exact, "'"+part+"'")
-			s.terms = append(s.terms, snippetTerm{word: foldWord(part), prefix: true})
+			s.terms = append(s.terms, app.SnippetTerm{Word: app.FoldWord(part), Prefix: true})
 		}
 	}
 	s.match = strings.Join(terms, " & ")
@@ -127,73 +127,4 @@ func literalTerm(word string) string {
 		return ""
 	}
 	return strings.ToLower(w)
-}
-
-func cleanTerm(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
-}
-
-type snippetTerm struct {
-	word   string
-	prefix bool
-}
-
-// snippet returns about 24 words of the first field that matches, the matches between \x01
-// and \x02.
-func snippet(terms []snippetTerm, fields ...string) string {
-	matches := func(w string) bool {
-		f := foldWord(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
-		for _, t := range terms {
-			if f == t.word || t.prefix && strings.HasPrefix(f, t.word) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, field := range fields {
-		words := strings.Fields(field)
-		for i, w := range words {
-			if !matches(w) {
-				continue
-			}
-			start := max(0, i-6)
-			end := min(len(words), start+24)
-			var b strings.Builder
-			if start > 0 {
-				b.WriteString("… ")
-			}
-			for k := start; k < end; k++ {
-				if k > start {
-					b.WriteByte(' ')
-				}
-				if matches(words[k]) {
-					b.WriteString("\x01" + words[k] + "\x02")
-				} else {
-					b.WriteString(words[k])
-				}
-			}
-			if end < len(words) {
-				b.WriteString(" …")
-			}
-			return b.String()
-		}
-	}
-	return ""
-}
-
-// foldWord lower-cases a word and strips its accents, as the index does.
-func foldWord(s string) string {
-	s = strings.ToLower(s)
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			var b strings.Builder
-			for _, r := range norm.NFD.String(s) {
-				if !unicode.Is(unicode.Mn, r) {
-					b.WriteRune(r)
-				}
-			}
-			return b.String()
-		}
-	}
-	return s
 }

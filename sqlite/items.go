@@ -10,8 +10,6 @@ import (
 	"time"
 	"unicode"
 
-	"golang.org/x/text/unicode/norm"
-
 	"github.com/morningdeck/morningdeck/app"
 )
 
@@ -307,95 +305,31 @@ const maxRanked = 500
 
 // snippets sets the search snippet of each item: a window of its summary or text around the
 // first match, the matching words between \x01 and \x02. It is done here rather than with FTS5's
-// snippet(), which re-runs the query per row: for a prefix of a word found in most items that
+// app.Snippet(), which re-runs the query per row: for a prefix of a word found in most items that
 // cost 7 ms a row.
 func (db *DB) snippets(ctx context.Context, q string, items []*app.Item) error {
 	terms := snippetTerms(q)
 	for _, it := range items {
-		it.Snippet = snippet(terms, it.Summary, it.Text, it.Title)
+		it.Snippet = app.Snippet(terms, it.Summary, it.Text, it.Title)
 	}
 	return ctx.Err()
 }
 
-type snippetTerm struct {
-	word   string
-	prefix bool
-}
-
-func snippetTerms(q string) []snippetTerm {
-	var out []snippetTerm
+func snippetTerms(q string) []app.SnippetTerm {
+	var out []app.SnippetTerm
 	for _, part := range strings.Split(q, `"`) {
 		// parseSearch wrote each term as "word" or "word"*; phrases as "a b".
 		for _, w := range strings.Fields(part) {
 			if w == "*" {
 				if len(out) > 0 {
-					out[len(out)-1].prefix = true
+					out[len(out)-1].Prefix = true
 				}
 				continue
 			}
-			out = append(out, snippetTerm{word: foldWord(w)})
+			out = append(out, app.SnippetTerm{Word: app.FoldWord(w)})
 		}
 	}
 	return out
-}
-
-// snippet returns about 24 words of the first field that matches, the matches marked.
-func snippet(terms []snippetTerm, fields ...string) string {
-	matches := func(w string) bool {
-		f := foldWord(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }))
-		for _, t := range terms {
-			if f == t.word || t.prefix && strings.HasPrefix(f, t.word) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, field := range fields {
-		words := strings.Fields(field)
-		for i, w := range words {
-			if !matches(w) {
-				continue
-			}
-			start := max(0, i-6)
-			end := min(len(words), start+24)
-			var b strings.Builder
-			if start > 0 {
-				b.WriteString("… ")
-			}
-			for k := start; k < end; k++ {
-				if k > start {
-					b.WriteByte(' ')
-				}
-				if matches(words[k]) {
-					b.WriteString("\x01" + words[k] + "\x02")
-				} else {
-					b.WriteString(words[k])
-				}
-			}
-			if end < len(words) {
-				b.WriteString(" …")
-			}
-			return b.String()
-		}
-	}
-	return ""
-}
-
-// foldWord lower-cases a word and strips its accents, as the index's tokenizer does.
-func foldWord(s string) string {
-	s = strings.ToLower(s)
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			var b strings.Builder
-			for _, r := range norm.NFD.String(s) {
-				if !unicode.Is(unicode.Mn, r) {
-					b.WriteRune(r)
-				}
-			}
-			return b.String()
-		}
-	}
-	return s
 }
 
 // search is what a person typed, made into FTS5 queries.
@@ -432,7 +366,7 @@ func parseSearch(q string) search {
 			} else {
 				q = ""
 			}
-			if w := cleanTerm(phrase); w != "" {
+			if w := app.CleanTerm(phrase); w != "" {
 				terms = append(terms, `"`+w+`"`)
 				exact = append(exact, `"`+w+`"`)
 			}
@@ -445,7 +379,7 @@ func parseSearch(q string) search {
 		} else {
 			q = ""
 		}
-		w := cleanTerm(word)
+		w := app.CleanTerm(word)
 		if w == "" {
 			continue
 		}
@@ -497,10 +431,6 @@ func literalTerm(word string) string {
 		return ""
 	}
 	return strings.ToLower(w)
-}
-
-func cleanTerm(s string) string {
-	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }), " ")
 }
 
 // Item returns one of the user's items.
