@@ -7,7 +7,7 @@
 // first line, then each word seen at least -min times with its log-probability in each topic
 // (Laplace smoothing), in hundredths. Deterministic.
 //
-//	go run ./scripts/newstopics -in ../shared/corpus/topics/uci-news.tsv.gz -out app/enrich/newstopics.tsv.gz
+//	go run ./scripts/newstopics -in PATH/uci-news.tsv.gz -out app/enrich/newstopics.tsv.gz
 package main
 
 import (

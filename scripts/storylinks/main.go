@@ -2,7 +2,7 @@
 // event (a logistic regression over the features story.LinkPairs gives a candidate pair), and
 // the linkage threshold at which groups stop merging. It reads the UCI News Aggregator
 // headlines (Gasparetti 2016, CC BY 4.0: date, timestamp, category, story id, outlet, headline;
-// ../shared/corpus/topics/uci-news.tsv.gz) and cuts each day as the repository's evaluation
+// the whole UCI News Aggregator file, uci-news.tsv.gz, named by -corpus) and cuts each day as the repository's evaluation
 // days are cut: the dozen busiest outlets of the day, in the order of their timestamps.
 //
 // Days are split, never pairs: the repository's development and held-out days are left out
@@ -18,7 +18,7 @@
 // feature (it would learn the crawler, not the news), and a pair of different ids crawled more
 // than -negwithin apart is left out of training: it may well be one event.
 //
-//	go run ./scripts/storylinks -corpus ../shared/corpus/topics/uci-news.tsv.gz -out app/story/linkmodel.go
+//	go run ./scripts/storylinks -corpus PATH/uci-news.tsv.gz -out app/story/linkmodel.go
 package main
 
 import (
@@ -53,7 +53,7 @@ type headline struct {
 }
 
 func main() {
-	corpus := flag.String("corpus", "../shared/corpus/topics/uci-news.tsv.gz", "the UCI News Aggregator headlines (gzipped TSV)")
+	corpus := flag.String("corpus", "", "the UCI News Aggregator headlines (gzipped TSV)")
 	out := flag.String("out", "", "write the model as Go source here (default: only report)")
 	outlets := flag.Int("outlets", 12, "the busiest outlets of a day kept")
 	minDay := flag.Int("minday", 150, "days with fewer headlines (after the cut) are left out")
