@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -380,6 +381,76 @@ func TestPostgresEmailOnce(t *testing.T) {
 		time.Sleep(time.Second) // a second sending would have arrived by now
 		if got := box.messages(); len(got) != run+1 {
 			t.Fatalf("after run %d: %d emails, want %d", run+1, len(got), run+1)
+		}
+	}
+}
+
+// TestPostgresBackup: `morningdeck backup FILE` on PostgreSQL writes pg_dump's custom format
+// (mode 0600) and says how to restore it; pg_restore into an empty database gives a database the
+// binary runs on, with the same sources and items.
+func TestPostgresBackup(t *testing.T) {
+	url := pgtest.URL(t)
+	farm := feedtest.NewFarm(3, 4)
+	defer farm.Close()
+	dir := t.TempDir()
+	pgImport(t, dir, url, farm, 0, 3)
+	runPG(t, dir, url, "fetch")
+	file := filepath.Join(t.TempDir(), "deck.dump")
+	out := runPG(t, dir, url, "backup", file)
+	if !strings.Contains(out, "Backed up to "+file) || !strings.Contains(out, "pg_restore") {
+		t.Fatalf("backup said:\n%s", out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(string(b), "PGDMP") {
+		t.Fatalf("the backup is not pg_dump's custom format: %q…", b[:min(len(b), 16)])
+	}
+	if fi, _ := os.Stat(file); fi.Mode().Perm() != 0o600 {
+		t.Errorf("the backup's mode is %v, want 0600", fi.Mode().Perm())
+	}
+	if out := runPG(t, dir, url, "backup", "--help"); !strings.Contains(out, "pg_restore") {
+		t.Errorf("backup --help says nothing of pg_restore:\n%s", out)
+	}
+	if _, errOut, err := func() (string, string, error) {
+		cmd := exec.Command(binary, "--data-dir", dir, "backup", file)
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "MORNINGDECK_DATABASE_URL="+url)
+		var o, e strings.Builder
+		cmd.Stdout, cmd.Stderr = &o, &e
+		err := cmd.Run()
+		return o.String(), e.String(), err
+	}(); err == nil || !strings.Contains(errOut, "already exists") {
+		t.Errorf("a backup over an existing file: %v, %s", err, errOut)
+	}
+
+	// Restored into an empty database (pg_restore of the same client tools).
+	restore, err := exec.LookPath("pg_restore")
+	if err != nil {
+		found, _ := filepath.Glob("/usr/lib/postgresql/*/bin/pg_restore")
+		if len(found) == 0 {
+			t.Fatal("pg_restore is not installed beside pg_dump")
+		}
+		restore = found[len(found)-1]
+	}
+	admin, err := sql.Open("pgx", url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	name := fmt.Sprintf("restored_%d", os.Getpid())
+	if _, err := admin.Exec(`create database ` + name + ` template template0`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.Exec(`drop database if exists ` + name + ` with (force)`) })
+	u, _ := neturl.Parse(url)
+	u.Path = "/" + name
+	if out, err := exec.Command(restore, "--no-owner", "--exit-on-error", "-d", u.String(), file).CombinedOutput(); err != nil {
+		t.Fatalf("pg_restore: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"source", "list"}, {"items", "list", "--limit", "100"}} {
+		if before, after := runPG(t, dir, url, args...), runPG(t, t.TempDir(), u.String(), args...); before != after {
+			t.Errorf("%v differs after the restore:\n%s\nrestored:\n%s", args, before, after)
 		}
 	}
 }
