@@ -29,7 +29,11 @@ func backupCmd(cfg *Config) *cobra.Command {
 		Short: "Write a consistent copy of the database to FILE, also while the app runs",
 		Long: "Write a consistent copy of the database to FILE (a new file, mode 0600), also while the app runs.\n" +
 			"To restore: stop Morning Deck, copy the backup over DATA_DIR/morningdeck.db, delete\n" +
-			"morningdeck.db-wal and morningdeck.db-shm next to it, and start Morning Deck again.",
+			"morningdeck.db-wal and morningdeck.db-shm next to it, and start Morning Deck again.\n\n" +
+			"On PostgreSQL (--database postgres://…) the copy is made by pg_dump (PostgreSQL's client\n" +
+			"tools, of the server's major version or newer), in its custom format: restore it with\n" +
+			"pg_restore --no-owner -d postgres://…/EMPTY_DATABASE FILE, with every instance stopped,\n" +
+			"then start the instances with --database set to that database.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return withServices(cmd, cfg, func(ctx context.Context, svc *app.Services) error {
@@ -42,6 +46,9 @@ func backupCmd(cfg *Config) *cobra.Command {
 					return err
 				}
 				fmt.Fprintf(cmd.OutOrStdout(), "Backed up to %s (%.1f MB) in %s.\n", args[0], float64(st.Size())/1e6, time.Since(start).Round(time.Millisecond))
+				if cfg.Database != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "It is pg_dump's custom format: restore it into an empty database with pg_restore --no-owner -d postgres://…/NEW_DATABASE %s\n", args[0])
+				}
 				return nil
 			})
 		},

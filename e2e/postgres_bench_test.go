@@ -43,8 +43,16 @@ func BenchmarkFirstIngestion(b *testing.B) {
 				b.StopTimer()
 				dir := b.TempDir()
 				env := append(os.Environ(), "MORNINGDECK_LOG_LEVEL=warn", "XDG_CONFIG_HOME="+b.TempDir())
+				var url string
 				if engine == "postgres" {
-					env = append(env, "MORNINGDECK_DATABASE_URL="+pgtest.URL(b))
+					url = pgtest.URL(b)
+					env = append(env, "MORNINGDECK_DATABASE_URL="+url)
+				}
+				serverCPU := func() time.Duration {
+					if url == "" {
+						return 0
+					}
+					return pgServerCPU(b, url)
 				}
 				cli := func(args ...string) *os.ProcessState {
 					cmd := exec.Command(binary, append([]string{"--data-dir", dir}, args...)...)
@@ -55,15 +63,18 @@ func BenchmarkFirstIngestion(b *testing.B) {
 					return cmd.ProcessState
 				}
 				cli("import", "opml", opml)
+				pgBefore := serverCPU()
 				b.StartTimer()
 				t0 := time.Now()
 				st := cli("fetch")
 				wall := time.Since(t0)
 				b.StopTimer()
 				cpu := st.UserTime() + st.SystemTime()
+				pgCPU := serverCPU() - pgBefore
 				b.ReportMetric(wall.Seconds(), "s/ingestion")
 				b.ReportMetric(cpu.Seconds(), "cpu-s/ingestion")
-				b.Logf("%s: %d feeds × %d items: %v, %v CPU in the binary", engine, feeds, items, wall.Round(time.Millisecond), cpu.Round(time.Millisecond))
+				b.ReportMetric(pgCPU.Seconds(), "pg-cpu-s/ingestion")
+				b.Logf("%s: %d feeds × %d items: %v, %v CPU in the binary, %v in PostgreSQL", engine, feeds, items, wall.Round(time.Millisecond), cpu.Round(time.Millisecond), pgCPU.Round(time.Millisecond))
 			}
 		})
 	}
