@@ -63,26 +63,38 @@ func loadBroad(t testing.TB, split string) (items []evalItem, category map[strin
 	return items, category
 }
 
-// broadScores ranks a split for each of its interests and returns the mean P@10 and NDCG@10
-// (the relevant items: the interest's category, label 1).
-func broadScores(t testing.TB, split string, heldOut bool, log bool) (p, n float64) {
+// broadSplit is a split's headlines and their categories, with an embedded enricher that
+// observed them and the evaluation's now.
+func broadSplit(t testing.TB, split string) ([]evalItem, map[string]string, *enrich.Embedded, time.Time) {
 	items, category := loadBroad(t, split)
 	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
 	for _, it := range items {
 		e.Stats().Observe(it.title)
 	}
-	now := time.Date(2014, 8, 1, 8, 0, 0, 0, time.UTC)
+	return items, category, e, time.Date(2014, 8, 1, 8, 0, 0, 0, time.UTC)
+}
+
+// relevantOf labels the headlines of a category relevant (1).
+func relevantOf(category map[string]string, cat string) map[string]int {
+	rel := map[string]int{}
+	for link, c := range category {
+		if c == cat {
+			rel[link] = 1
+		}
+	}
+	return rel
+}
+
+// broadScores ranks a split for each of its interests and returns the mean P@10 and NDCG@10
+// (the relevant items: the interest's category, label 1).
+func broadScores(t testing.TB, split string, heldOut bool, log bool) (p, n float64) {
+	items, category, e, now := broadSplit(t, split)
 	k := 0
 	for _, bi := range broadInterests {
 		if bi.heldOut != heldOut {
 			continue
 		}
-		rel := map[string]int{}
-		for link, c := range category {
-			if c == bi.category {
-				rel[link] = 1
-			}
-		}
+		rel := relevantOf(category, bi.category)
 		r := rank(t, e, items, bi.interest, rel, now, nil)
 		pi, ni := precisionAt(r, 10), ndcgAt(r, 10)
 		p, n, k = p+pi, n+ni, k+1
@@ -129,23 +141,13 @@ func TestBroadInterestEval(t *testing.T) {
 // this" on the others) and returns, per interest, NDCG@10 on the remaining items without and
 // with the model learned from them.
 func broadFeedback(t testing.TB, split string, heldOut bool) (before, after map[string]float64) {
-	items, category := loadBroad(t, split)
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	for _, it := range items {
-		e.Stats().Observe(it.title)
-	}
-	now := time.Date(2014, 8, 1, 8, 0, 0, 0, time.UTC)
+	items, category, e, now := broadSplit(t, split)
 	before, after = map[string]float64{}, map[string]float64{}
 	for _, bi := range broadInterests {
 		if bi.heldOut != heldOut {
 			continue
 		}
-		rel := map[string]int{}
-		for link, c := range category {
-			if c == bi.category {
-				rel[link] = 1
-			}
-		}
+		rel := relevantOf(category, bi.category)
 		r := rank(t, e, items, bi.interest, rel, now, nil)
 		model := taste.NewModel()
 		acted := map[string]bool{}
