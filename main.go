@@ -90,7 +90,7 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 	fetcher := feeds.Adapter{Fetcher: feeds.New(fo)}
 	// Mail folders (issue 30): their passwords are sealed with a key kept beside the database,
 	// never in it (nor in its backups).
-	secrets, err := app.LoadSecretBox(filepath.Join(cfg.DataDir, "secret.key"))
+	secrets, err := app.LoadSecretBox(cfg.SecretKeyPath())
 	if err != nil {
 		_ = db.Close()
 		return nil, err

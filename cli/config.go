@@ -97,6 +97,9 @@ type Config struct {
 
 	RetentionDays int    // items older than this are pruned daily (0: never)
 	BackupDir     string // a daily backup goes here ("" : none)
+	// SecretKeyFile is the key that seals mail passwords (app.SecretBox); "": secret.key in
+	// DataDir. Instances sharing a PostgreSQL database must share this file.
+	SecretKeyFile string
 	BackupKeep    int    // daily backups kept
 }
 
@@ -390,4 +393,13 @@ func (c *Config) Limits() (app.Limits, error) {
 		}
 	}
 	return app.Limits{Sources: c.MaxSources, Folders: c.MaxFolders, Briefings: c.MaxBriefings, OPMLBytes: c.MaxOPMLBytes}, nil
+}
+
+// SecretKeyPath is the key file that seals mail passwords: --secret-key-file, or secret.key in
+// the data directory.
+func (c *Config) SecretKeyPath() string {
+	if c.SecretKeyFile != "" {
+		return c.SecretKeyFile
+	}
+	return filepath.Join(c.DataDir, "secret.key")
 }

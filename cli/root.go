@@ -82,6 +82,7 @@ func newRoot() *cobra.Command {
 	pf.Int64Var(&cfg.MaxOPMLBytes, "max-opml-bytes", app.DefaultMaxOPMLBytes, "largest OPML file imported, in bytes")
 	pf.IntVar(&cfg.RetentionDays, "retention-days", 90, "prune items older than this many days, daily, except starred ones and those in reports (0 keeps everything)")
 	pf.StringVar(&cfg.BackupDir, "backup-dir", "", "write a daily backup of the database into this directory")
+	pf.StringVar(&cfg.SecretKeyFile, "secret-key-file", "", "the key that seals mail passwords (default: secret.key in the data directory; instances sharing a PostgreSQL database need the same file)")
 	pf.IntVar(&cfg.BackupKeep, "backup-keep", 7, "how many daily backups to keep")
 	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
