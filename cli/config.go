@@ -100,7 +100,7 @@ type Config struct {
 	// SecretKeyFile is the key that seals mail passwords (app.SecretBox); "": secret.key in
 	// DataDir. Instances sharing a PostgreSQL database must share this file.
 	SecretKeyFile string
-	BackupKeep    int    // daily backups kept
+	BackupKeep    int // daily backups kept
 }
 
 // configure sets every flag the command line did not set: from MORNINGDECK_<FLAG> (dashes as
