@@ -201,20 +201,9 @@ func (s *Sources) AddMail(ctx context.Context, in AddMail) (*Source, error) {
 	if in.Password == "" {
 		return nil, Errorf(EINVALID, "Enter the password of the mail account (an app password where the provider offers them).")
 	}
-	interval := DefaultRefreshInterval
-	if in.RefreshIntervalMinutes != nil {
-		if err := ValidateInterval(*in.RefreshIntervalMinutes); err != nil {
-			return nil, err
-		}
-		interval = *in.RefreshIntervalMinutes
-	}
-	folder := ""
-	if strings.TrimSpace(in.Folder) != "" {
-		f, err := CleanFolderName(in.Folder)
-		if err != nil {
-			return nil, err
-		}
-		folder = f
+	interval, folder, err := addedPlace(in.RefreshIntervalMinutes, in.Folder)
+	if err != nil {
+		return nil, err
 	}
 	if err := s.checkSourceRoom(ctx, in.UserID); err != nil {
 		return nil, err
@@ -236,7 +225,7 @@ func (s *Sources) AddMail(ctx context.Context, in AddMail) (*Source, error) {
 	}
 	src := &Source{UserID: in.UserID, Type: SourceIMAP, URL: m.URL(), Name: name, Status: SourceActive,
 		FetchStatus: FetchQueued, RefreshIntervalMinutes: interval, Folder: folder}
-	err := s.Mailboxes.CreateMailSource(ctx, src, m, s.Secrets.Seal(in.Password), func(ctx context.Context, tx *sql.Tx) error {
+	err = s.Mailboxes.CreateMailSource(ctx, src, m, s.Secrets.Seal(in.Password), func(ctx context.Context, tx *sql.Tx) error {
 		return s.Queue.EnqueueTx(ctx, tx, src.ID, PriorityNew)
 	})
 	if err != nil {

@@ -143,21 +143,9 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 	if in.UserID == 0 {
 		in.UserID = DefaultUserID
 	}
-	interval := DefaultRefreshInterval
-	if in.RefreshIntervalMinutes != nil {
-		// The one check of an interval given when adding (the API, the form, the CLI, OPML).
-		if err := ValidateInterval(*in.RefreshIntervalMinutes); err != nil {
-			return nil, err
-		}
-		interval = *in.RefreshIntervalMinutes
-	}
-	folder := ""
-	if strings.TrimSpace(in.Folder) != "" {
-		f, err := CleanFolderName(in.Folder)
-		if err != nil {
-			return nil, err
-		}
-		folder = f
+	interval, folder, err := addedPlace(in.RefreshIntervalMinutes, in.Folder)
+	if err != nil {
+		return nil, err
 	}
 	raw := strings.TrimSpace(in.URL)
 	if raw == "" {
@@ -266,7 +254,7 @@ func (s *Sources) Add(ctx context.Context, in AddSource) (*Source, error) {
 	if err := room(); err != nil {
 		return nil, err
 	}
-	err := s.Store.CreateSource(ctx, src, func(ctx context.Context, tx *sql.Tx) error {
+	err = s.Store.CreateSource(ctx, src, func(ctx context.Context, tx *sql.Tx) error {
 		return s.Queue.EnqueueTx(ctx, tx, src.ID, PriorityNew)
 	})
 	if err != nil {
@@ -483,4 +471,24 @@ func (s *Sources) Names(ctx context.Context, userID int64) ([]SourceName, error)
 // Items is a page of the items of the user's sources.
 func (s *Sources) Items(ctx context.Context, f ItemFilter) ([]*Item, error) {
 	return s.Store.Items(ctx, f)
+}
+
+// addedPlace checks the interval and folder a source is added with (the API, the form, the
+// CLI, OPML, a mail folder): nil is the default interval, "" no folder.
+func addedPlace(minutes *int, folder string) (int, string, error) {
+	interval := DefaultRefreshInterval
+	if minutes != nil {
+		if err := ValidateInterval(*minutes); err != nil {
+			return 0, "", err
+		}
+		interval = *minutes
+	}
+	if strings.TrimSpace(folder) == "" {
+		return interval, "", nil
+	}
+	f, err := CleanFolderName(folder)
+	if err != nil {
+		return 0, "", err
+	}
+	return interval, f, nil
 }

@@ -204,9 +204,5 @@ func (s *Server) apiCreateMail(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	if stored, err := s.opts.Sources.Get(r.Context(), userID(r), src.ID); err == nil {
-		src = stored
-	}
-	w.Header().Set("Location", "/api/sources/"+strconv.FormatInt(src.ID, 10))
-	writeJSON(w, http.StatusCreated, NewSourceJSON(src))
+	s.writeCreatedSource(w, r, src)
 }

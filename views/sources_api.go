@@ -129,7 +129,12 @@ func (s *Server) apiCreateSource(w http.ResponseWriter, r *http.Request) {
 		s.apiError(w, r, err)
 		return
 	}
-	// Read it back so the answer shows what is stored (item count, times).
+	s.writeCreatedSource(w, r, src)
+}
+
+// writeCreatedSource answers 201 with a source just added, read back so the answer shows what
+// is stored (item count, times).
+func (s *Server) writeCreatedSource(w http.ResponseWriter, r *http.Request, src *app.Source) {
 	if stored, err := s.opts.Sources.Get(r.Context(), userID(r), src.ID); err == nil {
 		src = stored
 	}
