@@ -30,10 +30,10 @@ func (db *DB) Users(ctx context.Context) ([]*app.User, error) {
 }
 
 // UserByName returns an account and its password hash; the name in any case (SQLite's
-// collate nocase).
+// collate nocase: ASCII letters only).
 func (db *DB) UserByName(ctx context.Context, name string) (*app.User, string, error) {
 	var hash string
-	u, err := scanUser(db.SQL.QueryRowContext(ctx, `select `+userColumns+`, password_hash from users where lower(name) = lower($1) order by id limit 1`, name), &hash)
+	u, err := scanUser(db.SQL.QueryRowContext(ctx, `select `+userColumns+`, password_hash from users where md_nocase(name) = md_nocase($1) order by id limit 1`, name), &hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, "", app.Errorf(app.ENOTFOUND, "There is no user %q.", name)
 	} else if err != nil {
@@ -64,7 +64,7 @@ func (db *DB) CreateUser(ctx context.Context, name, passwordHash string, admin b
 			return err
 		}
 		var taken bool
-		if err := tx.QueryRowContext(ctx, `select exists (select 1 from users where lower(name) = lower($1) and not (id = 1 and password_hash = ''))`, name).Scan(&taken); err != nil {
+		if err := tx.QueryRowContext(ctx, `select exists (select 1 from users where md_nocase(name) = md_nocase($1) and not (id = 1 and password_hash = ''))`, name).Scan(&taken); err != nil {
 			return err
 		}
 		if taken {

@@ -22,7 +22,7 @@ func (db *DB) Folders(ctx context.Context, userID int64, unreadCap int) ([]*app.
 		(select count(*) from sources s where s.folder_id = f.id),
 		(select count(*) from (select 1 from sources s join items i on i.source_id = s.id
 			where s.folder_id = f.id and i.read_at is null and not i.hidden limit $2) u)
-		from folders f where f.user_id = $1 order by lower(f.name), f.id`, userID, sqlLimit(unreadCap))
+		from folders f where f.user_id = $1 order by md_nocase(f.name), f.id`, userID, sqlLimit(unreadCap))
 }
 
 // sqlLimit is a limit of n when n is above 0, none otherwise (limit null is no limit).
@@ -63,9 +63,9 @@ func (db *DB) folder(ctx context.Context, userID, id int64) (*app.Folder, error)
 func ensureFolderTx(ctx context.Context, tx *sql.Tx, userID int64, name string) (int64, error) {
 	var id int64
 	err := tx.QueryRowContext(ctx, `insert into folders (user_id, name) values ($1, $2)
-		on conflict (user_id, lower(name)) do nothing returning id`, userID, name).Scan(&id)
+		on conflict (user_id, md_nocase(name)) do nothing returning id`, userID, name).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		err = tx.QueryRowContext(ctx, `select id from folders where user_id = $1 and lower(name) = lower($2)`, userID, name).Scan(&id)
+		err = tx.QueryRowContext(ctx, `select id from folders where user_id = $1 and md_nocase(name) = md_nocase($2)`, userID, name).Scan(&id)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("postgres: folder: %w", err)

@@ -43,6 +43,12 @@ func fullSQLite(t *testing.T) *sqlite.DB {
 	must("settings", err)
 	a := &app.Source{UserID: alice.ID, Type: app.SourceRSS, URL: "https://a.example/feed", Name: "A", Folder: "Tech", RefreshIntervalMinutes: 30}
 	must("source a", db.CreateSource(ctx, a, nil))
+	// Two folders whose names differ only in the case of a non-ASCII letter are two in SQLite
+	// (collate nocase folds ASCII only), and must be two after the copy.
+	for _, n := range []string{"Émile", "émile"} {
+		_, err := db.EnsureFolder(ctx, alice.ID, n)
+		must("folder "+n, err)
+	}
 	b := &app.Source{UserID: bob.ID, Type: app.SourceWeb, URL: "https://b.example/", RefreshIntervalMinutes: 60, AutoInterval: true}
 	must("source b", db.CreateSource(ctx, b, nil))
 	box := app.Mailbox{Host: "imap.example", Port: 993, Security: app.MailTLS, Username: "bob", Folder: "Newsletters", MarkRead: true, FirstImport: 50}

@@ -63,6 +63,14 @@ func Accounts(t *testing.T, open Open[app.AccountStore]) {
 		if len(users) != 3 || users[0].Name != "alice" || users[1].Name != "bob" || users[2].Name != "carol" {
 			t.Fatalf("users in id order: %+v", users)
 		}
+		// Names fold ASCII letters only (SQLite's nocase), on both engines.
+		emile, err := s.CreateUser(ctx, "Émile", "hash-e", false)
+		must(t, "create Émile", err)
+		_, _, err = s.UserByName(ctx, "émile")
+		wantCode(t, "a name in another case of a non-ASCII letter", err, app.ENOTFOUND)
+		if u, _, err := s.UserByName(ctx, "ÉMILE"); err != nil || u.ID != emile.ID {
+			t.Fatalf("Émile by ÉMILE: %+v, %v", u, err)
+		}
 	})
 
 	t.Run("a session lasts until it expires or ends", func(t *testing.T) {
