@@ -202,6 +202,42 @@ func TestBriefings(t *testing.T) {
 		}
 	})
 
+	t.Run("blog posts sharing a project's name are different stories, each kept (issue 25)", func(t *testing.T) {
+		// A first briefing of a new user ("Go programming, SQLite, security vulnerabilities",
+		// twenty tech feeds) once listed the FTS5 flaw and Litestream under the cgo-free driver
+		// as "also covered by" — three stories sharing one name — and lost "SQLite 3.51 adds
+		// faster JSON functions", scored 92.
+		r := newBriefingRig(t, now)
+		h := func(n int) time.Time { return now.Add(-time.Duration(n) * time.Hour) }
+		r.item(t, "Go blog", "A cgo-free SQLite driver for Go", "modernc.org/sqlite is a port of SQLite to pure Go: programs that use SQLite build without a C compiler and cross-compile to any platform Go supports.", 88, h(5))
+		r.item(t, "Security Week", "SQLite vulnerability in FTS5 allows out-of-bounds read", "A flaw in SQLite's FTS5 full-text search extension lets a crafted database read past the end of a buffer. SQLite 3.51.1 fixes it; applications that open untrusted databases should upgrade.", 90, h(4))
+		r.item(t, "Fly blog", "Litestream 0.5: streaming SQLite replication to S3", "Litestream continuously replicates a SQLite database to S3-compatible object storage, and restores it to any point in time.", 80, h(3))
+		r.item(t, "SQLite news", "SQLite 3.51 adds faster JSON functions", "The release of SQLite 3.51 makes the JSON functions faster and improves the query planner.", 92, h(2))
+		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 50, ItemLimit: 10}
+		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := r.runNow(ctx, b.ID, now); !ok || err != nil {
+			t.Fatalf("run now: %v %v", ok, err)
+		}
+		reps := r.waitReport(t, b.ID, 1)
+		rep, err := r.db.Report(ctx, 1, reps[0].ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var leads []string
+		for _, it := range rep.Items {
+			leads = append(leads, it.Title)
+			if len(it.AlsoCoveredBy) > 0 {
+				t.Errorf("%q lists %+v as the same story", it.Title, it.AlsoCoveredBy)
+			}
+		}
+		want := []string{"SQLite 3.51 adds faster JSON functions", "SQLite vulnerability in FTS5 allows out-of-bounds read", "A cgo-free SQLite driver for Go", "Litestream 0.5: streaming SQLite replication to S3"}
+		if strings.Join(leads, "|") != strings.Join(want, "|") {
+			t.Fatalf("report stories %q, want four, best first: %q", leads, want)
+		}
+	})
+
 	t.Run("a briefing that follows a topic keeps only the items classified under it", func(t *testing.T) {
 		r := newBriefingRig(t, now)
 		r.item(t, "Tech", "SQLite 3.50 released", "Faster JSON.", 70, now.Add(-time.Hour))

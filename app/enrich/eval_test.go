@@ -247,6 +247,7 @@ func TestRankingEval(t *testing.T) {
 	// learned from them must raise NDCG@10 on the remaining items.
 	var sumBefore, sumAfter float64
 	var counted int
+	var heldBefore, heldAfter, heldCounted, worstFall float64
 	t.Logf("%-58s %8s %8s %s", "after 20 feedback actions", "NDCG", "with it", "reason of the new first item")
 	for _, name := range names {
 		l := labels.Interests[name]
@@ -291,6 +292,12 @@ func TestRankingEval(t *testing.T) {
 		counted++
 		sumBefore += before
 		sumAfter += after
+		worstFall = max(worstFall, before-after)
+		if l.HeldOut {
+			heldCounted++
+			heldBefore += before
+			heldAfter += after
+		}
 		t.Logf("%-58s %8.2f %8.2f %.90s", name, before, after, withModel[0].why)
 		if show := os.Getenv("EVAL_SHOW"); show != "" && strings.Contains(name, show) {
 			for i, x := range withModel {
@@ -301,7 +308,9 @@ func TestRankingEval(t *testing.T) {
 		}
 	}
 	meanBefore, meanAfter := sumBefore/float64(max(counted, 1)), sumAfter/float64(max(counted, 1))
-	t.Logf("mean NDCG@10 on the rest: %.4f without the model, %.4f with it (%d interests)", meanBefore, meanAfter, counted)
+	t.Logf("mean NDCG@10 on the rest: %.4f without the model, %.4f with it (%d interests); largest fall of one %.3f", meanBefore, meanAfter, counted, worstFall)
+	t.Logf("feedback, development: %.4f -> %.4f; held out: %.4f -> %.4f (%d)", (sumBefore-heldBefore)/max(float64(counted)-heldCounted, 1), (sumAfter-heldAfter)/max(float64(counted)-heldCounted, 1),
+		heldBefore/max(heldCounted, 1), heldAfter/max(heldCounted, 1), int(heldCounted))
 	// Floor of the NDCG@10 on the rest with the model (0.850 in session 3; 0.900 in session 4,
 	// with the concept lexicon and the interest terms learned).
 	// Session 11: 0.875 (0.856 without the model), the statistics no longer fitted to the
