@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -388,6 +389,66 @@ func TestBriefingFocusCandidates(t *testing.T) {
 	}
 	if len(rep.Items) == 0 || rep.Items[0].Title != "Go 1.26 is released" {
 		t.Fatalf("the Go post (stored score 5, below 800 items scored 90) is not the focus briefing's first story: %+v", rep.Items)
+	}
+}
+
+// TestBriefingFocusUnderstood: a focus briefing chooses with the same understanding of its focus
+// as the ranking (issue 25: "security vulnerabilities" chose two German podcast episodes, one
+// titled "GSM Security", and left out the CVE and OpenSSH privilege-escalation items).
+func TestBriefingFocusUnderstood(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
+	r := newBriefingRig(t, now)
+	h := func(n int) time.Time { return now.Add(-time.Duration(n) * time.Hour) }
+	r.item(t, "CRE", "CRE179 GSM Security", "Trotz UMTS und LTE ist GSM immer noch der in weiten Teilen der Welt dominierende Standard im Mobilfunkbereich - und wird diese Rolle auch so schnell nicht abgeben. Die GSM zugrunde liegenden Kryptografie-Standards sind über 20 Jahre alt und wurden in den letzten Jahren Stück für Stück zerlegt.", 80, h(3))
+	r.item(t, "CRE", "CRE202 Hackerfilme", "Die Filmbranche ist fasziniert von Hackern und ihrer Kultur, doch ist das Bild des Hackers in der Öffentlichkeit auch stark geprägt von der Art, wie Hacker in Filmen der Traumfabriken präsentiert werden.", 80, h(3))
+	r.item(t, "Security Week", "CVE-2026-1234: remote code execution in libpng's chunk parser", "A heap overflow in libpng lets a crafted image run code in any program that decodes it. The flaw is tracked as CVE-2026-1234; version 1.6.45 patches it and an exploit is public.", 40, h(2))
+	r.item(t, "LWN", "OpenSSH 10.1 fixes a privilege escalation in sshd", "OpenSSH 10.1 fixes a vulnerability that let a local user escalate privileges to root through sshd's session handling. Administrators should upgrade.", 40, h(2))
+	r.item(t, "Tech", "Kubernetes 1.35 adds in-place pod resizing", "The release lets a pod's CPU and memory change without a restart, and graduates sidecar containers to stable.", 85, h(1))
+	r.item(t, "Tech", "Firefox 140 brings tab groups to everyone", "Mozilla's browser groups tabs by colour and name, and the new sidebar holds vertical tabs.", 85, h(1))
+	b := &app.Briefing{UserID: 1, Name: "Security", Focus: "security vulnerabilities", Time: "07:00", Timezone: "UTC", ItemLimit: 3}
+	if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.runNow(ctx, b.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	reps := r.waitReport(t, b.ID, 1)
+	rep, err := r.db.Report(ctx, 1, reps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range rep.Items {
+		got = append(got, it.Title)
+	}
+	// The privilege escalation (it says "vulnerability") leads; no podcast episode comes before
+	// it. The CVE item, which says neither "security" nor "vulnerability", is not chosen: the
+	// ranking reads a two-word subject by its words, and reading it by the word vectors cost the
+	// specific interests 0.04 (development) and 0.07 (held out) of NDCG@10 (BENCHMARKS.md,
+	// session 13). The reader who adds "CVE", which the vocabulary learns from their items
+	// (TestVocabularyLearnedFromTheReadersItems), gets it.
+	if len(got) == 0 || !strings.HasPrefix(got[0], "OpenSSH") {
+		t.Fatalf("the focus briefing's stories are %q: the OpenSSH vulnerability is not first", got)
+	}
+	withCVE := &app.Briefing{UserID: 1, Name: "Security and CVEs", Focus: "security vulnerabilities, CVE", Time: "07:00", Timezone: "UTC", ItemLimit: 3}
+	if err := (&app.Briefings{Store: r.db}).Save(ctx, withCVE); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.runNow(ctx, withCVE.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	reps = r.waitReport(t, withCVE.ID, 1)
+	if rep, err = r.db.Report(ctx, 1, reps[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	got = got[:0]
+	for _, it := range rep.Items {
+		got = append(got, it.Title)
+	}
+	if len(got) < 2 || !slices.ContainsFunc(got[:2], func(s string) bool { return strings.HasPrefix(s, "CVE-2026-1234") }) ||
+		!slices.ContainsFunc(got[:2], func(s string) bool { return strings.HasPrefix(s, "OpenSSH") }) {
+		t.Fatalf("with CVE in the focus, the stories are %q, not the CVE and the OpenSSH items first", got)
 	}
 }
 
