@@ -49,6 +49,9 @@ type ScoreUpdate struct {
 	Reasoning  string
 	Effect     FilterEffect
 	FromBase   bool // a re-score of an item an LLM enriched, from its own score
+	// Text is the item's text as the enricher read it, with Enrichment: a summary that is the
+	// whole text is stored once (the stores mark it instead of storing it again).
+	Text string
 }
 
 // ScoringStore is what background scoring needs from the database.
@@ -221,7 +224,7 @@ func (e *Enriching) enrichImport(ctx context.Context, c *importContext, items []
 	}
 	ups := make([]ScoreUpdate, len(items))
 	for i, it := range items {
-		ups[i] = ScoreUpdate{ItemID: it.ID, Enrichment: res[i], Score: res[i].Score, Reasoning: res[i].Reasoning}
+		ups[i] = ScoreUpdate{ItemID: it.ID, Enrichment: res[i], Score: res[i].Score, Reasoning: res[i].Reasoning, Text: it.Text}
 	}
 	// The source's usual topics are those its items got, as processing finds them later.
 	usual := usualTopics(ups)
