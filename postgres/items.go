@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"strings"
 	"time"
 
@@ -117,11 +116,11 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 			from m join items i on i.id = m.id where i.user_id = ` + user)
 		for _, lit := range srch.literals {
 			// The index has no punctuation: "c++" must be in the text as typed.
-			// A text derived from the HTML (text_content empty) is looked for in the HTML, where
-			// the sanitizer wrote & < > " ' as entities.
-			like, esc := arg(likePattern(lit)), arg(likePattern(html.EscapeString(lit)))
+			// A text derived from the HTML (text_content empty, 0010) is looked for in the HTML
+			// (a literal is letters, digits and + # . only: the same there).
+			like := arg(likePattern(lit))
 			q.WriteString(` and (i.title ilike ` + like + ` or i.summary ilike ` + like + ` or i.text_content ilike ` + like + `
-				or (i.text_content = '' and (i.clean_content ilike ` + like + ` or i.clean_content ilike ` + esc + `)))`)
+				or (i.text_content = '' and i.clean_content ilike ` + like + `))`)
 		}
 	} else {
 		q.WriteString(`with page as (select i.id, 0 as whole, 0 as rank from items i where i.user_id = ` + user)

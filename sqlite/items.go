@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"strings"
 	"time"
 	"unicode"
@@ -211,12 +210,11 @@ func (db *DB) items(ctx context.Context, f app.ItemFilter, srch search, mode mat
 		for _, lit := range srch.literals {
 			// The index has no punctuation: "c++" must be in the text as typed.
 			like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(lit) + "%"
-			// A text derived from the HTML (text_content empty) is looked for in the HTML, where
-			// the sanitizer wrote & < > " ' as entities.
-			esc := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(html.EscapeString(lit)) + "%"
+			// A text derived from the HTML (text_content empty, 0031) is looked for in the HTML
+			// (a literal is letters, digits and + # . only: the same there).
 			q.WriteString(` and (i.title like ? escape '\' or i.summary like ? escape '\' or i.text_content like ? escape '\'
-				or (i.text_content = '' and (i.clean_content like ? escape '\' or i.clean_content like ? escape '\')))`)
-			args = append(args, like, like, like, like, esc)
+				or (i.text_content = '' and i.clean_content like ? escape '\'))`)
+			args = append(args, like, like, like, like)
 		}
 	} else {
 		// One source's items: its own index, whatever the planner guesses from the other filters
