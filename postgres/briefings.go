@@ -233,6 +233,7 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 		}
 		it.Text = htmltext.Prefix(it.Text, clean, app.CandidateOpening)
 		it.PublishedAt, it.CreatedAt = timePtr(published), it.CreatedAt.UTC()
+		it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 		if score.Valid {
 			v := int(score.Int64)
 			it.Score = &v

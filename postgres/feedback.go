@@ -255,6 +255,7 @@ func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		for _, u := range ups {
 			score, reasoning := u.Effect.Score(u.Score, u.Reasoning)
+			reasoning = app.StoredReasoning(reasoning, u.Published)
 			var readAt any
 			if u.Effect.Read {
 				readAt = now

@@ -64,7 +64,8 @@ func scanItem(row scanner, extra ...any) (*app.Item, error) {
 		return nil, err
 	}
 	it.PublishedAt, it.ReadAt, it.CreatedAt = timePtr(published), timePtr(readAt), it.CreatedAt.UTC()
-	it.Text = htmltext.Of(it.Text, it.CleanContent) // text_content is empty when it is the HTML's text (0010)
+	it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt) // the date is the row's (0010)
+	it.Text = htmltext.Of(it.Text, it.CleanContent)                        // text_content is empty when it is the HTML's text (0010)
 	if ex != "" && ex != "{}" {
 		_ = json.Unmarshal([]byte(ex), &it.Extra)
 	}
@@ -369,7 +370,7 @@ func insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, items []app
 			q.WriteByte(')')
 			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, timeArg(it.PublishedAt),
 				"", it.CleanContent, htmltext.Stored(it.Text, it.CleanContent), encodeExtra(it.Extra), status, now, now,
-				it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
+				it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, app.StoredReasoning(it.ScoreReasoning, it.PublishedAt), it.EnrichedBy,
 				timeArg(it.ReadAt), it.Starred, it.Hidden)
 		}
 		q.WriteString(` on conflict (source_id, guid) do nothing returning id`)

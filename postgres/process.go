@@ -165,6 +165,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		}
 		var score any
 		s, reasoning := r.Effect.Score(e.Score, e.Reasoning)
+		reasoning = app.StoredReasoning(reasoning, it.PublishedAt) // the row has the date (0010)
 		if r.Enrichment != nil {
 			score = s
 		}

@@ -249,6 +249,7 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 		}
 		it.Text = htmltext.Prefix(it.Text, clean, app.CandidateOpening)
 		it.PublishedAt = parseTimePtr(published)
+		it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 		it.CreatedAt = parseTime(created)
 		if score.Valid {
 			v := int(score.Int64)

@@ -320,6 +320,7 @@ func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 		enrichStmt, rescoreStmt := db.stmt(ctx, tx, qSaveEnrichment), db.stmt(ctx, tx, qSaveScore)
 		for _, u := range ups {
 			score, reasoning := u.Effect.Score(u.Score, u.Reasoning)
+			reasoning = app.StoredReasoning(reasoning, u.Published)
 			var readAt any
 			if u.Effect.Read {
 				readAt = now

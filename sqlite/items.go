@@ -82,6 +82,7 @@ func scanItem(row scanner, extra ...any) (*app.Item, error) {
 		it.Summary = it.Text
 	}
 	it.PublishedAt = parseTimePtr(published)
+	it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 	it.ReadAt = parseTimePtr(readAt)
 	it.CreatedAt = parseTime(created)
 	if ex != "" && ex != "{}" {
@@ -725,7 +726,7 @@ func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, it
 			it := &items[i]
 			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
 				"", it.CleanContent, htmltext.Stored(it.Text, it.CleanContent), encodeExtra(it.Extra), status, created, changed,
-				storedSummary(it.Summary, it.Text), encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
+				storedSummary(it.Summary, it.Text), encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, app.StoredReasoning(it.ScoreReasoning, it.PublishedAt), it.EnrichedBy,
 				formatTimePtr(it.ReadAt), it.Starred, it.Hidden)
 		}
 		items = items[1<<k:]

@@ -112,15 +112,16 @@ func TestTextStoredOnce(t *testing.T) {
 	}
 	// A summary that is the text: stored once, read as the text; searched by its words after
 	// the item is indexed again.
-	if err := db.SaveScores(ctx, []app.ScoreUpdate{{ItemID: id["a"], Score: 40, Text: want,
+	if err := db.SaveScores(ctx, []app.ScoreUpdate{{ItemID: id["a"], Score: 40, Text: want, Reasoning: "No interests set yet · published 2 Nov 2026", Published: items[0].PublishedAt,
 		Enrichment: &app.Enrichment{Summary: want, Tags: []string{"dirigible"}, EnrichedBy: app.EnricherEmbedded}}}); err != nil {
 		t.Fatal(err)
 	}
-	var summary, text string
-	if err := db.Read.QueryRow(`select summary, text_content from items where id = ?`, id["a"]).Scan(&summary, &text); err != nil || summary != "\x1e" || text != "" {
-		t.Errorf("stored summary %q text %q (%v)", summary, text, err)
+	var summary, text, reason string
+	if err := db.Read.QueryRow(`select summary, text_content, score_reasoning from items where id = ?`, id["a"]).Scan(&summary, &text, &reason); err != nil ||
+		summary != "\x1e" || text != "" || reason != "No interests set yet · \x1d" {
+		t.Errorf("stored summary %q text %q reasoning %q (%v)", summary, text, reason, err)
 	}
-	if it, err := db.Item(ctx, 1, id["a"]); err != nil || it.Summary != want || it.Text != want {
+	if it, err := db.Item(ctx, 1, id["a"]); err != nil || it.Summary != want || it.Text != want || it.ScoreReasoning != "No interests set yet · published 2 Nov 2026" {
 		t.Errorf("item a: %+v, %v", it, err)
 	}
 	if got := searchGUIDs(t, db, "dirigible"); len(got) != 0 {
@@ -208,6 +209,7 @@ func TestMigration0031TextOnce(t *testing.T) {
 		`update items set text_content = 'Zeppelins & airships over the ' || guid || ' valley. Helium Hydrogen'`,
 		`update items set text_content = 'An article about blimps.' where guid = 'b'`,
 		`update items set summary = char(30) where guid = 'c'`,
+		`update items set score_reasoning = 'No interests set yet · published 2 Nov 2026'`,
 		`create view items_search as select id, title, iif(summary = char(30), text_content, summary) as summary,
 		  iif(summary = char(30), '', text_content) as text_content, tags from items`,
 		`create virtual table items_fts using fts5 (title, summary, text_content, tags, content = 'items_search', content_rowid = 'id',
@@ -244,6 +246,22 @@ func TestMigration0031TextOnce(t *testing.T) {
 	if got := storedTexts(t, db2); got["a"] != "" || got["c"] != "" || got["b"] != "An article about blimps." {
 		t.Errorf("stored texts after the migration: %q", got)
 	}
+	var reasons []string
+	rows, err := db2.Read.Query(`select score_reasoning from items`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var r string
+		_ = rows.Scan(&r)
+		reasons = append(reasons, r)
+	}
+	rows.Close()
+	for _, r := range reasons {
+		if r != "No interests set yet · \x1d" {
+			t.Errorf("stored reasoning %q: the date is the row's", r)
+		}
+	}
 	if got := searchGUIDs(t, db2, "blimps"); len(got) != 1 || got[0] != "b" {
 		t.Errorf("search blimps: %v", got)
 	}
@@ -263,6 +281,9 @@ func TestMigration0031TextOnce(t *testing.T) {
 	for _, it := range c {
 		if it.GUID == "c" && (it.Summary != it.Text || it.Text != "Zeppelins & airships over the c valley. Helium Hydrogen") {
 			t.Errorf("c: summary %q text %q", it.Summary, it.Text)
+		}
+		if it.ScoreReasoning != "No interests set yet · published 2 Nov 2026" {
+			t.Errorf("%s: reasoning %q", it.GUID, it.ScoreReasoning)
 		}
 	}
 	if _, err := db2.Write.Exec(`insert into items_fts (items_fts, rank) values ('integrity-check', 1)`); err != nil {

@@ -22,3 +22,9 @@ alter table items add column search tsvector generated always as (
     case when text_content = '' then md_html_text(clean_content) else text_content end)), 'D')
 ) stored;
 create index items_search_idx on items using gin (search);
+
+-- A score reasoning's publication date ("No interests set yet · published 2 Nov 2026") is the
+-- row's published_at again: it is stored as chr(29) and read back from published_at
+-- (app.StoredReasoning, app.ReasoningOf), in UTC as Go's "2 Jan 2006" writes it.
+update items set score_reasoning = replace(score_reasoning, 'published ' || to_char(published_at at time zone 'UTC', 'FMDD Mon YYYY'), chr(29))
+  where published_at is not null and strpos(score_reasoning, 'published ') > 0 and strpos(score_reasoning, chr(29)) = 0;

@@ -33,3 +33,12 @@ when old.id <= (select last_id from fts_state) begin
   delete from items_fts where rowid = old.id;
   delete from fts_stale where id = old.id;
 end;
+
+-- A score reasoning's publication date ("No interests set yet · published 2 Nov 2026": 43 bytes
+-- of every row of the benchmark's) is the row's published_at again: it is stored as char(29)
+-- and read back from published_at (app.StoredReasoning, app.ReasoningOf), in UTC as Go's
+-- "2 Jan 2006" writes it.
+update items set score_reasoning = replace(score_reasoning, 'published ' || cast(strftime('%d', published_at) as integer) || ' ' ||
+    substr('JanFebMarAprMayJunJulAugSepOctNovDec', cast(strftime('%m', published_at) as integer) * 3 - 2, 3) || ' ' || strftime('%Y', published_at),
+    char(29))
+  where published_at is not null and instr(score_reasoning, 'published ') > 0 and instr(score_reasoning, char(29)) = 0;
