@@ -64,8 +64,9 @@ func scanItem(row scanner, extra ...any) (*app.Item, error) {
 		return nil, err
 	}
 	it.PublishedAt, it.ReadAt, it.CreatedAt = timePtr(published), timePtr(readAt), it.CreatedAt.UTC()
-	it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt) // the date is the row's (0010)
-	it.Text = htmltext.Of(it.Text, it.CleanContent)                        // text_content is empty when it is the HTML's text (0010)
+	// The reasoning's date is the row's; text_content is empty when it is the HTML's text (0010).
+	it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
+	it.Text = htmltext.Of(it.Text, it.CleanContent)
 	if ex != "" && ex != "{}" {
 		_ = json.Unmarshal([]byte(ex), &it.Extra)
 	}
