@@ -19,5 +19,5 @@ func CopiedColumns() map[string][]string {
 	return out
 }
 
-// MigrateTextOnce is migration 0010's Go step.
+// MigrateTextOnce is migration 0011's Go step.
 var MigrateTextOnce = migrateTextOnce

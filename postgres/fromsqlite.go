@@ -253,7 +253,7 @@ func readBatch(ctx context.Context, src *sql.DB, t copyTable, after []any, n int
 			vals[i] = v
 		}
 		if summary >= 0 && text >= 0 && clean >= 0 && vals[summary] == summaryIsText {
-			// The text: text_content, or the HTML's text when it is empty (both engines' 0031/0010).
+			// The text: text_content, or the HTML's text when it is empty (both engines' 0031/0011).
 			t, _ := vals[text].(string)
 			h, _ := vals[clean].(string)
 			vals[summary] = htmltext.Of(t, h)

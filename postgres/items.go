@@ -64,7 +64,7 @@ func scanItem(row scanner, extra ...any) (*app.Item, error) {
 		return nil, err
 	}
 	it.PublishedAt, it.ReadAt, it.CreatedAt = timePtr(published), timePtr(readAt), it.CreatedAt.UTC()
-	// The reasoning's date is the row's; text_content is empty when it is the HTML's text (0010).
+	// The reasoning's date is the row's; text_content is empty when it is the HTML's text (0011).
 	it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 	it.Text = htmltext.Of(it.Text, it.CleanContent)
 	if ex != "" && ex != "{}" {
@@ -118,7 +118,7 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 			from m join items i on i.id = m.id where i.user_id = ` + user)
 		for _, lit := range srch.literals {
 			// The index has no punctuation: "c++" must be in the text as typed.
-			// A text derived from the HTML (text_content empty, 0010) is looked for in the HTML
+			// A text derived from the HTML (text_content empty, 0011) is looked for in the HTML
 			// (a literal is letters, digits and + # . only: the same there).
 			like := arg(likePattern(lit))
 			q.WriteString(` and (i.title ilike ` + like + ` or i.summary ilike ` + like + ` or i.text_content ilike ` + like + `
@@ -237,7 +237,7 @@ func (db *DB) UpdateItem(ctx context.Context, userID, id int64, u app.ItemUpdate
 // content (sanitized HTML), and marks it full text. The item's text stays the feed's.
 func (db *DB) SetFullText(ctx context.Context, userID, id int64, html string) (*app.Item, error) {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		// The text derived from the feed's HTML (0010) is stored now: it stays the item's.
+		// The text derived from the feed's HTML (0011) is stored now: it stays the item's.
 		var text, clean string
 		err := tx.QueryRowContext(ctx, `select text_content, clean_content from items where id = $1 and user_id = $2 for update`, id, userID).Scan(&text, &clean)
 		if err == sql.ErrNoRows {

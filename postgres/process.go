@@ -165,7 +165,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		}
 		var score any
 		s, reasoning := r.Effect.Score(e.Score, e.Reasoning)
-		reasoning = app.StoredReasoning(reasoning, it.PublishedAt) // the row has the date (0010)
+		reasoning = app.StoredReasoning(reasoning, it.PublishedAt) // the row has the date (0011)
 		if r.Enrichment != nil {
 			score = s
 		}
@@ -178,7 +178,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		if r.Base != nil {
 			baseScore, baseReasoning = max(0, min(100, r.Base.Score)), r.Base.Reasoning
 		}
-		// An article's text read now is stored as is (it is not the HTML's own: 0010).
+		// An article's text read now is stored as is (it is not the HTML's own: 0011).
 		newText := ""
 		if r.Text != it.Text {
 			newText = r.Text

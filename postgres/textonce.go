@@ -11,10 +11,10 @@ import (
 // goMigrations are the steps of migrations that SQL cannot do, run after the migration's script
 // in its transaction.
 var goMigrations = map[int]func(context.Context, *sql.Tx) error{
-	10: migrateTextOnce,
+	11: migrateTextOnce,
 }
 
-// migrateTextOnce is migration 0010's step: each item's text_content is emptied where it is the
+// migrateTextOnce is migration 0011's step: each item's text_content is emptied where it is the
 // plain text of its clean_content (htmltext.Stored). It reads the items with a text in id
 // order, a thousand at a time, and rewrites only the rows that change, a batch in one update.
 func migrateTextOnce(ctx context.Context, tx *sql.Tx) error {

@@ -13,7 +13,7 @@ import (
 
 // TestTextStoredOnce (issue 26, item 4, as SQLite's): an item's plain text is not stored beside
 // its HTML, and is read as before; search finds the words of its content; the reasoning's date
-// is the row's; migration 0010's step empties the texts stored before that are their HTML's.
+// is the row's; migration 0011's step empties the texts stored before that are their HTML's.
 func TestTextStoredOnce(t *testing.T) {
 	ctx := context.Background()
 	db := pgtest.New(t)
@@ -66,7 +66,7 @@ func TestTextStoredOnce(t *testing.T) {
 			t.Errorf("search %q: %d, %v", q, len(got), err)
 		}
 	}
-	// A database from before 0010: the texts stored; the step empties a's, keeps b's.
+	// A database from before 0011: the texts stored; the step empties a's, keeps b's.
 	if _, err := db.SQL.ExecContext(ctx, `update items set text_content = $1 where guid = 'a'`, items[0].Text); err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +86,10 @@ func TestTextStoredOnce(t *testing.T) {
 	if got, err := db.Items(ctx, app.ItemFilter{UserID: 1, Q: "hydrogen", Limit: 10}); err != nil || len(got) != 1 || got[0].Text != items[0].Text {
 		t.Errorf("search hydrogen after the step: %v, %v", got, err)
 	}
-	// 0010's conversion of a reasoning stored before: the date written as Go writes it.
+	// 0011's conversion of a reasoning stored before: the date written as Go writes it.
 	var r string
 	if err := db.SQL.QueryRowContext(ctx, `select replace('x · published 2 Nov 2026', 'published ' || to_char($1::timestamptz at time zone 'UTC', 'FMDD Mon YYYY'), chr(29))`,
 		at.Add(20*time.Hour)).Scan(&r); err != nil || r != "x · \x1d" {
-		t.Errorf("0010's reasoning: %q, %v", r, err)
+		t.Errorf("0011's reasoning: %q, %v", r, err)
 	}
 }
