@@ -49,6 +49,12 @@ type ScoreUpdate struct {
 	Reasoning  string
 	Effect     FilterEffect
 	FromBase   bool // a re-score of an item an LLM enriched, from its own score
+	// Text is the item's text as the enricher read it, with Enrichment: a summary that is the
+	// whole text is stored once (the stores mark it instead of storing it again).
+	Text string
+	// Published is the item's publication time: the reasoning's date is not stored again
+	// (StoredReasoning).
+	Published *time.Time
 }
 
 // ScoringStore is what background scoring needs from the database.
@@ -221,7 +227,7 @@ func (e *Enriching) enrichImport(ctx context.Context, c *importContext, items []
 	}
 	ups := make([]ScoreUpdate, len(items))
 	for i, it := range items {
-		ups[i] = ScoreUpdate{ItemID: it.ID, Enrichment: res[i], Score: res[i].Score, Reasoning: res[i].Reasoning}
+		ups[i] = ScoreUpdate{ItemID: it.ID, Enrichment: res[i], Score: res[i].Score, Reasoning: res[i].Reasoning, Text: it.Text, Published: it.PublishedAt}
 	}
 	// The source's usual topics are those its items got, as processing finds them later.
 	usual := usualTopics(ups)
@@ -417,7 +423,7 @@ func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, er
 			score, why := e.Offline.Score(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
 				SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: now, Interests: settings.Interests,
 				Topics: settings.Topics, SourceAffinity: affinity[it.SourceID], Taste: taste})
-			ups = append(ups, ScoreUpdate{ItemID: it.ID, Score: score, Reasoning: why, Effect: ApplyFilters(filters, it)})
+			ups = append(ups, ScoreUpdate{ItemID: it.ID, Score: score, Reasoning: why, Effect: ApplyFilters(filters, it), Published: it.PublishedAt})
 		}
 		if err := e.Scoring.SaveScores(ctx, ups); err != nil {
 			return total, err
@@ -447,7 +453,7 @@ func (e *Enriching) rescoreLLMItems(ctx context.Context, userID int64, settings 
 			score, why := e.Offline.Personalize(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
 				SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: now, Interests: settings.Interests,
 				Topics: settings.Topics, SourceAffinity: affinity[it.SourceID], Taste: taste}, b.Score, b.Reasoning, it.Topics)
-			ups = append(ups, ScoreUpdate{ItemID: it.ID, Score: score, Reasoning: why, Effect: ApplyFilters(filters, it), FromBase: true})
+			ups = append(ups, ScoreUpdate{ItemID: it.ID, Score: score, Reasoning: why, Effect: ApplyFilters(filters, it), FromBase: true, Published: it.PublishedAt})
 		}
 		if err := e.Scoring.SaveScores(ctx, ups); err != nil {
 			return total, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 var (
@@ -206,10 +207,10 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 	args := []any{b.UserID, dbTime(to), dbTime(from)}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	q := fmt.Sprintf(`select i.id, i.source_id, i.title, i.link, i.published_at, i.created_at, case when s.name = '' then s.url else s.name end,
-		substr(i.text_content, 1, %d), i.score, i.score_reasoning
+		substr(i.text_content, 1, %d), case when i.text_content = '' then substr(i.clean_content, 1, %d) else '' end, i.score, i.score_reasoning
 		from items i join sources s on s.id = i.source_id
 		where i.user_id = $1 and i.status = 'DONE' and not i.hidden
-		and i.created_at < $2 and (i.created_at >= $3 or (i.published_at >= $3 and i.published_at < $2))`, app.CandidateOpening)
+		and i.created_at < $2 and (i.created_at >= $3 or (i.published_at >= $3 and i.published_at < $2))`, app.CandidateOpening, htmltext.HTMLPrefix(app.CandidateOpening))
 	if len(b.SourceIDs) > 0 {
 		q += ` and i.source_id = any(` + arg(b.SourceIDs) + `)`
 	}
@@ -226,10 +227,13 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 		it := &app.Item{UserID: b.UserID, Status: app.ItemDone}
 		var published sql.NullTime
 		var score sql.NullInt64
-		if err := r.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &it.CreatedAt, &it.SourceName, &it.Text, &score, &it.ScoreReasoning); err != nil {
+		var clean string
+		if err := r.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &it.CreatedAt, &it.SourceName, &it.Text, &clean, &score, &it.ScoreReasoning); err != nil {
 			return nil, err
 		}
+		it.Text = htmltext.Prefix(it.Text, clean, app.CandidateOpening)
 		it.PublishedAt, it.CreatedAt = timePtr(published), it.CreatedAt.UTC()
+		it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 		if score.Valid {
 			v := int(score.Int64)
 			it.Score = &v
@@ -267,8 +271,12 @@ func (db *DB) CandidateTexts(ctx context.Context, userID int64, ids []int64, max
 	}
 	texts, err := queryAll(ctx, db, "candidate texts", func(r scanner) (text, error) {
 		var t text
-		return t, r.Scan(&t.id, &t.s)
-	}, `select id, substr(text_content, 1, $1) from items where user_id = $2 and id = any($3)`, maxChars, userID, ids)
+		var clean string
+		err := r.Scan(&t.id, &t.s, &clean)
+		t.s = htmltext.Prefix(t.s, clean, maxChars)
+		return t, err
+	}, `select id, substr(text_content, 1, $1), case when text_content = '' then substr(clean_content, 1, $4) else '' end
+		from items where user_id = $2 and id = any($3)`, maxChars, userID, ids, htmltext.HTMLPrefix(maxChars))
 	if err != nil {
 		return nil, err
 	}

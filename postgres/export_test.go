@@ -18,3 +18,6 @@ func CopiedColumns() map[string][]string {
 	}
 	return out
 }
+
+// MigrateTextOnce is migration 0011's Go step.
+var MigrateTextOnce = migrateTextOnce

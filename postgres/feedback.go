@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 // Feedback events, reading models and background scoring, as package sqlite's feedback.go.
@@ -146,17 +147,18 @@ func (db *DB) ResetFeedback(ctx context.Context, userID int64) (int64, error) {
 }
 
 // scoreColumns are what background scoring reads of an item.
-const scoreColumns = `i.id, i.source_id, i.user_id, i.title, i.link, i.author, i.published_at, i.text_content,
+const scoreColumns = `i.id, i.source_id, i.user_id, i.title, i.link, i.author, i.published_at, i.text_content, i.clean_content,
 	case when s.name = '' then s.url else s.name end, i.tags, i.topics, i.usual_topics`
 
 func scanScoreItem(r scanner, extra ...any) (*app.Item, error) {
 	it := &app.Item{}
 	var published sql.NullTime
-	var tags, topics, usual string
-	if err := r.Scan(append([]any{&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text,
+	var clean, tags, topics, usual string
+	if err := r.Scan(append([]any{&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text, &clean,
 		&it.SourceName, &tags, &topics, &usual}, extra...)...); err != nil {
 		return nil, err
 	}
+	it.Text = htmltext.Of(it.Text, clean)
 	it.PublishedAt = timePtr(published)
 	it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)
 	return it, nil
@@ -253,6 +255,7 @@ func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		for _, u := range ups {
 			score, reasoning := u.Effect.Score(u.Score, u.Reasoning)
+			reasoning = app.StoredReasoning(reasoning, u.Published)
 			var readAt any
 			if u.Effect.Read {
 				readAt = now

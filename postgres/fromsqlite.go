@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 // Moving a SQLite database into PostgreSQL (issue 29, item 5): CopyFromSQLite copies every
@@ -207,7 +209,7 @@ func (db *DB) CopyFromSQLite(ctx context.Context, src *sql.DB, opts CopyOptions)
 // converted to what PostgreSQL stores.
 func readBatch(ctx context.Context, src *sql.DB, t copyTable, after []any, n int) ([][]any, error) {
 	names := make([]string, len(t.cols))
-	summary, text := -1, -1
+	summary, text, clean := -1, -1, -1
 	for i, c := range t.cols {
 		names[i] = c.name
 		if c.kind == kSummary {
@@ -215,6 +217,9 @@ func readBatch(ctx context.Context, src *sql.DB, t copyTable, after []any, n int
 		}
 		if c.name == "text_content" {
 			text = i
+		}
+		if c.name == "clean_content" {
+			clean = i
 		}
 	}
 	q := `select ` + strings.Join(names, ", ") + ` from ` + t.name
@@ -247,8 +252,11 @@ func readBatch(ctx context.Context, src *sql.DB, t copyTable, after []any, n int
 			}
 			vals[i] = v
 		}
-		if summary >= 0 && text >= 0 && vals[summary] == summaryIsText {
-			vals[summary] = vals[text]
+		if summary >= 0 && text >= 0 && clean >= 0 && vals[summary] == summaryIsText {
+			// The text: text_content, or the HTML's text when it is empty (both engines' 0031/0011).
+			t, _ := vals[text].(string)
+			h, _ := vals[clean].(string)
+			vals[summary] = htmltext.Of(t, h)
 		}
 		out = append(out, vals)
 	}

@@ -230,7 +230,7 @@ type store interface {
 
 // sqliteOnly are SQLite's tables the copy leaves, each for a reason: the migrations' record (this
 // database has its own), and FTS5's index and its bookkeeping (search here is a column of items).
-var sqliteOnly = map[string]bool{"schema_migrations": true, "sqlite_sequence": true, "fts_state": true, "search_compaction": true,
+var sqliteOnly = map[string]bool{"schema_migrations": true, "sqlite_sequence": true, "fts_state": true, "fts_stale": true, "search_compaction": true,
 	"health": true, "items_fts": true, "items_fts_data": true, "items_fts_idx": true, "items_fts_docsize": true, "items_fts_config": true}
 
 // TestCopyCoversSQLite: every table and column of a migrated SQLite database is copied (or named

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 var (
@@ -63,6 +64,9 @@ func scanItem(row scanner, extra ...any) (*app.Item, error) {
 		return nil, err
 	}
 	it.PublishedAt, it.ReadAt, it.CreatedAt = timePtr(published), timePtr(readAt), it.CreatedAt.UTC()
+	// The reasoning's date is the row's; text_content is empty when it is the HTML's text (0011).
+	it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
+	it.Text = htmltext.Of(it.Text, it.CleanContent)
 	if ex != "" && ex != "{}" {
 		_ = json.Unmarshal([]byte(ex), &it.Extra)
 	}
@@ -114,8 +118,11 @@ func (db *DB) Items(ctx context.Context, f app.ItemFilter) ([]*app.Item, error) 
 			from m join items i on i.id = m.id where i.user_id = ` + user)
 		for _, lit := range srch.literals {
 			// The index has no punctuation: "c++" must be in the text as typed.
+			// A text derived from the HTML (text_content empty, 0011) is looked for in the HTML
+			// (a literal is letters, digits and + # . only: the same there).
 			like := arg(likePattern(lit))
-			q.WriteString(` and (i.title ilike ` + like + ` or i.summary ilike ` + like + ` or i.text_content ilike ` + like + `)`)
+			q.WriteString(` and (i.title ilike ` + like + ` or i.summary ilike ` + like + ` or i.text_content ilike ` + like + `
+				or (i.text_content = '' and i.clean_content ilike ` + like + `))`)
 		}
 	} else {
 		q.WriteString(`with page as (select i.id, 0 as whole, 0 as rank from items i where i.user_id = ` + user)
@@ -229,15 +236,26 @@ func (db *DB) UpdateItem(ctx context.Context, userID, id int64, u app.ItemUpdate
 // SetFullText stores the linked page's article, read on the reader's demand, as an item's
 // content (sanitized HTML), and marks it full text. The item's text stays the feed's.
 func (db *DB) SetFullText(ctx context.Context, userID, id int64, html string) (*app.Item, error) {
-	res, err := db.SQL.ExecContext(ctx, `update items set clean_content = $1,
-		extra = (coalesce(case when jsonb_typeof(md_json_or_null(convert_to(extra, 'UTF8'))) = 'object' then md_json_or_null(convert_to(extra, 'UTF8')) end, '{}')
-			|| jsonb_build_object('`+app.ExtraFullText+`', true))::text
-		where id = $2 and user_id = $3`, html, id, userID)
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		// The text derived from the feed's HTML (0011) is stored now: it stays the item's.
+		var text, clean string
+		err := tx.QueryRowContext(ctx, `select text_content, clean_content from items where id = $1 and user_id = $2 for update`, id, userID).Scan(&text, &clean)
+		if err == sql.ErrNoRows {
+			return app.Errorf(app.ENOTFOUND, "Item %d not found.", id)
+		} else if err != nil {
+			return fmt.Errorf("postgres: set full text: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `update items set clean_content = $1, text_content = $2,
+			extra = (coalesce(case when jsonb_typeof(md_json_or_null(convert_to(extra, 'UTF8'))) = 'object' then md_json_or_null(convert_to(extra, 'UTF8')) end, '{}')
+				|| jsonb_build_object('`+app.ExtraFullText+`', true))::text
+			where id = $3 and user_id = $4`, html, htmltext.Stored(htmltext.Of(text, clean), html), id, userID)
+		if err != nil {
+			return fmt.Errorf("postgres: set full text: %w", err)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("postgres: set full text: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, app.Errorf(app.ENOTFOUND, "Item %d not found.", id)
+		return nil, err
 	}
 	return db.Item(ctx, userID, id)
 }
@@ -352,8 +370,8 @@ func insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, items []app
 			}
 			q.WriteByte(')')
 			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, timeArg(it.PublishedAt),
-				"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, now, now,
-				it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
+				"", it.CleanContent, htmltext.Stored(it.Text, it.CleanContent), encodeExtra(it.Extra), status, now, now,
+				it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, app.StoredReasoning(it.ScoreReasoning, it.PublishedAt), it.EnrichedBy,
 				timeArg(it.ReadAt), it.Starred, it.Hidden)
 		}
 		q.WriteString(` on conflict (source_id, guid) do nothing returning id`)

@@ -164,6 +164,11 @@ func (db *DB) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, string(script)); err != nil {
 				return err
 			}
+			if step := goMigrations[m.version]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return err
+				}
+			}
 			if _, err := tx.ExecContext(ctx, `insert into schema_migrations (version, applied_at) values ($1, $2)`, m.version, db.now()); err != nil {
 				return err
 			}

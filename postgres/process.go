@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 var _ app.EnrichingStore = (*DB)(nil)
@@ -164,6 +165,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		}
 		var score any
 		s, reasoning := r.Effect.Score(e.Score, e.Reasoning)
+		reasoning = app.StoredReasoning(reasoning, it.PublishedAt) // the row has the date (0011)
 		if r.Enrichment != nil {
 			score = s
 		}
@@ -176,6 +178,11 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		if r.Base != nil {
 			baseScore, baseReasoning = max(0, min(100, r.Base.Score)), r.Base.Reasoning
 		}
+		// An article's text read now is stored as is (it is not the HTML's own: 0011).
+		newText := ""
+		if r.Text != it.Text {
+			newText = r.Text
+		}
 		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = $1,
 			summary = $2, tags = $3, topics = $4, usual_topics = $5,
 			score = $6, score_reasoning = $7, enriched_by = $8, last_error = '', attempts = attempts + 1,
@@ -187,7 +194,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 			base_score = $16, base_reasoning = $17
 			where id = $18 and status = 'PROCESSING'`,
 			now, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
-			e.PromptTokens, e.CompletionTokens, r.Text, readAt, r.Effect.Star, r.Effect.Hide,
+			e.PromptTokens, e.CompletionTokens, newText, readAt, r.Effect.Star, r.Effect.Hide,
 			r.ArticleError, baseScore, baseReasoning, it.ID)
 		if err != nil {
 			return fmt.Errorf("postgres: finish processing: %w", err)
@@ -255,7 +262,9 @@ func (db *DB) ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, e
 // RecentTexts returns the texts of the most recent items, to seed the enricher's statistics.
 func (db *DB) RecentTexts(ctx context.Context, limit int) ([]string, error) {
 	return queryAll(ctx, db, "recent texts", func(r scanner) (string, error) {
-		var s string
-		return s, r.Scan(&s)
-	}, `select title || ' ' || substr(text_content, 1, 4000) from items order by id desc limit $1`, limit)
+		var title, text, clean string
+		err := r.Scan(&title, &text, &clean)
+		return title + " " + htmltext.Prefix(text, clean, 4000), err
+	}, `select title, substr(text_content, 1, 4000), case when text_content = '' then substr(clean_content, 1, $2) else '' end
+		from items order by id desc limit $1`, limit, htmltext.HTMLPrefix(4000))
 }

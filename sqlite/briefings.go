@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 const briefingColumns = `id, user_id, name, focus, source_ids, frequency, day_of_week, time_of_day, timezone, item_limit,
@@ -209,10 +210,10 @@ func (db *DB) StartBriefing(ctx context.Context, id int64) (*app.Briefing, error
 // CandidateDetails the summary, tags and topics of the few that are chosen.
 func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Time, limit int) ([]*app.Item, error) {
 	q := fmt.Sprintf(`select i.id, i.source_id, i.title, i.link, i.published_at, i.created_at, case when s.name = '' then s.url else s.name end,
-		substr(i.text_content, 1, %d), i.score, i.score_reasoning
+		substr(i.text_content, 1, %d), iif(i.text_content = '', substr(i.clean_content, 1, %d), ''), i.score, i.score_reasoning
 		from items i join sources s on s.id = i.source_id
 		where i.user_id = ? and i.status = 'DONE' and i.hidden = 0
-		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`, app.CandidateOpening)
+		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`, app.CandidateOpening, htmltext.HTMLPrefix(app.CandidateOpening))
 	args := []any{b.UserID, FormatTime(to), FormatTime(from), FormatTime(from), FormatTime(to)}
 	if len(b.SourceIDs) > 0 {
 		q += ` and i.source_id in (` + strings.TrimSuffix(strings.Repeat("?,", len(b.SourceIDs)), ",") + `)`
@@ -242,10 +243,13 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 		var published sql.NullString
 		var created string
 		var score sql.NullInt64
-		if err := rows.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &created, &it.SourceName, &it.Text, &score, &it.ScoreReasoning); err != nil {
+		var clean string
+		if err := rows.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &created, &it.SourceName, &it.Text, &clean, &score, &it.ScoreReasoning); err != nil {
 			return nil, fmt.Errorf("sqlite: briefing candidates: %w", err)
 		}
+		it.Text = htmltext.Prefix(it.Text, clean, app.CandidateOpening)
 		it.PublishedAt = parseTimePtr(published)
+		it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 		it.CreatedAt = parseTime(created)
 		if score.Valid {
 			v := int(score.Int64)
@@ -266,17 +270,20 @@ func (db *DB) CandidateDetails(ctx context.Context, userID int64, ids []int64) (
 		for _, id := range ids[:n] {
 			args = append(args, id)
 		}
-		rows, err := db.Read.QueryContext(ctx, `select id, iif(summary = char(30), text_content, summary), tags, topics from items where user_id = ? and id in (`+
+		rows, err := db.Read.QueryContext(ctx, `select id, summary, text_content, iif(summary = char(30) and text_content = '', clean_content, ''), tags, topics from items where user_id = ? and id in (`+
 			strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: candidate details: %w", err)
 		}
 		for rows.Next() {
 			var it app.Item
-			var tags, topics string
-			if err := rows.Scan(&it.ID, &it.Summary, &tags, &topics); err != nil {
+			var text, clean, tags, topics string
+			if err := rows.Scan(&it.ID, &it.Summary, &text, &clean, &tags, &topics); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("sqlite: candidate details: %w", err)
+			}
+			if it.Summary == summaryIsText {
+				it.Summary = htmltext.Of(text, clean)
 			}
 			it.Tags, it.Topics = decodeList(tags), decodeList(topics)
 			out[it.ID] = &it
@@ -294,23 +301,24 @@ func (db *DB) CandidateTexts(ctx context.Context, userID int64, ids []int64, max
 	out := make(map[int64]string, len(ids))
 	for len(ids) > 0 {
 		n := min(len(ids), 500)
-		args := []any{maxChars, userID}
+		args := []any{maxChars, htmltext.HTMLPrefix(maxChars), userID}
 		for _, id := range ids[:n] {
 			args = append(args, id)
 		}
-		rows, err := db.Read.QueryContext(ctx, `select id, substr(text_content, 1, ?) from items where user_id = ? and id in (`+
+		rows, err := db.Read.QueryContext(ctx, `select id, substr(text_content, 1, ?1), iif(text_content = '', substr(clean_content, 1, ?2), '')
+			from items where user_id = ?3 and id in (`+
 			strings.TrimSuffix(strings.Repeat("?,", n), ",")+`)`, args...)
 		if err != nil {
 			return nil, fmt.Errorf("sqlite: candidate texts: %w", err)
 		}
 		for rows.Next() {
 			var id int64
-			var text string
-			if err := rows.Scan(&id, &text); err != nil {
+			var text, clean string
+			if err := rows.Scan(&id, &text, &clean); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("sqlite: candidate texts: %w", err)
 			}
-			out[id] = text
+			out[id] = htmltext.Prefix(text, clean, maxChars)
 		}
 		if err := rows.Close(); err != nil {
 			return nil, err

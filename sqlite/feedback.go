@@ -8,6 +8,7 @@ import (
 	"fmt"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 // Feedback events, reading models (migration 0015) and background scoring (issue 12).
@@ -142,7 +143,7 @@ func (db *DB) ResetFeedback(ctx context.Context, userID int64) (int64, error) {
 }
 
 // scoreColumns are what background scoring reads of an item.
-const scoreColumns = `i.id, i.source_id, i.user_id, i.title, i.link, i.author, i.published_at, i.text_content,
+const scoreColumns = `i.id, i.source_id, i.user_id, i.title, i.link, i.author, i.published_at, i.text_content, i.clean_content,
 	case when s.name = '' then s.url else s.name end, i.tags, i.topics, i.usual_topics`
 
 func scanScoreItems(rows *sql.Rows) ([]*app.Item, error) { return scanScoreItemsUpTo(rows, 0) }
@@ -156,11 +157,12 @@ func scanScoreItemsUpTo(rows *sql.Rows, maxText int) ([]*app.Item, error) {
 	for (maxText <= 0 || size < maxText) && rows.Next() {
 		it := &app.Item{}
 		var published sql.NullString
-		var tags, topics, usual string
-		if err := rows.Scan(&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text,
+		var clean, tags, topics, usual string
+		if err := rows.Scan(&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text, &clean,
 			&it.SourceName, &tags, &topics, &usual); err != nil {
 			return nil, err
 		}
+		it.Text = htmltext.Of(it.Text, clean)
 		it.PublishedAt = parseTimePtr(published)
 		it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)
 		out = append(out, it)
@@ -233,11 +235,12 @@ func (db *DB) RescoreLLMItems(ctx context.Context, userID, beforeID int64, limit
 		it := &app.Item{}
 		var b app.BaseScored
 		var published sql.NullString
-		var tags, topics, usual string
-		if err := rows.Scan(&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text,
+		var clean, tags, topics, usual string
+		if err := rows.Scan(&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text, &clean,
 			&it.SourceName, &tags, &topics, &usual, &b.Score, &b.Reasoning); err != nil {
 			return nil, fmt.Errorf("sqlite: LLM items to re-score: %w", err)
 		}
+		it.Text = htmltext.Of(it.Text, clean)
 		it.PublishedAt = parseTimePtr(published)
 		it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)
 		b.Item = it
@@ -298,8 +301,8 @@ func (db *DB) SourceContext(ctx context.Context, sourceID, exceptItemID int64) (
 }
 
 var (
-	// summary: summaryIsText when it is the item's text (0028).
-	qSaveEnrichment = hot(`update items set summary = iif(?1 != '' and ?1 = text_content, char(30), ?1), tags = ?, topics = ?, usual_topics = ?, score = ?,
+	// summary: summaryIsText when it is the item's text (0028), as the scorer read it (ScoreUpdate.Text).
+	qSaveEnrichment = hot(`update items set summary = ?, tags = ?, topics = ?, usual_topics = ?, score = ?,
 		score_reasoning = ?, enriched_by = ?, read_at = coalesce(read_at, ?), starred = max(starred, ?), hidden = max(hidden, ?)
 		where id = ? and status = 'DONE' and enriched_by = ''`)
 	qSaveScore = hot(`update items set score = ?, score_reasoning = ? where id = ? and enriched_by = ?`)
@@ -317,13 +320,14 @@ func (db *DB) SaveScores(ctx context.Context, ups []app.ScoreUpdate) error {
 		enrichStmt, rescoreStmt := db.stmt(ctx, tx, qSaveEnrichment), db.stmt(ctx, tx, qSaveScore)
 		for _, u := range ups {
 			score, reasoning := u.Effect.Score(u.Score, u.Reasoning)
+			reasoning = app.StoredReasoning(reasoning, u.Published)
 			var readAt any
 			if u.Effect.Read {
 				readAt = now
 			}
 			var err error
 			if e := u.Enrichment; e != nil {
-				_, err = enrichStmt.ExecContext(ctx, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
+				_, err = enrichStmt.ExecContext(ctx, storedSummary(e.Summary, u.Text), encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
 					readAt, u.Effect.Star, u.Effect.Hide, u.ItemID)
 			} else if u.FromBase {
 				_, err = tx.ExecContext(ctx, `update items set score = ?, score_reasoning = ? where id = ? and enriched_by != ?

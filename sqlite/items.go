@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 func encodeExtra(m map[string]any) string {
@@ -41,7 +42,12 @@ func decodeList(s string) []string {
 }
 
 // summaryIsText is the stored summary of an item whose summary is its whole text (migration
-// 0028, issue 26): the text is stored once, in text_content, and read back as the summary too.
+// 0028, issue 26): the text is stored once and read back as the summary too.
+//
+// An item's text is not stored beside the sanitized HTML it is the plain text of (migration
+// 0031): text_content is empty and the text is derived on read (htmltext.Of); it holds a text
+// only when that text is not the HTML's (an article's text read from the linked page, a mail's
+// "no text" notice). htmltext.Stored is what to store.
 const summaryIsText = "\x1e"
 
 // storedSummary is what is stored for an item's summary: summaryIsText when it is the text.
@@ -71,10 +77,12 @@ func scanItem(row scanner, extra ...any) (*app.Item, error) {
 	if err := row.Scan(append(dest, extra...)...); err != nil {
 		return nil, err
 	}
+	it.Text = htmltext.Of(it.Text, it.CleanContent)
 	if it.Summary == summaryIsText {
 		it.Summary = it.Text
 	}
 	it.PublishedAt = parseTimePtr(published)
+	it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 	it.ReadAt = parseTimePtr(readAt)
 	it.CreatedAt = parseTime(created)
 	if ex != "" && ex != "{}" {
@@ -203,8 +211,11 @@ func (db *DB) items(ctx context.Context, f app.ItemFilter, srch search, mode mat
 		for _, lit := range srch.literals {
 			// The index has no punctuation: "c++" must be in the text as typed.
 			like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(lit) + "%"
-			q.WriteString(` and (i.title like ? escape '\' or i.summary like ? escape '\' or i.text_content like ? escape '\')`)
-			args = append(args, like, like, like)
+			// A text derived from the HTML (text_content empty, 0031) is looked for in the HTML
+			// (a literal is letters, digits and + # . only: the same there).
+			q.WriteString(` and (i.title like ? escape '\' or i.summary like ? escape '\' or i.text_content like ? escape '\'
+				or (i.text_content = '' and i.clean_content like ? escape '\'))`)
+			args = append(args, like, like, like, like)
 		}
 	} else {
 		// One source's items: its own index, whatever the planner guesses from the other filters
@@ -486,14 +497,19 @@ func (db *DB) UpdateItem(ctx context.Context, userID, id int64, u app.ItemUpdate
 // and the enricher read) stays the feed's.
 func (db *DB) SetFullText(ctx context.Context, userID, id int64, html string) (*app.Item, error) {
 	err := db.tx(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `update items set clean_content = ?,
-			extra = json_set(case when json_valid(extra) then extra else '{}' end, '$.`+app.ExtraFullText+`', json('true'))
-			where id = ? and user_id = ?`, html, id, userID)
-		if err != nil {
+		// The text derived from the feed's HTML (0031) is stored now: it stays the item's.
+		var text, clean string
+		err := tx.QueryRowContext(ctx, `select text_content, clean_content from items where id = ? and user_id = ?`, id, userID).Scan(&text, &clean)
+		if err == sql.ErrNoRows {
+			return app.Errorf(app.ENOTFOUND, "Item %d not found.", id)
+		} else if err != nil {
 			return fmt.Errorf("sqlite: set full text: %w", err)
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return app.Errorf(app.ENOTFOUND, "Item %d not found.", id)
+		_, err = tx.ExecContext(ctx, `update items set clean_content = ?, text_content = ?,
+			extra = json_set(case when json_valid(extra) then extra else '{}' end, '$.`+app.ExtraFullText+`', json('true'))
+			where id = ? and user_id = ?`, html, htmltext.Stored(htmltext.Of(text, clean), html), id, userID)
+		if err != nil {
+			return fmt.Errorf("sqlite: set full text: %w", err)
 		}
 		return nil
 	})
@@ -551,30 +567,110 @@ func sqlLimit(n int) int {
 }
 
 // IndexItems adds items stored since the last call to the search index, up to batch at a time,
-// and returns how many it indexed. One transaction (and one index flush) per batch keeps
-// ingestion fast; searches see new items once this has run (the app runs it every few seconds).
+// and indexes again up to batch items whose indexed text changed since they were indexed
+// (fts_stale, marked by trigger: an enrichment's summary and tags, an article's text); it
+// returns how many it indexed. One transaction (and one index flush) per batch keeps ingestion
+// fast; searches see new items, and changed ones as changed, once this has run (the app runs it
+// every few seconds).
 func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
-	var n int64
+	var n int
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var last, top int64
 		if err := tx.QueryRowContext(ctx, `select last_id, (select coalesce(max(id), 0) from items) from fts_state`).Scan(&last, &top); err != nil {
 			return fmt.Errorf("sqlite: index items: %w", err)
 		}
-		if top <= last {
-			return nil
+		if top > last {
+			upto := min(top, last+int64(batch))
+			k, err := indexRows(ctx, tx, `where id > ? and id <= ?`, last, upto)
+			if err != nil {
+				return err
+			}
+			n += k
+			if _, err := tx.ExecContext(ctx, `update fts_state set last_id = ?`, upto); err != nil {
+				return fmt.Errorf("sqlite: index items: %w", err)
+			}
 		}
-		upto := min(top, last+int64(batch))
-		// items_search: a summary that is the text (summaryIsText) is indexed once (0028).
-		res, err := tx.ExecContext(ctx, `insert into items_fts (rowid, title, summary, text_content, tags)
-			select id, title, summary, text_content, tags from items_search where id > ? and id <= ?`, last, upto)
+		// Changed since indexed: out of the index, then in again as they are now.
+		var ids []any
+		rows, err := tx.QueryContext(ctx, `select id from fts_stale order by id limit ?`, batch)
 		if err != nil {
 			return fmt.Errorf("sqlite: index items: %w", err)
 		}
-		n, _ = res.RowsAffected()
-		_, err = tx.ExecContext(ctx, `update fts_state set last_id = ?`, upto)
-		return err
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return fmt.Errorf("sqlite: index items: %w", err)
+			}
+			ids = append(ids, id)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil || len(ids) == 0 {
+			return err
+		}
+		in := "(" + strings.Repeat("?, ", len(ids)-1) + "?)"
+		if _, err := tx.ExecContext(ctx, `delete from items_fts where rowid in `+in, ids...); err != nil {
+			return fmt.Errorf("sqlite: index items again: %w", err)
+		}
+		k, err := indexRows(ctx, tx, `where id in `+in, ids...)
+		if err != nil {
+			return err
+		}
+		n += k
+		if _, err := tx.ExecContext(ctx, `delete from fts_stale where id in `+in, ids...); err != nil {
+			return fmt.Errorf("sqlite: index items again: %w", err)
+		}
+		return nil
 	})
-	return int(n), err
+	return n, err
+}
+
+// indexRows adds the items that where selects (the condition of a select on items) to the
+// search index, and returns how many. What is indexed of an item: its title, its summary (its
+// text when the summary is the text: summaryIsText, 0028), its text (empty then: the text is
+// indexed once, as the summary, and ranked as a summary is) and its tags. The text is derived
+// from the HTML here (htmltext.Of); the index keeps none of it (contentless, 0031).
+func indexRows(ctx context.Context, tx *sql.Tx, where string, args ...any) (int, error) {
+	rows, err := tx.QueryContext(ctx, `select id, title, summary, text_content, clean_content, tags from items `+where+` order by id`, args...)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: index items: %w", err)
+	}
+	type row struct {
+		id                         int64
+		title, summary, text, tags string
+	}
+	var rs []row
+	for rows.Next() {
+		var r row
+		var clean string
+		if err := rows.Scan(&r.id, &r.title, &r.summary, &r.text, &clean, &r.tags); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("sqlite: index items: %w", err)
+		}
+		r.text = htmltext.Of(r.text, clean)
+		if r.summary == summaryIsText {
+			r.summary, r.text = r.text, ""
+		}
+		rs = append(rs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("sqlite: index items: %w", err)
+	}
+	if len(rs) == 0 {
+		return 0, nil
+	}
+	st, err := tx.PrepareContext(ctx, `insert into items_fts (rowid, title, summary, text_content, tags) values (?, ?, ?, ?, ?)`)
+	if err != nil {
+		return 0, fmt.Errorf("sqlite: index items: %w", err)
+	}
+	defer st.Close()
+	for _, r := range rs {
+		if _, err := st.ExecContext(ctx, r.id, r.title, r.summary, r.text, r.tags); err != nil {
+			return 0, fmt.Errorf("sqlite: index items: %w", err)
+		}
+	}
+	return len(rs), nil
 }
 
 // changedAt is the status_changed_at an item of this status is stored with: the time (at) for an
@@ -608,8 +704,9 @@ var qInsertItems = func() (qs [5]string) {
 
 // insertItemsTx stores a fetch's items of src with the given status, within tx, and returns
 // the ids of those that were new (a re-fetch never duplicates an item: same source, same GUID).
-// The content is stored once in the form the app reads, sanitized (clean_content), plus its
-// plain text (text_content), which search indexes and the enrichers read; the raw HTML as the
+// The content is stored once in the form the app reads, sanitized (clean_content); its plain
+// text, which search indexes and the enrichers read, is derived from it (text_content is empty:
+// htmltext.Stored, migration 0031) unless it is another text; the raw HTML as the
 // feed sent it is not stored (raw_content stays empty): nothing reads it, and it made every
 // item's row, its WAL frames and every later rewrite of the row (scoring) larger (issue 14).
 // An item enriched before it is stored (a first import scored by its fetch) is stored with its
@@ -628,8 +725,8 @@ func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, it
 		for i := range items[:1<<k] {
 			it := &items[i]
 			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
-				"", it.CleanContent, it.Text, encodeExtra(it.Extra), status, created, changed,
-				storedSummary(it.Summary, it.Text), encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, it.ScoreReasoning, it.EnrichedBy,
+				"", it.CleanContent, htmltext.Stored(it.Text, it.CleanContent), encodeExtra(it.Extra), status, created, changed,
+				storedSummary(it.Summary, it.Text), encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, app.StoredReasoning(it.ScoreReasoning, it.PublishedAt), it.EnrichedBy,
 				formatTimePtr(it.ReadAt), it.Starred, it.Hidden)
 		}
 		items = items[1<<k:]

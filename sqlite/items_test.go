@@ -231,7 +231,7 @@ func TestSummaryStoredOnce(t *testing.T) {
 		return id
 	}
 	// c by the background scoring, d by the processing queue with a new article text.
-	if err := db.SaveScores(ctx, []app.ScoreUpdate{{ItemID: id("c"), Score: 50, Enrichment: &app.Enrichment{Summary: "Bike lanes everywhere.", EnrichedBy: "embedded"}}}); err != nil {
+	if err := db.SaveScores(ctx, []app.ScoreUpdate{{ItemID: id("c"), Score: 50, Text: "Bike lanes everywhere.", Enrichment: &app.Enrichment{Summary: "Bike lanes everywhere.", EnrichedBy: "embedded"}}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Write.Exec(`update items set status = 'PROCESSING' where guid = 'd'`); err != nil {

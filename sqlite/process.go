@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 // PendTx marks the given NEW items PENDING within tx, unless their user has no credits left
@@ -128,6 +129,7 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		}
 		var score any
 		s, reasoning := r.Effect.Score(e.Score, e.Reasoning)
+		reasoning = app.StoredReasoning(reasoning, it.PublishedAt) // the row has the date (0031)
 		if r.Enrichment != nil {
 			score = s
 		}
@@ -140,9 +142,16 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 		if r.Base != nil {
 			baseScore, baseReasoning = max(0, min(100, r.Base.Score)), r.Base.Reasoning
 		}
-		// summary: summaryIsText when it is the item's text as stored by this update (0028).
+		// The item's text after this update: the article's text read now (stored as is, 0031:
+		// it is not the HTML's own), or the text it was processed with. A summary that is that
+		// text is stored as summaryIsText (0028).
+		newText, text := "", it.Text
+		if r.Text != "" && r.Text != it.Text {
+			newText, text = r.Text, r.Text
+		}
+		summary := storedSummary(e.Summary, text)
 		res, err := tx.ExecContext(ctx, `update items set status = 'DONE', status_changed_at = null,
-			summary = case when ? != '' and ? = (case when ? != '' then ? else text_content end) then char(30) else ? end,
+			summary = ?,
 			tags = ?, topics = ?, usual_topics = ?,
 			score = ?, score_reasoning = ?, enriched_by = ?, last_error = '', attempts = attempts + 1,
 			prompt_tokens = prompt_tokens + ?, completion_tokens = completion_tokens + ?,
@@ -152,8 +161,8 @@ func (db *DB) FinishProcessing(ctx context.Context, it *app.Item, r app.ProcessR
 				when json_valid(extra) then json_remove(extra, '$.`+app.ExtraArticleError+`') else extra end,
 			base_score = ?, base_reasoning = ?
 			where id = ? and status = 'PROCESSING'`,
-			e.Summary, e.Summary, r.Text, r.Text, e.Summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
-			e.PromptTokens, e.CompletionTokens, r.Text, r.Text, readAt, r.Effect.Star, r.Effect.Hide,
+			summary, encodeList(e.Tags), encodeList(e.Topics), encodeList(e.UsualTopics), score, reasoning, e.EnrichedBy,
+			e.PromptTokens, e.CompletionTokens, newText, newText, readAt, r.Effect.Star, r.Effect.Hide,
 			r.ArticleError, r.ArticleError, baseScore, baseReasoning, it.ID)
 		if err != nil {
 			return fmt.Errorf("sqlite: finish processing: %w", err)
@@ -239,18 +248,19 @@ func (db *DB) ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, e
 
 // RecentItems returns the texts of the most recent items, to seed the enricher's statistics.
 func (db *DB) RecentTexts(ctx context.Context, limit int) ([]string, error) {
-	rows, err := db.Read.QueryContext(ctx, `select title || ' ' || substr(text_content, 1, 4000) from items order by id desc limit ?`, limit)
+	rows, err := db.Read.QueryContext(ctx, `select title, substr(text_content, 1, 4000), iif(text_content = '', substr(clean_content, 1, ?), '') from items order by id desc limit ?`,
+		htmltext.HTMLPrefix(4000), limit)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: recent texts: %w", err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
+		var title, text, clean string
+		if err := rows.Scan(&title, &text, &clean); err != nil {
 			return nil, err
 		}
-		out = append(out, s)
+		out = append(out, title+" "+htmltext.Prefix(text, clean, 4000))
 	}
 	return out, rows.Err()
 }

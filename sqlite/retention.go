@@ -16,10 +16,10 @@ import (
 // change; report_items hold copies of the text, but the link to the item stays valid), and items
 // being processed (PENDING, PROCESSING: a job is on its way for them).
 //
-// The search index. items_fts is an external-content FTS5 table: it stores no text, and removing
-// a row from it needs the exact text it indexed. Items are indexed in batches (IndexItems), in id
-// order, up to fts_state.last_id; the items_fts_delete trigger (0002_processing.sql) removes a
-// deleted item from the index with its old values when its id is at or below last_id, and does
+// The search index. items_fts is a contentless FTS5 table with contentless_delete (0031): it
+// stores no text, and a row is removed from it by its id. Items are indexed in batches
+// (IndexItems), in id order, up to fts_state.last_id; the items_fts_delete trigger (0031) removes
+// a deleted item from the index (and from fts_stale) when its id is at or below last_id, and does
 // nothing for an item not indexed yet, which IndexItems will then never see (ids are never
 // reused: items.id is AUTOINCREMENT). So deleting items with a plain DELETE keeps the index
 // exact, and Prune relies on that trigger rather than touching items_fts itself.

@@ -320,6 +320,11 @@ func (db *DB) migrate(ctx context.Context) error {
 			if _, err := tx.ExecContext(ctx, string(script)); err != nil {
 				return err
 			}
+			if step := goMigrations[version]; step != nil {
+				if err := step(ctx, tx); err != nil {
+					return err
+				}
+			}
 			_, err := tx.ExecContext(ctx, `insert into schema_migrations (version, applied_at) values (?, ?)`, version, db.now())
 			return err
 		})

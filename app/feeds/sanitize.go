@@ -5,11 +5,12 @@ import (
 	"net/url"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/microcosm-cc/bluemonday"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 var policy = sync.OnceValue(func() *bluemonday.Policy {
@@ -185,15 +186,6 @@ func escapeQuery(q string) string {
 	return b.String()
 }
 
-// blockElements end a run of text: PlainText puts a space between them.
-var blockElements = map[atom.Atom]bool{
-	atom.P: true, atom.Div: true, atom.Br: true, atom.Li: true, atom.Ul: true, atom.Ol: true,
-	atom.H1: true, atom.H2: true, atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true,
-	atom.Tr: true, atom.Td: true, atom.Th: true, atom.Table: true, atom.Blockquote: true,
-	atom.Pre: true, atom.Hr: true, atom.Section: true, atom.Article: true, atom.Header: true,
-	atom.Footer: true, atom.Figure: true, atom.Figcaption: true, atom.Dt: true, atom.Dd: true,
-}
-
 // PlainText returns the text of an HTML fragment: tags stripped (and the contents of
 // script, style and the like), entities unescaped, whitespace collapsed.
 func PlainText(s string) string {
@@ -223,56 +215,16 @@ func PlainText(s string) string {
 					skip--
 				}
 			}
-			if blockElements[a] || a == atom.Img {
+			if htmltext.Block(a) || a == atom.Img {
 				b.WriteByte(' ')
 			}
 		}
 	}
 }
 
-// maxMarks is the most combining marks kept on one base character: enough for any script
-// (Vietnamese stacks two, some Indic and Hebrew text three), too few for "zalgo" text,
-// where hundreds draw over the lines above and below.
-const maxMarks = 3
-
-// collapseSpace trims s and turns every run of white space into one space. It also drops
-// control characters, the bidirectional overrides, embeddings and isolates (U+202A-202E,
-// U+2066-2069: "Invoice \u202Efdp.exe" would show as "Invoice exe.pdf"), and combining marks
-// past maxMarks on one character.
-func collapseSpace(s string) string {
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	marks := 0
-	for _, r := range s {
-		if unicode.IsSpace(r) || r == '\u200b' || r == '\ufeff' {
-			space = b.Len() > 0
-			marks = 0
-			continue
-		}
-		if unicode.IsControl(r) || bidiControl(r) {
-			continue
-		}
-		if unicode.In(r, unicode.Mn, unicode.Me) {
-			if marks++; marks > maxMarks {
-				continue
-			}
-		} else {
-			marks = 0
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// bidiControl reports whether r is a bidirectional embedding, override or isolate.
-func bidiControl(r rune) bool {
-	return r >= '\u202a' && r <= '\u202e' || r >= '\u2066' && r <= '\u2069'
-}
+// collapseSpace is htmltext.Collapse: trims s, collapses white space, drops controls and
+// bidirectional overrides, and caps combining marks.
+func collapseSpace(s string) string { return htmltext.Collapse(s) }
 
 // truncateUTF8 cuts s to at most n bytes without splitting a character.
 func truncateUTF8(s string, n int) string {
@@ -287,39 +239,6 @@ func truncateUTF8(s string, n int) string {
 
 func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
 
-// sanitizedText is PlainText for the output of Sanitize, where every '<' opens a tag and no
-// script or style is left: one pass over the bytes instead of a tokenizer.
-func sanitizedText(s string) string {
-	if !strings.ContainsAny(s, "<&") {
-		return collapseSpace(s)
-	}
-	var b strings.Builder
-	b.Grow(len(s))
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '<' {
-			next := strings.IndexByte(s[i:], '<')
-			if next < 0 {
-				b.WriteString(s[i:])
-				break
-			}
-			b.WriteString(s[i : i+next])
-			i += next
-			continue
-		}
-		end := strings.IndexByte(s[i:], '>')
-		if end < 0 {
-			break
-		}
-		tag := s[i+1 : i+end]
-		tag = strings.TrimPrefix(tag, "/")
-		if k := strings.IndexAny(tag, " \t\n/"); k >= 0 {
-			tag = tag[:k]
-		}
-		if a := atom.Lookup([]byte(strings.ToLower(tag))); blockElements[a] || a == atom.Img {
-			b.WriteByte(' ')
-		}
-		i += end + 1
-	}
-	return collapseSpace(html.UnescapeString(b.String()))
-}
+// sanitizedText is PlainText for the output of Sanitize (htmltext.Text, which the stores
+// derive an item's text with: the two must be one function).
+func sanitizedText(s string) string { return htmltext.Text(s) }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/publicsuffix"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 const acceptHTML = "text/html, application/xhtml+xml;q=0.9, */*;q=0.5"
@@ -497,14 +498,14 @@ func collectText(n *html.Node, skip func(*html.Node) bool) string {
 			if skip != nil && skip(n) {
 				return
 			}
-			if blockElements[n.DataAtom] {
+			if htmltext.Block(n.DataAtom) {
 				b.WriteByte(' ')
 			}
 		}
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			walk(c)
 		}
-		if n.Type == html.ElementNode && blockElements[n.DataAtom] {
+		if n.Type == html.ElementNode && htmltext.Block(n.DataAtom) {
 			b.WriteByte(' ')
 		}
 	}
