@@ -294,5 +294,56 @@ func topicCloseness(sv *segVector, d *doc) float64 {
 	if !ok {
 		return 0
 	}
-	return max(0, min(1, (p[sv.topic]-newsTopicFloor)/(newsTopicFull-newsTopicFloor)))
+	c := max(0, min(1, (p[sv.topic]-newsTopicFloor)/(newsTopicFull-newsTopicFloor)))
+	if c == 0 {
+		return c
+	}
+	dv, ok := d.vector()
+	if !ok {
+		return 0
+	}
+	// A subject is often a part of its topic ("comedy", "celebrities" of entertainment; "science"
+	// of science and technology): an item of the topic counts for it as far as it is as close to
+	// the subject as to the topic's own name — a comedian for "comedy", not a singer. The topic
+	// itself ("entertainment") is read whole. Chosen over an absolute closeness (development
+	// 0.610) on TestFineTopicEval's development split: 0.591 → 0.647 (held out 0.508 → 0.548).
+	own := float64(sv.about(dv))
+	name := topicNameCloseness(sv.topic, dv)
+	if own >= name {
+		return c
+	}
+	return c * max(0, own) / name
 }
+
+// topicNameVecs are the vectors of the topics' names' words.
+var topicNameVecs = sync.OnceValue(func() [newsTopicCount][]wordvec.Vector {
+	var out [newsTopicCount][]wordvec.Vector
+	for k, name := range newsTopicNames {
+		for _, w := range strings.Fields(name) {
+			if w == "and" {
+				continue
+			}
+			if r := wordvec.Rank(w); r >= 0 {
+				if v := wordvec.Of(r); v.Unit() {
+					out[k] = append(out[k], v)
+				}
+			}
+		}
+	}
+	return out
+})
+
+// topicNameCloseness is how close an item is to the name of a topic (the closest of its words).
+func topicNameCloseness(topic int, dv *wordvec.Vector) float64 {
+	best := float32(-1)
+	for i := range topicNameVecs()[topic] {
+		best = max(best, wordvec.Dot(&topicNameVecs()[topic][i], dv))
+	}
+	return float64(best)
+}
+
+// topicGated, topicGateFloor: an experiment's switches.
+var (
+	topicGated     = false
+	topicGateFloor = 0.0
+)
