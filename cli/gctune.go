@@ -21,15 +21,23 @@ import (
 // the live heap is large the runtime's default takes over again, and returns when it is small.
 const gcLimit = 24 << 20
 
+// gcPercent is GOGC in default mode: collect when the heap has grown by 80 % of the live heap
+// since the last collection, not 100 %. A first ingestion's peak comes in default mode (its
+// live heap, 6–7 MB while it fetches and scores, leaves the limit too little room), where the
+// heap reaches its goal: 80 % lowers the peak by ~1.5 MB for ~11 % more collections, which
+// the fetch path's fewer allocations pay for (issue 26).
+const gcPercent = 80
+
 // gcTuner switches the collector between the two after every collection. The limit counts all
 // the runtime's memory, not only the heap: stacks, the collector's metadata and fragmentation
 // take ~8–11 MB of it, so limit mode lets the heap grow further than the default only while the
 // live heap is small. The tuner estimates both heap goals from the runtime's metrics — the
-// default's, live + (live + roots); limit mode's, the limit less the memory that is not heap
-// objects — and takes limit mode while its goal is at least 1.25 times the default's (leaving
-// it below 1.1 times, so that it does not flap). A heap near the limit in limit mode would make
-// every allocation help the collector (the pages of a large server would wait on it): the
-// margin keeps it from there. It stays off when the user set GOGC or GOMEMLIMIT.
+// default's, live + (live + roots) × gcPercent/100; limit mode's, the limit less the memory
+// that is not heap objects — and takes limit mode while its goal is at least 1.25 times the
+// default's (leaving it below 1.1 times, so that it does not flap). A heap near the limit in
+// limit mode would make every allocation help the collector (the pages of a large server would
+// wait on it): the margin keeps it from there. It stays off when the user set GOGC or
+// GOMEMLIMIT.
 type gcTuner struct {
 	limit   uint64
 	limited atomic.Bool // in limit mode
@@ -58,6 +66,7 @@ func tuneGC(limit uint64) (stop func()) {
 	return func() {
 		t.stopped.Store(true)
 		t.set(false)
+		debug.SetGCPercent(100) // the runtime's own default
 	}
 }
 
@@ -68,7 +77,7 @@ func (t *gcTuner) set(limited bool) {
 		debug.SetGCPercent(-1)
 		return
 	}
-	debug.SetGCPercent(100)
+	debug.SetGCPercent(gcPercent)
 	debug.SetMemoryLimit(math.MaxInt64)
 }
 
@@ -106,13 +115,14 @@ func (t *gcTuner) adjust() {
 	}
 }
 
-// gcLimited tells the mode: the default's heap goal is live + (live + roots); limit mode's, the
-// limit less the memory that is not heap objects (other, fragmentation included).
+// gcLimited tells the mode: the default's heap goal is live + (live + roots) × gcPercent/100;
+// limit mode's, the limit less the memory that is not heap objects (other, fragmentation
+// included).
 func gcLimited(live, roots, other, limit uint64, limited bool) bool {
 	if other >= limit {
 		return false
 	}
-	limitGoal, defaultGoal := limit-other, 2*live+roots
+	limitGoal, defaultGoal := limit-other, live+(live+roots)*gcPercent/100
 	if limited {
 		return limitGoal*10 >= defaultGoal*11
 	}
