@@ -17,11 +17,11 @@ func TestGCLimited(t *testing.T) {
 		want               bool
 	}{
 		{0, 0, other, true, true},              // nothing measured yet
-		{4 << 20, 1 << 20, other, true, true},  // default goal 9 MiB, limit mode's 14: collect at the limit
+		{4 << 20, 1 << 20, other, true, true},  // default goal 8 MiB (gcPercent 80), limit mode's 14: collect at the limit
 		{4 << 20, 1 << 20, other, false, true}, // and back to it from the default
-		{6 << 20, 0, other, true, true},        // 12 vs 14: still worth it once in it (≥ 1.1)
-		{6 << 20, 0, other, false, false},      // but not worth entering (< 1.25)
-		{7 << 20, 0, other, true, false},       // 14 vs 14: nothing gained, and the heap would sit at the limit
+		{7 << 20, 0, other, true, true},        // 12.6 vs 14: still worth it once in it (≥ 1.1)
+		{7 << 20, 0, other, false, false},      // but not worth entering (< 1.25)
+		{8 << 20, 0, other, true, false},       // 14.4 vs 14: nothing gained, and the heap would sit at the limit
 		{100 << 20, 0, other, true, false},     // a large live heap is collected as by default, never continuously
 		{1 << 20, 0, 30 << 20, true, false},    // the runtime's other memory alone past the limit
 	} {
@@ -54,7 +54,7 @@ func TestTuneGC(t *testing.T) {
 	stop = tuneGC(1 << 20)
 	defer stop()
 	deadline := time.Now().Add(time.Minute)
-	for gogc() != 100 {
+	for gogc() != gcPercent {
 		if time.Now().After(deadline) {
 			t.Fatal("the tuner never left limit mode after a collection with a large live heap")
 		}

@@ -3,12 +3,11 @@
 package static
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"io"
 	"io/fs"
-	"mime"
 	"net/http"
 	"path"
 	"strings"
@@ -22,9 +21,17 @@ var files embed.FS
 type asset struct {
 	name   string // app.css
 	hashed string // app.3f2a1c9d.css
-	body   []byte
 	etag   string
 	ctype  string
+}
+
+// contentTypes are the media types of the files' extensions, as Go's mime package has them
+// built in. mime.TypeByExtension would read the system's MIME database for them, and keep
+// its half a megabyte for the life of the process (issue 26).
+var contentTypes = map[string]string{
+	".css": "text/css; charset=utf-8",
+	".js":  "text/javascript; charset=utf-8",
+	".svg": "image/svg+xml",
 }
 
 var (
@@ -42,19 +49,24 @@ func init() {
 		if e.IsDir() {
 			continue
 		}
-		body, err := files.ReadFile(e.Name())
+		// The file is hashed as it is read, not copied: its bytes stay in the binary, and are
+		// served from there (issue 26: a copy on the heap for the life of the process).
+		f, err := files.Open(e.Name())
 		if err != nil {
 			panic(err)
 		}
-		sum := sha256.Sum256(body)
-		h := hex.EncodeToString(sum[:])[:10]
+		sum := sha256.New()
+		if _, err := io.Copy(sum, f); err != nil {
+			panic(err)
+		}
+		f.Close()
+		h := hex.EncodeToString(sum.Sum(nil))[:10]
 		ext := path.Ext(e.Name())
 		a := &asset{
 			name:   e.Name(),
 			hashed: strings.TrimSuffix(e.Name(), ext) + "." + h + ext,
-			body:   body,
 			etag:   `"` + h + `"`,
-			ctype:  mime.TypeByExtension(ext),
+			ctype:  contentTypes[ext],
 		}
 		if a.ctype == "" {
 			a.ctype = "application/octet-stream"
@@ -123,15 +135,22 @@ func Handler() http.Handler {
 		} else {
 			h.Set("Cache-Control", "no-cache")
 		}
-		http.ServeContent(w, r, "", started, bytes.NewReader(a.body))
+		f, err := files.Open(a.name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		defer f.Close()
+		http.ServeContent(w, r, "", started, f.(io.ReadSeeker))
 	})
 }
 
 // Body returns an embedded file's bytes (nil for an unknown name): the service worker is served
 // at the site's root, with the hashed names of the files it keeps, not under /static/.
 func Body(name string) []byte {
-	if a, ok := byName[name]; ok {
-		return a.body
+	if _, ok := byName[name]; ok {
+		b, _ := files.ReadFile(name)
+		return b
 	}
 	return nil
 }

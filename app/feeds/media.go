@@ -35,8 +35,8 @@ const maxEnclosures = 8
 func dedupe(items []app.Item) (out []app.Item, repeated bool) {
 	out = make([]app.Item, 0, len(items)) // an Item is large: no regrowing
 	type key struct{ guid, link string }
-	links := map[string]string{} // the first link of each GUID
-	seen := map[key]bool{}
+	links := make(map[string]string, len(items)) // the first link of each GUID
+	seen := make(map[key]bool, len(items))
 	for _, it := range items {
 		k := key{it.GUID, it.Link}
 		if l, ok := links[it.GUID]; ok && (l == "" || it.Link == "") {

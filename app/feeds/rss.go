@@ -272,7 +272,7 @@ func (f *Fetcher) fillFromFeed(res *Result, feed *gofeed.Feed, final *url.URL) {
 	if o, ok := feed.OriginalFeed().(*rss.Feed); ok && len(o.Items) == len(feed.Items) {
 		rssItems = o.Items
 	}
-	var items []app.Item
+	items := make([]app.Item, 0, min(len(feed.Items), MaxItems)) // an Item is large: no regrowing
 	for i, it := range feed.Items {
 		if len(items) >= MaxItems {
 			break

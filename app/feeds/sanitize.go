@@ -41,23 +41,71 @@ func Sanitize(s, base string) string {
 	if err != nil || !b.IsAbs() || b.Host == "" {
 		b = nil
 	}
-	s = normalize(s, b)
-	out := policy().Sanitize(s)
+	// The normalized HTML and each sanitizer pass are written into pooled buffers, and only
+	// the result is made a string: a first ingestion sanitizes every item, and growing and
+	// copying a buffer for each pass was a large part of what it allocated (issue 26).
+	normalized := getBuffer()
+	defer putBuffer(normalized)
+	var in []byte
+	if normalize(normalized, s, b) {
+		in = normalized.Bytes()
+	} else {
+		in = []byte(s)
+	}
+	out := getBuffer()
+	defer putBuffer(out)
+	if !sanitizeTo(out, in) {
+		return ""
+	}
 	// bluemonday writes a backslash in a relative URL as %5C, and then refuses that URL on a
 	// second pass: sanitize once more so that what is stored is stable (a fuzzing finding).
-	if strings.Contains(out, "%5C") {
-		out = policy().Sanitize(out)
+	if bytes.Contains(out.Bytes(), []byte("%5C")) {
+		again := getBuffer()
+		defer putBuffer(again)
+		if !sanitizeTo(again, out.Bytes()) {
+			return ""
+		}
+		out = again
 	}
-	return strings.TrimSpace(out)
+	return string(bytes.TrimSpace(out.Bytes()))
 }
 
-// normalize parses an HTML fragment as a browser would and writes it out again: its tags
-// balanced, and its URL attributes made absolute against base when base is not nil.
-func normalize(s string, base *url.URL) string {
+// sanitizeTo writes the policy's sanitized HTML of in to w, as policy().Sanitize would return
+// it: nothing (false) when the sanitizer fails.
+func sanitizeTo(w *bytes.Buffer, in []byte) bool {
+	if err := policy().SanitizeReaderToWriter(bytes.NewReader(in), w); err != nil {
+		w.Reset()
+		return false
+	}
+	return true
+}
+
+// buffers are the pooled buffers of Sanitize; one grown past maxPooledBuffer (a long article)
+// is left to the collector rather than kept.
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+const maxPooledBuffer = 64 << 10
+
+func getBuffer() *bytes.Buffer {
+	b := buffers.Get().(*bytes.Buffer)
+	b.Reset()
+	return b
+}
+
+func putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooledBuffer {
+		buffers.Put(b)
+	}
+}
+
+// normalize parses an HTML fragment as a browser would and writes it out again to w: its tags
+// balanced, and its URL attributes made absolute against base when base is not nil. It
+// reports false, with w's contents unspecified, when s cannot be parsed or written.
+func normalize(w *bytes.Buffer, s string, base *url.URL) bool {
 	ctx := &html.Node{Type: html.ElementNode, Data: "body", DataAtom: atom.Body}
 	nodes, err := html.ParseFragment(strings.NewReader(s), ctx)
 	if err != nil {
-		return s
+		return false
 	}
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -75,14 +123,14 @@ func normalize(s string, base *url.URL) string {
 			walk(c)
 		}
 	}
-	var buf bytes.Buffer
+	w.Grow(len(s) + len(s)/8)
 	for _, n := range nodes {
 		walk(n)
-		if err := html.Render(&buf, n); err != nil {
-			return s
+		if err := html.Render(w, n); err != nil {
+			return false
 		}
 	}
-	return buf.String()
+	return true
 }
 
 // resolveRef resolves ref against base, leaving it as it is when it does not parse.
