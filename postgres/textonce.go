@@ -24,25 +24,11 @@ func migrateTextOnce(ctx context.Context, tx *sql.Tx) error {
 		if err != nil {
 			return fmt.Errorf("text once: %w", err)
 		}
-		var ids []int64
-		n := 0
-		for rows.Next() {
-			var id int64
-			var text, clean string
-			if err := rows.Scan(&id, &text, &clean); err != nil {
-				rows.Close()
-				return fmt.Errorf("text once: %w", err)
-			}
-			n++
-			from = id
-			if htmltext.Stored(text, clean) == "" {
-				ids = append(ids, id)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		ids, last, n, err := htmltext.Derivable(rows)
+		if err != nil {
 			return fmt.Errorf("text once: %w", err)
 		}
+		from = last
 		if len(ids) > 0 {
 			if _, err := tx.ExecContext(ctx, `update items set text_content = '' where id = any($1)`, ids); err != nil {
 				return fmt.Errorf("text once: %w", err)

@@ -35,25 +35,11 @@ func migrateTextOnce(ctx context.Context, tx *sql.Tx) error {
 		if err != nil {
 			return fmt.Errorf("text once: %w", err)
 		}
-		var ids []int64
-		n := 0
-		for rows.Next() {
-			var id int64
-			var text, clean string
-			if err := rows.Scan(&id, &text, &clean); err != nil {
-				rows.Close()
-				return fmt.Errorf("text once: %w", err)
-			}
-			n++
-			from = id
-			if htmltext.Stored(text, clean) == "" {
-				ids = append(ids, id)
-			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		ids, last, n, err := htmltext.Derivable(rows)
+		if err != nil {
 			return fmt.Errorf("text once: %w", err)
 		}
+		from = last
 		for _, id := range ids {
 			if _, err := clear.ExecContext(ctx, id); err != nil {
 				return fmt.Errorf("text once: %w", err)

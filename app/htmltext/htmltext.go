@@ -5,6 +5,7 @@
 package htmltext
 
 import (
+	"database/sql"
 	"html"
 	"strings"
 	"unicode"
@@ -146,3 +147,23 @@ func Prefix(stored, cleanPrefix string, n int) string {
 
 // HTMLPrefix is how many characters of the HTML Prefix reads for n characters of text.
 func HTMLPrefix(n int) int { return 4*n + 1024 }
+
+// Derivable reads rows of (id, text_content, clean_content), in id order, and returns the ids
+// whose stored text is the HTML's own (Stored gives ""), the last id read and how many rows were
+// read: a migration's batch of texts that need not be stored (both stores' migration step).
+func Derivable(rows *sql.Rows) (ids []int64, last int64, n int, err error) {
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var text, clean string
+		if err := rows.Scan(&id, &text, &clean); err != nil {
+			return nil, last, n, err
+		}
+		n++
+		last = id
+		if Stored(text, clean) == "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids, last, n, rows.Err()
+}
