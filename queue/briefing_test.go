@@ -214,18 +214,7 @@ func TestBriefings(t *testing.T) {
 		r.item(t, "Security Week", "SQLite vulnerability in FTS5 allows out-of-bounds read", "A flaw in SQLite's FTS5 full-text search extension lets a crafted database read past the end of a buffer. SQLite 3.51.1 fixes it; applications that open untrusted databases should upgrade.", 90, h(4))
 		r.item(t, "Fly blog", "Litestream 0.5: streaming SQLite replication to S3", "Litestream continuously replicates a SQLite database to S3-compatible object storage, and restores it to any point in time.", 80, h(3))
 		r.item(t, "SQLite news", "SQLite 3.51 adds faster JSON functions", "The release of SQLite 3.51 makes the JSON functions faster and improves the query planner.", 92, h(2))
-		b := &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 50, ItemLimit: 10}
-		if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
-			t.Fatal(err)
-		}
-		if ok, err := r.runNow(ctx, b.ID, now); !ok || err != nil {
-			t.Fatalf("run now: %v %v", ok, err)
-		}
-		reps := r.waitReport(t, b.ID, 1)
-		rep, err := r.db.Report(ctx, 1, reps[0].ID)
-		if err != nil {
-			t.Fatal(err)
-		}
+		rep := r.brief(t, &app.Briefing{UserID: 1, Name: "Morning", Time: "07:00", Timezone: "UTC", MinScore: 50, ItemLimit: 10}, now)
 		var leads []string
 		for _, it := range rep.Items {
 			leads = append(leads, it.Title)
@@ -342,6 +331,24 @@ func (f overviewFunc) Overview(ctx context.Context, b *app.Briefing, r *app.Repo
 }
 
 // runNow queues a run of briefing id as of at, as "run now" does.
+// brief saves a briefing, runs it now and returns its first report (the steps of most tests here).
+func (r *briefingRig) brief(t *testing.T, b *app.Briefing, at time.Time) *app.Report {
+	t.Helper()
+	ctx := context.Background()
+	if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := r.runNow(ctx, b.ID, at); !ok || err != nil {
+		t.Fatalf("run now: %v %v", ok, err)
+	}
+	reps := r.waitReport(t, b.ID, 1)
+	rep, err := r.db.Report(ctx, 1, reps[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
 func (r *briefingRig) runNow(ctx context.Context, id int64, at time.Time) (bool, error) {
 	return r.db.QueueBriefing(ctx, id, nil, func(ctx context.Context, tx *sql.Tx) error {
 		return r.q.EnqueueTx(ctx, tx, app.BriefingJob{BriefingID: id, RunAt: at.UnixMilli()}, 10)
@@ -396,7 +403,6 @@ func TestBriefingFocusCandidates(t *testing.T) {
 // as the ranking (issue 25: "security vulnerabilities" chose two German podcast episodes, one
 // titled "GSM Security", and left out the CVE and OpenSSH privilege-escalation items).
 func TestBriefingFocusUnderstood(t *testing.T) {
-	ctx := context.Background()
 	now := time.Date(2026, 11, 22, 7, 0, 0, 0, time.UTC)
 	r := newBriefingRig(t, now)
 	h := func(n int) time.Time { return now.Add(-time.Duration(n) * time.Hour) }
@@ -406,18 +412,7 @@ func TestBriefingFocusUnderstood(t *testing.T) {
 	r.item(t, "LWN", "OpenSSH 10.1 fixes a privilege escalation in sshd", "OpenSSH 10.1 fixes a vulnerability that let a local user escalate privileges to root through sshd's session handling. Administrators should upgrade.", 40, h(2))
 	r.item(t, "Tech", "Kubernetes 1.35 adds in-place pod resizing", "The release lets a pod's CPU and memory change without a restart, and graduates sidecar containers to stable.", 85, h(1))
 	r.item(t, "Tech", "Firefox 140 brings tab groups to everyone", "Mozilla's browser groups tabs by colour and name, and the new sidebar holds vertical tabs.", 85, h(1))
-	b := &app.Briefing{UserID: 1, Name: "Security", Focus: "security vulnerabilities", Time: "07:00", Timezone: "UTC", ItemLimit: 3}
-	if err := (&app.Briefings{Store: r.db}).Save(ctx, b); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.runNow(ctx, b.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	reps := r.waitReport(t, b.ID, 1)
-	rep, err := r.db.Report(ctx, 1, reps[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rep := r.brief(t, &app.Briefing{UserID: 1, Name: "Security", Focus: "security vulnerabilities", Time: "07:00", Timezone: "UTC", ItemLimit: 3}, now)
 	var got []string
 	for _, it := range rep.Items {
 		got = append(got, it.Title)
@@ -431,17 +426,7 @@ func TestBriefingFocusUnderstood(t *testing.T) {
 	if len(got) == 0 || !strings.HasPrefix(got[0], "OpenSSH") {
 		t.Fatalf("the focus briefing's stories are %q: the OpenSSH vulnerability is not first", got)
 	}
-	withCVE := &app.Briefing{UserID: 1, Name: "Security and CVEs", Focus: "security vulnerabilities, CVE", Time: "07:00", Timezone: "UTC", ItemLimit: 3}
-	if err := (&app.Briefings{Store: r.db}).Save(ctx, withCVE); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.runNow(ctx, withCVE.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	reps = r.waitReport(t, withCVE.ID, 1)
-	if rep, err = r.db.Report(ctx, 1, reps[0].ID); err != nil {
-		t.Fatal(err)
-	}
+	rep = r.brief(t, &app.Briefing{UserID: 1, Name: "Security and CVEs", Focus: "security vulnerabilities, CVE", Time: "07:00", Timezone: "UTC", ItemLimit: 3}, now)
 	got = got[:0]
 	for _, it := range rep.Items {
 		got = append(got, it.Title)
