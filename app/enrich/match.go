@@ -283,6 +283,26 @@ func (d *doc) phraseCount(t *iterm) (title, body float64) {
 	return title, body
 }
 
+// phraseTokens calls fn with each token of d that is part of an occurrence of the phrase t, and
+// whether it is in the title.
+func (d *doc) phraseTokens(t *iterm, fn func(tok token, title bool)) {
+	k := len(t.words)
+	for i := 0; i+k <= len(d.seq); i++ {
+		ok := true
+		for j := range t.words {
+			if d.seq[i+j].key != t.words[j].keys[d.lang] || d.seq[i+j].surface == "" {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			for j := i; j < i+k; j++ {
+				fn(d.seq[j], j < d.seqTitleN)
+			}
+		}
+	}
+}
+
 // countWord counts whole-word, case-insensitive occurrences of w in s.
 func countWord(s, w string) int {
 	if w == "" || len(s) < len(w) {

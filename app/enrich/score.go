@@ -97,7 +97,30 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 		key, label string
 		w          float64
 	}
+	// The terms of the user's interests the item matched ("i:hacks"; a form of another language
+	// as the user's term): which parts of an interest the reader cares for.
+	if m == nil && in.Interests != "" {
+		m = &matched{}
+		_, m.terms, _, _ = e.relevance(parseInterests(in.Interests), p.doc)
+	}
 	tf := map[string]float64{}
+	if m != nil {
+		// A word the item has only inside a matched phrase of the interests ("open" of "open
+		// source", "loss" of "hearing loss") is not a word of its own: the phrase is the
+		// feature ("i:"), and a like must not teach the word alone (issue 25: likes of "open
+		// source" items raised any item saying "open").
+		for _, tm := range m.terms {
+			if tm.term.phrase && !tm.term.part && tm.term.alt == 0 && len(tm.term.words) > 1 {
+				p.doc.phraseTokens(tm.term, func(t token, title bool) {
+					if title {
+						tf[t.key] -= 3
+					} else {
+						tf[t.key]--
+					}
+				})
+			}
+		}
+	}
 	label := map[string]string{}
 	for i, toks := range [][]token{p.title, p.body} {
 		for _, t := range toks {
@@ -116,7 +139,7 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 	}
 	cands := make([]cand, 0, len(tf))
 	for k, f := range tf {
-		if e.stats.common(k) {
+		if f < 1 || e.stats.common(k) {
 			continue
 		}
 		cands = append(cands, cand{k, label[k], (1 + math.Log(f)) * e.stats.idfOf(k, wordShare(strings.ToLower(label[k])))})
@@ -148,12 +171,6 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 	for _, tp := range topics {
 		keys = append(keys, "topic:"+tp)
 		labels = append(labels, tp)
-	}
-	// The terms of the user's interests the item matched ("i:hacks"; a form of another language
-	// as the user's term): which parts of an interest the reader cares for.
-	if m == nil && in.Interests != "" {
-		m = &matched{}
-		_, m.terms, _, _ = e.relevance(parseInterests(in.Interests), p.doc)
 	}
 	if m != nil {
 		seen := map[string]bool{}
