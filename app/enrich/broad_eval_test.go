@@ -206,34 +206,57 @@ func TestBroadFeedbackEval(t *testing.T) {
 }
 
 // TestBroadTopicEval gives every headline of both splits the user's topics "Business",
-// "Entertainment", "Health" and "Technology" (names only, no keywords) and counts how often the
-// first topic given is the headline's category, and how often none is given. Run with -v.
+// "Entertainment", "Health" and "Technology" (names only, no keywords) and measures them
+// against the headlines' human labels (uci-news-labels.tsv and uci-fine-labels.tsv): how often
+// the first topic given is one the labels name (business; film, tv, music, celebrity, comedy,
+// style, arts or games; medicine, wellness or parenting; technology or games), over the
+// headlines of which one of the four is true, and how often no topic is given to the headlines
+// of which none is (world news, politics, crime, science…). Until session 14 the reference was
+// the data set's four coarse categories, under which the Ukraine crisis is business and every
+// astronomy story technology. Run with -v.
 func TestBroadTopicEval(t *testing.T) {
 	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
 	topics := []app.Topic{{Name: "Business"}, {Name: "Entertainment"}, {Name: "Health"}, {Name: "Technology"}}
-	want := map[string]string{"b": "Business", "e": "Entertainment", "m": "Health", "t": "Technology"}
+	of := map[string]string{"business": "Business", "film": "Entertainment", "tv": "Entertainment",
+		"music": "Entertainment", "celebrity": "Entertainment", "comedy": "Entertainment",
+		"style": "Entertainment", "arts": "Entertainment", "games": "Entertainment",
+		"medicine": "Health", "wellness": "Health", "parenting": "Health", "technology": "Technology"}
 	for _, split := range []string{"dev", "heldout"} {
-		items, category := loadBroad(t, split)
-		right, none := 0, 0
+		items, _ := loadBroad(t, split)
+		labels := newsLabels(t, split)
+		right, some, none, nothing := 0, 0, 0, 0
 		for _, it := range items {
 			res, err := e.Enrich(t.Context(), app.EnrichInput{Title: it.title, Link: it.link, Topics: topics})
 			if err != nil {
 				t.Fatal(err)
 			}
-			switch {
-			case len(res.Topics) == 0:
-				none++
-			case res.Topics[0] == want[category[it.link]]:
+			want := map[string]bool{}
+			for _, l := range labels[it.title] {
+				if name, ok := of[l]; ok {
+					want[name] = true
+				}
+			}
+			if len(want) == 0 {
+				nothing++
+				if len(res.Topics) == 0 {
+					none++
+				}
+				continue
+			}
+			some++
+			if len(res.Topics) > 0 && want[res.Topics[0]] {
 				right++
 			}
 		}
-		n := float64(len(items))
-		t.Logf("%-8s first topic right %.3f, no topic %.3f (%d headlines)", split, float64(right)/n, float64(none)/n, len(items))
-		// Floor: 0.70 of held-out headlines with the right first topic (measured 0.723 in session
-		// 12, development 0.735; 0.015 by the topics' names as keywords alone, as before). It
-		// rises with a better design, never with tuning.
-		if split == "heldout" && float64(right)/n < 0.70 {
-			t.Errorf("held-out: first topic right for %.3f of headlines, under the floor 0.70", float64(right)/n)
+		t.Logf("%-8s first topic right %.3f of %d headlines one of the topics is; no topic for %.3f of the %d none is", split, float64(right)/float64(some), some, float64(none)/float64(nothing), nothing)
+		if split == "heldout" && float64(right)/float64(some) < broadTopicFloor {
+			t.Errorf("held-out: first topic right for %.3f of headlines, under the floor %.2f", float64(right)/float64(some), broadTopicFloor)
 		}
 	}
 }
+
+// broadTopicFloor: the least share of held-out headlines given a right first topic, against
+// the human labels (TestBroadTopicEval): 0.781 with the four-topic model (development 0.776),
+// 0.763 with the ten sections (0.768), whose world news and politics are no longer business.
+// It rises with a better design, never with tuning.
+const broadTopicFloor = 0.74

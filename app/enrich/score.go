@@ -29,6 +29,13 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 	aboutBy, aboutSem := 0.0, 0.0
 	for i := range specs {
 		s, m, anchor := e.interestScore(&specs[i], d)
+		if tc, ok := topicalCloseness(&specs[i], d); ok {
+			// An interest that is news topics as a whole ("world news", "sports", "US politics,
+			// Congress and elections"): its words name the topic, and an item saying them is of
+			// the interest as far as it is of the topic ("World Cup", "Girl Meets World" and
+			// "social media" are not world news nor media).
+			s *= topicalLexFloor + (1-topicalLexFloor)*tc
+		}
 		if (anchor && s >= strongAt/2) || s >= strongAt {
 			strong = true // what it says, not what it is about, makes a match strong
 		}

@@ -73,6 +73,7 @@ func segmentVectors(spec *interestSpec) []segVector {
 		sv.topic = -1
 		if len(sv.words) == 1 || len(sv.words) == 2 && commonPhrase(spec, i) {
 			sv.topic = segmentTopic(sv.label)
+			sv.named = sv.topic >= 0 && namedTopic(NewsWords(sv.label)) == sv.topic
 			out = append(out, sv)
 		}
 		topical = topical && sv.topic >= 0
@@ -94,7 +95,8 @@ func segmentVectors(spec *interestSpec) []segVector {
 type segVector struct {
 	words []wordvec.Vector
 	label string
-	topic int // the news topic it names (segmentTopic), -1 for none
+	topic int  // the news topic it names (segmentTopic), -1 for none
+	named bool // it names the topic by the topic's name ("world news", "sports")
 }
 
 // about is how close the item's vector is to the segment: to the least close of its words.
