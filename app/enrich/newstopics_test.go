@@ -33,6 +33,8 @@ func TestNewsTopics(t *testing.T) {
 		{"politics", true}, // a section the model learned by distant supervision
 		{"sports", true},
 		{"world news", true},
+		{"US politics, Congress and elections", true}, // a name qualifying a section's name
+		{"American politics", true},
 		{"cats and dogs: pet care and pet products", false},
 		{"Apple Mac and iPhone hardware", false}, // a topic word qualifying names
 		{"stock market: shares, earnings and IPOs", false},

@@ -46,8 +46,15 @@ func segmentVectors(spec *interestSpec) []segVector {
 	}
 	segs := make([]segVector, n)
 	seen := map[string]bool{}
+	anchorLabel := make([]string, n)
 	for _, t := range spec.terms {
-		if t.alt > 0 || t.seg < 0 || t.seg >= n || spec.anchors[t.seg] {
+		if t.alt > 0 || t.seg < 0 || t.seg >= n {
+			continue
+		}
+		if spec.anchors[t.seg] {
+			if !t.part {
+				anchorLabel[t.seg] = strings.TrimSpace(anchorLabel[t.seg] + " " + t.display)
+			}
 			continue
 		}
 		sv := &segs[t.seg]
@@ -71,6 +78,18 @@ func segmentVectors(spec *interestSpec) []segVector {
 	topical := true // every segment names a news topic
 	for i, sv := range segs {
 		sv.topic = -1
+		if spec.anchors[i] {
+			// A name that qualifies a news section's name ("US politics", "American politics")
+			// asks for the section: it is read by the section as well as matched by its words.
+			if k := namedTopic(NewsWords(anchorLabel[i])); k >= 0 {
+				if r := wordvec.Rank(newsTopicNames[k]); r >= 0 {
+					if v := wordvec.Of(r); v.Unit() {
+						out = append(out, segVector{words: []wordvec.Vector{v}, label: anchorLabel[i], topic: k, named: true})
+						continue
+					}
+				}
+			}
+		}
 		if len(sv.words) == 1 || len(sv.words) == 2 && commonPhrase(spec, i) {
 			sv.topic = segmentTopic(sv.label)
 			sv.named = sv.topic >= 0 && namedTopic(NewsWords(sv.label)) == sv.topic
@@ -84,7 +103,9 @@ func segmentVectors(spec *interestSpec) []segVector {
 	// shares, earnings and IPOs"), and all items of the topic are not what the reader asked for.
 	if !topical {
 		for i := range out {
-			out[i].topic = -1
+			if !out[i].named { // a section named by its name is asked for whatever stands beside it
+				out[i].topic = -1
+			}
 		}
 	}
 	return out
