@@ -257,6 +257,57 @@ func namedTopic(words []string) int {
 	return -1
 }
 
+// topicWords are the words of an item's title and opening that say it is of topic k (twice as
+// likely in k as in any other topic, or likelier there and near the segment's meaning), at most
+// n, those nearest the segment's meaning first:
+// what the reason names for an item read by its topic ("About world: donetsk, rebels" rather
+// than the words nearest the word "world"; "About entertainment: film" before "emma, stone").
+func topicWords(sv *segVector, d *doc, n int) []string {
+	k := sv.topic
+	newsTopics.once.Do(loadNewsTopics)
+	type cand struct {
+		w string
+		m float32
+	}
+	var cands []cand
+	seen := map[string]bool{}
+	words := NewsWords(d.titleText)
+	body := NewsWords(firstBytes(d.bodyText, 16*newsBodyWords))
+	words = append(words, body[:min(len(body), newsBodyWords)]...)
+	for _, w := range words {
+		v, ok := newsTopics.words[w]
+		if !ok || seen[w] || len(w) < 3 {
+			continue
+		}
+		seen[w] = true
+		other := float32(math.Inf(-1))
+		for j := range newsTopicCount {
+			if j != k {
+				other = max(other, v[j])
+			}
+		}
+		m := v[k] - other
+		if m < 0 {
+			continue
+		}
+		near := float32(-1)
+		if r := wordvec.Rank(w); r >= 0 {
+			if wv := wordvec.Of(r); wv.Unit() {
+				near = sv.about(&wv)
+			}
+		}
+		if m >= float32(math.Ln2) || near >= 0.3 {
+			cands = append(cands, cand{w, near})
+		}
+	}
+	sort.SliceStable(cands, func(a, b int) bool { return cands[a].m > cands[b].m })
+	var out []string
+	for _, c := range cands[:min(n, len(cands))] {
+		out = append(out, c.w)
+	}
+	return out
+}
+
 func argmax(p [newsTopicCount]float64) int {
 	best := 0
 	for k := range newsTopicCount {

@@ -225,6 +225,11 @@ func closest(subjects []segVector, v *wordvec.Vector) (float64, int) {
 // aboutWords are the item's words closest to a subject (at most k, title first): what makes
 // it about the subject, for the reason.
 func aboutWords(sv *segVector, d *doc, k int) []string {
+	if sv.topic >= 0 {
+		if ws := topicWords(sv, d, k); len(ws) > 0 {
+			return ws
+		}
+	}
 	type cand struct {
 		w string
 		s float32

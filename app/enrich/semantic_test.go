@@ -32,6 +32,11 @@ func TestBroadInterestFindsItsTopic(t *testing.T) {
 		{"health",
 			"New vaccine cuts hospital admissions for flu", "Doctors at the clinic said patients recovered faster after the treatment.",
 			"Apple unveils a faster laptop chip", "The processor doubles graphics performance.", "About health: treatment"},
+		// Sections the data set never labelled, read by the model's sections; the reason names
+		// the words that make the item world news or sports, not the words nearest "world".
+		{"world news",
+			"Rebels seize government buildings in Donetsk", "",
+			"25 years of the World Wide Web", "", "About world: "},
 	} {
 		on, why := score(tc.interest, tc.on, tc.onText)
 		off, _ := score(tc.interest, tc.off, tc.offText)
