@@ -257,6 +257,7 @@ func TestBroadTopicEval(t *testing.T) {
 
 // broadTopicFloor: the least share of held-out headlines given a right first topic, against
 // the human labels (TestBroadTopicEval): 0.781 with the four-topic model (development 0.776),
-// 0.763 with the ten sections (0.768), whose world news and politics are no longer business.
-// It rises with a better design, never with tuning.
-const broadTopicFloor = 0.74
+// 0.763 with ten sections (0.768), whose world news and politics are no longer business, 0.827
+// with seventeen (0.821), whose science is not technology. It rises with a better design, never
+// with tuning.
+const broadTopicFloor = 0.80

@@ -15,10 +15,11 @@ import (
 	"github.com/morningdeck/morningdeck/app/wordvec"
 )
 
-// The news-topic model (issue 25): a naive Bayes model of ten sections of general news —
-// business, entertainment, health, science and technology (the data set's four), US politics,
-// world, sports, crime, religion and the news media (learned by distant supervision: the data
-// set does not label them) — learned by scripts/newstopics from a month of the UCI News
+// The news-topic model (issue 25): a naive Bayes model of seventeen sections of general news —
+// business, entertainment, health and technology (the data set's topics), and US politics,
+// world, sports, crime, religion, the news media, comedy, style, parenting, wellness, food, the
+// environment and science (learned by distant supervision: the data set does not label them;
+// comedy and style count for entertainment, wellness for health) — learned by scripts/newstopics from a month of the UCI News
 // Aggregator's headlines (Gasparetti, 2016; CC BY 4.0; 62,295 headlines of May 2014, none of
 // the evaluations' months). It knows that "Emma Stone joins Woody Allen's next film" is
 // entertainment and "Rebels seize government buildings in Donetsk" world news without the
@@ -31,13 +32,16 @@ import (
 //go:embed newstopics.tsv.gz
 var newsTopicsGz []byte
 
-// newsTopicCount is the number of topics: b, e, m, t, p, w, s, c, r, d.
-const newsTopicCount = 10
+// newsTopicCount is the number of topics: b, e, m, t, p, w, s, c, r, d, y, f, k, l, v, x, z.
+const newsTopicCount = 17
 
-// newsTopicNames are the topics, in the model's order: the data set's four and the sections
-// learned by distant supervision (scripts/newstopics).
-var newsTopicNames = [newsTopicCount]string{"business", "entertainment", "health", "science and technology",
-	"politics", "world", "sports", "crime", "religion", "media"}
+// newsTopicNames are the topics, in the model's order.
+var newsTopicNames = [newsTopicCount]string{"business", "entertainment", "health", "technology",
+	"politics", "world", "sports", "crime", "religion", "media",
+	"comedy", "style", "parenting", "wellness", "food", "environment", "science"}
+
+// newsTopicParent is the topic a section is a part of, -1 for none.
+var newsTopicParent = [newsTopicCount]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 1, -1, 2, -1, -1, -1}
 
 var newsTopics struct {
 	once  sync.Once
@@ -63,14 +67,16 @@ type nearWord struct {
 // mean of four development figures (broad, fine subjects, news sections, specific interests;
 // BENCHMARKS.md): gain 3 (2: 0.731, 4: 0.729), floor 0.5 and full 0.99 (0.7/0.99: 0.756,
 // 0.4/0.99: 0.763, 0.3/0.9: 0.755), topicalLexFloor 0.6 (0.3: 0.755), smoothing μ 1000
-// (Laplace: 0.731, 3000: 0.737, 10000: 0.744); 0.765 with these.
+// (Laplace: 0.731, 3000: 0.737, 10000: 0.744); 0.765 with these. With seventeen sections the
+// floor and full again: 0.3 and 0.95 (0.5/0.99: 0.774, 0.4/0.99: 0.776, 0.2/0.9: 0.779; gain
+// 2.5: 0.765, 3.5: 0.772); 0.780.
 var (
 	// newsTemper divides the summed log-likelihoods by the text's number of known words to
 	// this power: naive Bayes is over-confident on long texts (0: not tempered).
 	newsTemper = 0.5
 	// newsTopicFloor and newsTopicFull: an item's probability of the interest's topic at
 	// newsTopicFloor adds nothing, at newsTopicFull as much as a full semantic match.
-	newsTopicFloor, newsTopicFull = 0.5, 0.99
+	newsTopicFloor, newsTopicFull = 0.3, 0.95
 	// newsInterestSure is how sure the model must be of the topic an interest's segment names
 	// for it to be read by topic ("entertainment" is; "cats" is not).
 	newsInterestSure = 0.6
@@ -78,7 +84,7 @@ var (
 	// semantic match of the word vectors (semWeight): the topic model's reading is the surer.
 	newsTopicGain = 3.0
 	// newsOwnInformative: an interest's words must give one topic at least this probability on
-	// their own (the uniform is 0.1) to be read by topic.
+	// their own (the uniform is 1/17) to be read by topic.
 	newsOwnInformative = 0.4
 	// newsOwnWeight is how much an interest's own word weighs among its neighbours.
 	newsOwnWeight = 3.0
@@ -280,13 +286,16 @@ func topicWords(sv *segVector, d *doc, n int) []string {
 			continue
 		}
 		seen[w] = true
-		other := float32(math.Inf(-1))
+		in, other := v[k], float32(math.Inf(-1))
 		for j := range newsTopicCount {
-			if j != k {
+			switch {
+			case newsTopicParent[j] == k: // a part of the topic ("comedy" of entertainment)
+				in = max(in, v[j])
+			case j != k:
 				other = max(other, v[j])
 			}
 		}
-		m := v[k] - other
+		m := in - other
 		if m < 0 {
 			continue
 		}
@@ -306,6 +315,17 @@ func topicWords(sv *segVector, d *doc, n int) []string {
 		out = append(out, c.w)
 	}
 	return out
+}
+
+// topicShare is the probability of topic k with its parts.
+func topicShare(p *[newsTopicCount]float64, k int) float64 {
+	s := p[k]
+	for c, parent := range newsTopicParent {
+		if parent == k {
+			s += p[c]
+		}
+	}
+	return s
 }
 
 func argmax(p [newsTopicCount]float64) int {
@@ -381,7 +401,7 @@ func topicCloseness(sv *segVector, d *doc) float64 {
 	if !ok {
 		return 0
 	}
-	c := max(0, min(1, (p[sv.topic]-newsTopicFloor)/(newsTopicFull-newsTopicFloor)))
+	c := max(0, min(1, (topicShare(&p, sv.topic)-newsTopicFloor)/(newsTopicFull-newsTopicFloor)))
 	if c == 0 {
 		return c
 	}

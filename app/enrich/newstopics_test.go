@@ -17,8 +17,8 @@ func TestNewsTopics(t *testing.T) {
 		{"Senate Republicans block minimum wage bill", 4},
 	} {
 		p, ok := newsTopicOf(NewsWords(c.headline))
-		if !ok || argmax(p) != c.topic || p[c.topic] < 0.75 {
-			t.Errorf("%q: %v, want %s above 0.75", c.headline, p, newsTopicNames[c.topic])
+		if !ok || argmax(p) != c.topic || p[c.topic] < 0.6 {
+			t.Errorf("%q: %v, want %s first, above 0.6", c.headline, p, newsTopicNames[c.topic])
 		}
 	}
 	for _, c := range []struct {

@@ -28,7 +28,7 @@ func TestBroadInterestFindsItsTopic(t *testing.T) {
 	}{
 		{"entertainment",
 			"New film starring Emma Stone tops the box office", "The comedy opened on 3,000 screens; critics praised the actress and the director.",
-			"SQLite 3.51 adds faster JSON functions", "The release improves the query planner and the storage engine.", "entertainment: comedy, film"},
+			"SQLite 3.51 adds faster JSON functions", "The release improves the query planner and the storage engine.", "About entertainment: comedy"},
 		{"health",
 			"New vaccine cuts hospital admissions for flu", "Doctors at the clinic said patients recovered faster after the treatment.",
 			"Apple unveils a faster laptop chip", "The processor doubles graphics performance.", "About health: treatment"},
