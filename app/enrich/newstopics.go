@@ -6,6 +6,7 @@ import (
 	"compress/gzip"
 	_ "embed"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,18 +44,37 @@ var newsTopicNames = [newsTopicCount]string{"business", "entertainment", "health
 // newsTopicParent is the topic a section is a part of, -1 for none.
 var newsTopicParent = [newsTopicCount]int{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 1, 1, -1, 2, -1, -1, -1}
 
+// newsTopics is the model as it is kept: the words sorted in one string and their
+// log-probabilities as hundredths in one slice, a few hundred KB for 11,000 words (a map of
+// float arrays and a vector a word took 7.6 MB of live heap, a seventh of the first
+// ingestion's peak; issue 26).
 var newsTopics struct {
 	once  sync.Once
 	prior [newsTopicCount]float64
-	words map[string][newsTopicCount]float32
-	// near are the model's words that have a vector, for reading an interest's word with its
-	// neighbours (segmentTopic).
+	blob  string   // the words, in byte order, one after another
+	offs  []uint32 // word i is blob[offs[i]:offs[i+1]]
+	vals  []int16  // word i's log-probability in each topic, in hundredths
+	// near are the model's words that have a vector (their index and the vector's rank), for
+	// reading an interest's word with its neighbours (segmentTopic).
 	near []nearWord
 }
 
 type nearWord struct {
-	word string
-	vec  wordvec.Vector
+	word, rank int32
+}
+
+// newsWordAt is the model's word i.
+func newsWordAt(i int) string { return newsTopics.blob[newsTopics.offs[i]:newsTopics.offs[i+1]] }
+
+// newsWord is w's log-probabilities in each topic (hundredths); ok is false for a word the
+// model does not know.
+func newsWord(w string) (row []int16, ok bool) {
+	n := len(newsTopics.offs) - 1
+	i := sort.Search(n, func(i int) bool { return newsWordAt(i) >= w })
+	if i == n || newsWordAt(i) != w {
+		return nil, false
+	}
+	return newsTopics.vals[i*newsTopicCount : (i+1)*newsTopicCount], true
 }
 
 // Parameters of reading a text's topic, chosen on the development headlines only
@@ -93,35 +113,40 @@ var (
 )
 
 func loadNewsTopics() {
-	newsTopics.words = map[string][newsTopicCount]float32{}
+	newsTopics.offs = []uint32{0}
 	zr, err := gzip.NewReader(bytes.NewReader(newsTopicsGz))
 	if err != nil {
 		return
 	}
+	var blob strings.Builder
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), "\t")
 		if len(f) != newsTopicCount+1 {
 			continue
 		}
-		var v [newsTopicCount]float32
-		for k := range newsTopicCount {
-			n, _ := strconv.Atoi(f[k+1])
-			v[k] = float32(n) / 100
-		}
 		if f[0] == "#prior" {
 			for k := range newsTopicCount {
-				newsTopics.prior[k] = float64(v[k])
+				n, _ := strconv.Atoi(f[k+1])
+				newsTopics.prior[k] = float64(float32(n) / 100)
 			}
 			continue
 		}
-		newsTopics.words[f[0]] = v
+		i := int32(len(newsTopics.offs) - 1)
+		blob.WriteString(f[0])
+		newsTopics.offs = append(newsTopics.offs, uint32(blob.Len()))
+		for k := range newsTopicCount {
+			n, _ := strconv.Atoi(f[k+1])
+			newsTopics.vals = append(newsTopics.vals, int16(max(math.MinInt16, min(math.MaxInt16, n))))
+		}
 		if r := wordvec.Rank(f[0]); r >= 0 {
-			if wv := wordvec.Of(r); wv.Unit() {
-				newsTopics.near = append(newsTopics.near, nearWord{f[0], wv})
-			}
+			newsTopics.near = append(newsTopics.near, nearWord{i, int32(r)})
 		}
 	}
+	newsTopics.blob = blob.String()
+	newsTopics.offs = slices.Clip(newsTopics.offs)
+	newsTopics.vals = slices.Clip(newsTopics.vals)
+	newsTopics.near = slices.Clip(newsTopics.near)
 }
 
 // newsTopicOf is the probability of each topic for words (NewsWords of a text), each distinct
@@ -138,7 +163,7 @@ func newsTopicWeighted(words []string, own int) (p [newsTopicCount]float64, ok b
 	var n float64
 	seen := make(map[string]bool, len(words))
 	for i, w := range words {
-		v, known := newsTopics.words[w]
+		v, known := newsWord(w)
 		if !known || seen[w] {
 			continue
 		}
@@ -149,7 +174,7 @@ func newsTopicWeighted(words []string, own int) (p [newsTopicCount]float64, ok b
 		}
 		n += wt
 		for k := range newsTopicCount {
-			ll[k] += wt * float64(v[k])
+			ll[k] += wt * float64(float32(v[k])/100)
 		}
 	}
 	if n == 0 {
@@ -281,12 +306,12 @@ func topicWords(sv *segVector, d *doc, n int) []string {
 	body := NewsWords(firstBytes(d.bodyText, 16*newsBodyWords))
 	words = append(words, body[:min(len(body), newsBodyWords)]...)
 	for _, w := range words {
-		v, ok := newsTopics.words[w]
+		v, ok := newsWord(w)
 		if !ok || seen[w] || len(w) < 3 {
 			continue
 		}
 		seen[w] = true
-		in, other := v[k], float32(math.Inf(-1))
+		in, other := v[k], int16(math.MinInt16)
 		for j := range newsTopicCount {
 			switch {
 			case newsTopicParent[j] == k: // a part of the topic ("comedy" of entertainment)
@@ -295,7 +320,7 @@ func topicWords(sv *segVector, d *doc, n int) []string {
 				other = max(other, v[j])
 			}
 		}
-		m := in - other
+		m := float32(in-other) / 100
 		if m < 0 {
 			continue
 		}
@@ -364,19 +389,23 @@ func withNeighbours(words []string) []string {
 			cos  float32
 		}
 		var best []cand
-		for i := range newsTopics.near {
-			nw := &newsTopics.near[i]
-			if nw.word == w {
+		for _, nw := range newsTopics.near {
+			if int(nw.rank) == r {
 				continue
 			}
-			c := wordvec.Dot(&v, &nw.vec)
+			nv := wordvec.Of(int(nw.rank))
+			if !nv.Unit() {
+				continue
+			}
+			c := wordvec.Dot(&v, &nv)
 			if c < newsNeighbourCos {
 				continue
 			}
+			word := newsWordAt(int(nw.word))
 			if len(best) < newsNeighbours {
-				best = append(best, cand{nw.word, c})
+				best = append(best, cand{word, c})
 			} else if c > best[len(best)-1].cos {
-				best[len(best)-1] = cand{nw.word, c}
+				best[len(best)-1] = cand{word, c}
 			} else {
 				continue
 			}
