@@ -107,3 +107,29 @@ func TestSpecCachesAreBounded(t *testing.T) {
 		t.Errorf("after the cache started over: %d specs, %d terms; fresh %d terms", len(again), len(again[0].terms), len(fresh.terms))
 	}
 }
+
+// The news-topic model is small in memory: loaded, it holds well under a megabyte of live heap
+// (kept as a map of float arrays with a vector a word it took 7.6 MB; issue 26's peak RSS).
+func TestNewsTopicModelIsSmall(t *testing.T) {
+	newsTopics.once.Do(loadNewsTopics) // loaded once for the process; loaded again here to measure
+	kept := newsTopics.blob
+	newsTopics.blob, newsTopics.offs, newsTopics.vals, newsTopics.near = "", nil, nil, nil
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	loadNewsTopics()
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	words := len(newsTopics.offs) - 1
+	t.Logf("%d words, %d with a vector: %d KB live heap", words, len(newsTopics.near), live/1024)
+	if words < 5000 || len(newsTopics.near) < words/2 {
+		t.Fatalf("%d words, %d with a vector: the model lost lines", words, len(newsTopics.near))
+	}
+	if live > 1<<20 {
+		t.Fatalf("the news-topic model holds %d KB of heap, over 1 MB", live/1024)
+	}
+	if newsTopics.blob != kept {
+		t.Fatal("the model read twice differs")
+	}
+}
