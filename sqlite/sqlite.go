@@ -151,10 +151,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		_ = write.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	// A read connection per core (at least two): each holds its own copy of the schema and
-	// statements (~130 KB) and its share of the page pool (below); a pool of four on two cores
-	// cost ~1 MB of peak RSS in a first ingestion (ingestbench 48.1 / 47.8 → 47.0 / 46.9 MB)
-	// and read no faster.
+	// A read connection per core (at least two): each holds its own copy of the schema; a pool
+	// of four on two cores cost ~1 MB of peak RSS in a first ingestion (ingestbench 48.1 / 47.8
+	// → 47.0 / 46.9 MB) and read no faster. One read connection on two cores: the same peak
+	// less 1 MB, but a first ingestion took 8.6 s instead of ~5 s (its reads waited; issue 26).
 	n := max(2, runtime.NumCPU())
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
