@@ -459,22 +459,17 @@ func queryAll[T any](ctx context.Context, db *DB, what string, scan func(scanner
 // pcache1 group) whose bound is the sum of their cache_size, and a connection that needs a
 // page past its own cache_size takes the least recently used page of the pool, whichever
 // connection read it. The writer, which fetches the most, so gathers the readers' share too:
-// with a writer and two readers of 1 MB each and the readers reading between its
-// transactions, the writer held 727 pages (3 MB) where its own cache_size allows 244 (a scratch
-// program, BENCHMARKS.md, session 14). Each cached page (4,096 bytes and a few hundred of
-// SQLite's headers) takes an 8 KiB block of modernc's allocator, outside the Go heap: the pool
-// of four 1 MB connections could grow to ~7.7 MB resident.
+// with a writer and two readers of 1 MB each and the readers reading, the writer held 727
+// pages (3 MB) where its own cache_size allows 244 (a test of this, issue 26). Each cached
+// page (4,096 bytes and SQLite's ~250 of header) takes an 8 KiB block of modernc's allocator,
+// outside the Go heap: the pool of four 1 MB connections could grow to ~7.7 MB resident.
 // What bounds the process's page cache is the sum below, not a connection's own size.
 const (
-	// writerCache is the writer's cache_size: 500 KB. SQLite's default is 2 MB; issue 14 took
-	// it to 1 MB (the shipped binary's peak RSS 48.7 / 48.8 → 46.0 / 46.0 MB with the same CPU
-	// per feed, and the pages at 10,000 sources no slower: BenchmarkFolderPages), issue 26 to
-	// 500 KB (ingestbench's peak 49.0 → 48.1 MB in interleaved rounds, the CPU of the first
-	// ingestion within their noise; BenchmarkIngest's process CPU 10.2 s either way). A page
-	// the writer no longer holds is a read from the file, which the kernel has cached.
-	writerCache = -500
-	// readerCache is each read connection's share of the pool (128 KB, ~30 pages; the pool is
-	// then ~200 pages, ~0.85 MB by SQLite's count, ~1.6 MB resident). The pool's
+	// writerCache is the writer's cache_size: 1 MB (SQLite's default is 2): issue 14 measured
+	// the shipped binary's peak RSS 48.7 / 48.8 → 46.0 / 46.0 MB with the same CPU per feed, and
+	// the pages at 10,000 sources no slower (BenchmarkFolderPages).
+	writerCache = -1000
+	// readerCache is each read connection's share of the pool (128 KB, ~30 pages). The pool's
 	// least recently used pages go to whichever connection needs one, so a reader may hold more
 	// while the writer is quiet.
 	readerCache = -128
