@@ -75,7 +75,7 @@ func (db *DB) walBytes(frames int64) int64 { return frames * (db.pageSize + 24) 
 // more in a first ingestion of 1,000 feeds than one every 500 ms), and while the writer writes
 // little, only once its writes pause (see lightLog).
 func (db *DB) Checkpoints(ctx context.Context, interval time.Duration) error {
-	conn, err := sql.Open("sqlite", withCache(db.dsn, checkpointCache))
+	conn, err := sql.Open("sqlite", db.dsn)
 	if err != nil {
 		return fmt.Errorf("sqlite: checkpoint connection: %w", err)
 	}

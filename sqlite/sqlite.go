@@ -130,6 +130,10 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		"busy_timeout(" + strconv.Itoa(int(opts.BusyTimeout.Milliseconds())) + ")",
 		"foreign_keys(1)",
 		"synchronous(NORMAL)",
+		// 1 MB of page cache a connection (SQLite's default is 2): issue 14 measured the
+		// shipped binary's peak RSS 48.7 / 48.8 → 46.0 / 46.0 MB with the same CPU per feed, and
+		// the pages at 10,000 sources no slower (BenchmarkFolderPages).
+		"cache_size(-1000)",
 		"temp_store(MEMORY)",
 		// When the WAL starts over, truncate it to this size (SQLite otherwise keeps the file at
 		// its largest): checkpoint.go.
@@ -140,21 +144,20 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	dsn := "file:" + opts.Path + "?" + pragmas.Encode()
 
 	// The writer keeps the statements it runs prepared (stmtcache.go): goqite's among them.
-	write := openCached(withCache(dsn, writerCache) + "&_txlock=immediate")
+	write := openCached(dsn + "&_txlock=immediate")
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxIdleTime(0)
 	write.SetConnMaxLifetime(0)
 
-	read, err := sql.Open("sqlite", withCache(dsn, readerCache)+"&mode=ro")
+	read, err := sql.Open("sqlite", dsn+"&mode=ro")
 	if err != nil {
 		_ = write.Close()
 		return nil, fmt.Errorf("sqlite: open: %w", err)
 	}
-	// A read connection per core (at least two): each holds its own copy of the schema; a pool
-	// of four on two cores cost ~1 MB of peak RSS in a first ingestion (ingestbench 48.1 / 47.8
-	// → 47.0 / 46.9 MB) and read no faster. One read connection on two cores: the same peak
-	// less 1 MB, but a first ingestion took 8.6 s instead of ~5 s (its reads waited; issue 26).
+	// A read connection per core (at least two): each holds its page cache and its own copy of
+	// the schema; a pool of four on two cores cost ~1 MB of peak RSS in a first ingestion
+	// (ingestbench 48.1 / 47.8 → 47.0 / 46.9 MB) and read no faster.
 	n := max(2, runtime.NumCPU())
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
@@ -452,33 +455,4 @@ func queryAll[T any](ctx context.Context, db *DB, what string, scan func(scanner
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-// The page cache. modernc's SQLite is built with SQLITE_ENABLE_MEMORY_MANAGEMENT, so its
-// connections do not each keep a cache of their own size: they share one pool of pages (one
-// pcache1 group) whose bound is the sum of their cache_size, and a connection that needs a
-// page past its own cache_size takes the least recently used page of the pool, whichever
-// connection read it. The writer, which fetches the most, so gathers the readers' share too:
-// with a writer and two readers of 1 MB each and the readers reading, the writer held 727
-// pages (3 MB) where its own cache_size allows 244 (a test of this, issue 26). Each cached
-// page (4,096 bytes and SQLite's ~250 of header) takes an 8 KiB block of modernc's allocator,
-// outside the Go heap: the pool of four 1 MB connections could grow to ~7.7 MB resident.
-// What bounds the process's page cache is the sum below, not a connection's own size.
-const (
-	// writerCache is the writer's cache_size: 1 MB (SQLite's default is 2): issue 14 measured
-	// the shipped binary's peak RSS 48.7 / 48.8 → 46.0 / 46.0 MB with the same CPU per feed, and
-	// the pages at 10,000 sources no slower (BenchmarkFolderPages).
-	writerCache = -1000
-	// readerCache is each read connection's share of the pool (128 KB, ~30 pages). The pool's
-	// least recently used pages go to whichever connection needs one, so a reader may hold more
-	// while the writer is quiet.
-	readerCache = -128
-	// checkpointCache is the checkpoint connection's (checkpoint.go): a checkpoint copies
-	// frames from the log to the database through a buffer of its own, not through the cache.
-	checkpointCache = 16
-)
-
-// withCache is dsn with SQLite's cache_size pragma (KiB when negative, pages otherwise).
-func withCache(dsn string, size int) string {
-	return dsn + "&_pragma=" + url.QueryEscape("cache_size("+strconv.Itoa(size)+")")
 }
