@@ -132,7 +132,12 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 		"synchronous(NORMAL)",
 		// 1 MB of page cache a connection (SQLite's default is 2): issue 14 measured the
 		// shipped binary's peak RSS 48.7 / 48.8 → 46.0 / 46.0 MB with the same CPU per feed, and
-		// the pages at 10,000 sources no slower (BenchmarkFolderPages).
+		// the pages at 10,000 sources no slower (BenchmarkFolderPages). modernc's SQLite is built
+		// with SQLITE_ENABLE_MEMORY_MANAGEMENT: the connections share one page pool bounded by the
+		// sum of their sizes (~970 pages for the writer, two readers and the checkpointer), and
+		// the writer takes pages the readers let go, ~350 in a first ingestion, each in an
+		// 8 KiB block of modernc's allocator (BENCHMARKS.md, session 14: smaller sizes lowered the
+		// peak ~1 MB but were not shown to keep the speed).
 		"cache_size(-1000)",
 		"temp_store(MEMORY)",
 		// When the WAL starts over, truncate it to this size (SQLite otherwise keeps the file at
