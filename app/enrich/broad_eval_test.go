@@ -148,29 +148,38 @@ func broadFeedback(t testing.TB, split string, heldOut bool) (before, after map[
 			continue
 		}
 		rel := relevantOf(category, bi.category)
-		r := rank(t, e, items, bi.interest, rel, now, nil)
-		model := taste.NewModel()
-		acted := map[string]bool{}
-		for i := 0; i < 40 && i < len(r); i += 2 {
-			x := r[i]
-			acted[x.item.link] = true
-			keys, labs := e.Features(x.item.input(bi.interest, now), nil)
-			sig := taste.SignalLessLikeThis
-			if x.rel > 0 {
-				sig = taste.SignalMoreLikeThis
-			}
-			model.Learn(sig, keys, labs)
-		}
-		var rest []evalItem
-		for _, it := range items {
-			if !acted[it.link] {
-				rest = append(rest, it)
-			}
-		}
-		before[bi.interest] = ndcgAt(rank(t, e, rest, bi.interest, rel, now, nil), 10)
-		after[bi.interest] = ndcgAt(rank(t, e, rest, bi.interest, rel, now, func(in *app.EnrichInput) { in.Taste = model }), 10)
+		before[bi.interest], after[bi.interest], _ = feedbackRun(t, e, items, bi.interest, rel, now)
 	}
 	return before, after
+}
+
+// feedbackRun simulates a reader of an interest acting on every other item of the first 40
+// shown (20 actions: "more like this" on the relevant items, "less like this" on the others)
+// and returns NDCG@10 on the remaining items without and with the model learned from them;
+// ok is false when no relevant item remains.
+func feedbackRun(t testing.TB, e *enrich.Embedded, items []evalItem, interest string, rel map[string]int, now time.Time) (before, after float64, ok bool) {
+	r := rank(t, e, items, interest, rel, now, nil)
+	model := taste.NewModel()
+	acted := map[string]bool{}
+	for i := 0; i < 40 && i < len(r); i += 2 {
+		x := r[i]
+		acted[x.item.link] = true
+		keys, labs := e.Features(x.item.input(interest, now), nil)
+		sig := taste.SignalLessLikeThis
+		if x.rel > 0 {
+			sig = taste.SignalMoreLikeThis
+		}
+		model.Learn(sig, keys, labs)
+	}
+	var rest []evalItem
+	for _, it := range items {
+		if !acted[it.link] {
+			rest = append(rest, it)
+		}
+	}
+	before = ndcgAt(rank(t, e, rest, interest, rel, now, nil), 10)
+	after = ndcgAt(rank(t, e, rest, interest, rel, now, func(in *app.EnrichInput) { in.Taste = model }), 10)
+	return before, after, hasRelevant(rest, rel)
 }
 
 // TestBroadFeedbackEval: 20 feedback actions on broad interests, whose rankings leave room to

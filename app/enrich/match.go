@@ -263,6 +263,18 @@ type foldedSurface struct {
 
 // phraseCount is how often the words of t occur one after another in d's title and text.
 func (d *doc) phraseCount(t *iterm) (title, body float64) {
+	d.phraseAt(t, func(i int) {
+		if i < d.seqTitleN {
+			title++
+		} else {
+			body++
+		}
+	})
+	return title, body
+}
+
+// phraseAt calls fn with the start of each occurrence of the phrase t in d.seq.
+func (d *doc) phraseAt(t *iterm, fn func(i int)) {
 	k := len(t.words)
 	for i := 0; i+k <= len(d.seq); i++ {
 		ok := true
@@ -273,34 +285,19 @@ func (d *doc) phraseCount(t *iterm) (title, body float64) {
 			}
 		}
 		if ok {
-			if i < d.seqTitleN {
-				title++
-			} else {
-				body++
-			}
+			fn(i)
 		}
 	}
-	return title, body
 }
 
 // phraseTokens calls fn with each token of d that is part of an occurrence of the phrase t, and
 // whether it is in the title.
 func (d *doc) phraseTokens(t *iterm, fn func(tok token, title bool)) {
-	k := len(t.words)
-	for i := 0; i+k <= len(d.seq); i++ {
-		ok := true
-		for j := range t.words {
-			if d.seq[i+j].key != t.words[j].keys[d.lang] || d.seq[i+j].surface == "" {
-				ok = false
-				break
-			}
+	d.phraseAt(t, func(i int) {
+		for j := i; j < i+len(t.words); j++ {
+			fn(d.seq[j], j < d.seqTitleN)
 		}
-		if ok {
-			for j := i; j < i+k; j++ {
-				fn(d.seq[j], j < d.seqTitleN)
-			}
-		}
-	}
+	})
 }
 
 // countWord counts whole-word, case-insensitive occurrences of w in s.

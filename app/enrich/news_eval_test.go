@@ -2,9 +2,8 @@ package enrich_test
 
 import (
 	"bufio"
-	"github.com/morningdeck/morningdeck/app"
-	"github.com/morningdeck/morningdeck/app/taste"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -80,6 +79,19 @@ func newsLabels(t testing.TB, split string) map[string][]string {
 	return out
 }
 
+// labelled marks relevant (1) the items with one of the wanted labels.
+func labelled(items []evalItem, labels map[string][]string, want []string) map[string]int {
+	rel := map[string]int{}
+	for _, it := range items {
+		for _, h := range labels[it.title] {
+			if slices.Contains(want, h) {
+				rel[it.link] = 1
+			}
+		}
+	}
+	return rel
+}
+
 // newsScores ranks a split's headlines for each section interest and returns the mean NDCG@10.
 func newsScores(t testing.TB, split string, sections []struct {
 	interest string
@@ -89,16 +101,7 @@ func newsScores(t testing.TB, split string, sections []struct {
 	labels := newsLabels(t, split)
 	per = map[string]float64{}
 	for _, s := range sections {
-		rel := map[string]int{}
-		for _, it := range items {
-			for _, l := range s.labels {
-				for _, h := range labels[it.title] {
-					if h == l {
-						rel[it.link] = 1
-					}
-				}
-			}
-		}
+		rel := labelled(items, labels, s.labels)
 		r := rank(t, e, items, s.interest, rel, now, nil)
 		ni := ndcgAt(r, 10)
 		per[s.interest] = ni
@@ -144,40 +147,10 @@ func TestNewsSectionFeedback(t *testing.T) {
 		var sb, sa, worst float64
 		k := 0
 		for _, s := range newsSections {
-			rel := map[string]int{}
-			for _, it := range items {
-				for _, l := range s.labels {
-					for _, h := range labels[it.title] {
-						if h == l {
-							rel[it.link] = 1
-						}
-					}
-				}
-			}
-			r := rank(t, e, items, s.interest, rel, now, nil)
-			model := taste.NewModel()
-			acted := map[string]bool{}
-			for i := 0; i < 40 && i < len(r); i += 2 {
-				x := r[i]
-				acted[x.item.link] = true
-				keys, labs := e.Features(x.item.input(s.interest, now), nil)
-				sig := taste.SignalLessLikeThis
-				if x.rel > 0 {
-					sig = taste.SignalMoreLikeThis
-				}
-				model.Learn(sig, keys, labs)
-			}
-			var rest []evalItem
-			for _, it := range items {
-				if !acted[it.link] {
-					rest = append(rest, it)
-				}
-			}
-			if !hasRelevant(rest, rel) {
+			before, after, ok := feedbackRun(t, e, items, s.interest, labelled(items, labels, s.labels), now)
+			if !ok {
 				continue
 			}
-			before := ndcgAt(rank(t, e, rest, s.interest, rel, now, nil), 10)
-			after := ndcgAt(rank(t, e, rest, s.interest, rel, now, func(in *app.EnrichInput) { in.Taste = model }), 10)
 			sb, sa, k = sb+before, sa+after, k+1
 			worst = max(worst, before-after)
 			t.Logf("%-8s %-40q NDCG@10 on the rest %.2f -> %.2f", split, s.interest, before, after)
