@@ -28,6 +28,7 @@ type doc struct {
 	semWords   []semWord          // its distinct words that have a vector
 	vecDone    bool
 	vecOK      bool
+	readWords  []string                // the words the news-topic model reads (made on first use)
 	topic      [newsTopicCount]float64 // the news-topic model's reading (newstopics.go; made on first use)
 	topicDone  bool
 	topicOK    bool

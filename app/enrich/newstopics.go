@@ -222,12 +222,20 @@ func NewsWords(s string) []string {
 func (d *doc) newsTopic() ([newsTopicCount]float64, bool) {
 	if !d.topicDone {
 		d.topicDone = true
-		words := NewsWords(d.titleText)
-		body := NewsWords(firstBytes(d.bodyText, 16*newsBodyWords))
-		words = append(words, body[:min(len(body), newsBodyWords)]...)
-		d.topic, d.topicOK = newsTopicOf(words)
+		d.topic, d.topicOK = newsTopicOf(d.newsWords())
 	}
 	return d.topic, d.topicOK
+}
+
+// newsWords are the words the news-topic model reads of the item: its title's and the first
+// newsBodyWords of its body. Made once per item.
+func (d *doc) newsWords() []string {
+	if d.readWords == nil {
+		words := NewsWords(d.titleText)
+		body := NewsWords(firstBytes(d.bodyText, 16*newsBodyWords))
+		d.readWords = append(words, body[:min(len(body), newsBodyWords)]...)
+	}
+	return d.readWords
 }
 
 // firstBytes is the start of s, at most n bytes, cut at a space.
@@ -302,10 +310,7 @@ func topicWords(sv *segVector, d *doc, n int) []string {
 	}
 	var cands []cand
 	seen := map[string]bool{}
-	words := NewsWords(d.titleText)
-	body := NewsWords(firstBytes(d.bodyText, 16*newsBodyWords))
-	words = append(words, body[:min(len(body), newsBodyWords)]...)
-	for _, w := range words {
+	for _, w := range d.newsWords() {
 		v, ok := newsWord(w)
 		if !ok || seen[w] || len(w) < 3 {
 			continue
