@@ -69,25 +69,12 @@ func TestMigration0030KeepsItems(t *testing.T) {
 	src := newSource(t, db, "http://x/feed")
 	fetch(t, db, src, "a", "b", "c")
 	// Back to the schema before 0030.
-	for _, q := range []string{
+	db2 := migrateAgain(t, db,
 		`drop table imap_secrets`, `drop table imap_sources`, `delete from schema_migrations where version = 30`,
 		`pragma writable_schema = on`,
 		`update sqlite_schema set sql = replace(sql, 'check (type in (''rss'', ''web'', ''reddit'', ''imap''))', 'check (type in (''rss'', ''web'', ''reddit''))') where type = 'table' and name = 'sources'`,
 		`pragma writable_schema = reset`,
-	} {
-		if _, err := db.Write.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	path := db.Path
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db2, err := sqlite.Open(ctx, sqlite.Options{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
+	)
 	var items, bad int
 	var check string
 	if err := db2.Read.QueryRowContext(ctx, `select count(*) from items where source_id = ?`, src.ID).Scan(&items); err != nil || items != 3 {
@@ -103,4 +90,27 @@ func TestMigration0030KeepsItems(t *testing.T) {
 	if err := db2.CreateMailSource(ctx, &app.Source{UserID: 1, Type: app.SourceIMAP, URL: m.URL(), RefreshIntervalMinutes: 15}, m, []byte("s"), nil); err != nil {
 		t.Errorf("a mail source after the migration: %v", err)
 	}
+}
+
+// migrateAgain runs stmts on db (taking its schema back to before a migration), closes it and
+// opens the file again, which runs the migrations from there; the new handle is closed when the
+// test ends.
+func migrateAgain(t *testing.T, db *sqlite.DB, stmts ...string) *sqlite.DB {
+	t.Helper()
+	ctx := context.Background()
+	for _, q := range stmts {
+		if _, err := db.Write.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	path := db.Path
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := sqlite.Open(ctx, sqlite.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db2.Close() })
+	return db2
 }

@@ -203,7 +203,7 @@ func TestMigration0031TextOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Back to the schema before 0031 (0028's), every text stored; b's is an article's.
-	for _, q := range []string{
+	db2 := migrateAgain(t, db,
 		`drop trigger items_fts_update`, `drop trigger items_fts_delete`, `drop table items_fts`, `drop table fts_stale`,
 		`delete from schema_migrations where version = 31`,
 		`update items set text_content = 'Zeppelins & airships over the ' || guid || ' valley. Helium Hydrogen'`,
@@ -229,20 +229,7 @@ func TestMigration0031TextOnce(t *testing.T) {
 		`update fts_state set last_id = (select max(id) from items where guid != 'c')`,
 		`insert into items_fts (rowid, title, summary, text_content, tags) select id, title, summary, text_content, tags from items_search
 		  where id <= (select last_id from fts_state)`,
-	} {
-		if _, err := db.Write.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	path := db.Path
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db2, err := sqlite.Open(ctx, sqlite.Options{Path: path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db2.Close()
+	)
 	if got := storedTexts(t, db2); got["a"] != "" || got["c"] != "" || got["b"] != "An article about blimps." {
 		t.Errorf("stored texts after the migration: %q", got)
 	}
