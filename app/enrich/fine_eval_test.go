@@ -96,8 +96,9 @@ func TestFineTopicEval(t *testing.T) {
 	// Floor of the held-out NDCG@10: 0.508 with the news topics read whole for any subject of
 	// theirs, 0.548 read relative to the topic's name (session 13), 0.620 with seventeen
 	// sections, comedy, style, parenting, wellness, food, environment and science among them
-	// (session 14). It rises with a better design, never with tuning.
-	const floorHeldOut = 0.58
+	// (session 14), 0.651 with a named section's seeds read through the word vectors (session
+	// 15). It rises with a better design, never with tuning.
+	const floorHeldOut = 0.62
 	if hn < floorHeldOut {
 		t.Errorf("held-out NDCG@10 %.3f under its floor %.2f", hn, floorHeldOut)
 	}

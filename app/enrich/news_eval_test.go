@@ -128,8 +128,10 @@ func TestNewsSectionEval(t *testing.T) {
 	t.Logf("news sections: development NDCG@10 %.3f; held out %.3f; held-out wordings %.3f", dn, hn, on)
 	// Floor of the held-out NDCG@10: 0.403 with the four-topic model (development 0.514),
 	// 0.485 with ten sections (0.574), 0.572 with seventeen (0.619; held-out wordings 0.348,
-	// 0.347, 0.356). It rises with a better design, never with tuning.
-	const floorHeldOut = 0.54
+	// 0.347, 0.356), 0.720 with items read against a named section's seeds through the word
+	// vectors too (0.764; wordings 0.563; session 15). It rises with a better design, never
+	// with tuning.
+	const floorHeldOut = 0.68
 	if hn < floorHeldOut {
 		t.Errorf("held-out NDCG@10 %.3f under its floor %.2f", hn, floorHeldOut)
 	}
@@ -157,10 +159,11 @@ func TestNewsSectionFeedback(t *testing.T) {
 		}
 		t.Logf("%-8s news sections: mean NDCG@10 on the rest %.3f -> %.3f (%d interests; largest fall %.3f)", split, sb/float64(k), sa/float64(k), k, worst)
 		// Floor of the held-out mean after feedback: 0.421 with the four-topic model (0.309
-		// before it), 0.486 with ten sections (0.387), 0.506 with seventeen (0.426). It rises
-		// with a better design, never with tuning.
-		if split == "heldout" && sa/float64(k) < 0.48 {
-			t.Errorf("held-out NDCG@10 after feedback %.3f under its floor 0.48", sa/float64(k))
+		// before it), 0.486 with ten sections (0.387), 0.506 with seventeen (0.426), 0.642 with
+		// the sections' seeds read through the word vectors (0.624). It rises with a better
+		// design, never with tuning.
+		if split == "heldout" && sa/float64(k) < 0.60 {
+			t.Errorf("held-out NDCG@10 after feedback %.3f under its floor 0.60", sa/float64(k))
 		}
 	}
 }

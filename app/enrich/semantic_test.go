@@ -37,6 +37,17 @@ func TestBroadInterestFindsItsTopic(t *testing.T) {
 		{"world news",
 			"Rebels seize government buildings in Donetsk", "",
 			"25 years of the World Wide Web", "", "About world: "},
+		// Words no headline of the model's month had ("yankees", "innings", "mascara"): read
+		// against the section's seeds through the word vectors.
+		{"sports",
+			"Yankees beat Red Sox 5-3 in extra innings", "",
+			"Fox News anchor Megyn Kelly signs new contract", "", "About sports: "},
+		{"style and beauty",
+			"Stylists share their favorite mascara and eyeliner tricks", "",
+			"Samsung unveils a phone with a better camera", "", "style: stylists, mascara"},
+		{"religion",
+			"Archdiocese closes parishes as attendance falls", "",
+			"Retailer closes stores as sales fall", "", "About religion: "},
 	} {
 		on, why := score(tc.interest, tc.on, tc.onText)
 		off, _ := score(tc.interest, tc.off, tc.offText)

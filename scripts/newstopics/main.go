@@ -14,9 +14,10 @@
 //
 // It reads one month only (May 2014, by default): the evaluations' development headlines are
 // of March–April and their held-out ones of June–August, so neither is learned from. It writes
-// app/enrich/newstopics.tsv.gz: the class priors on the first line, then each word seen at
-// least -min times with its log-probability in each section (Laplace smoothing), in
-// hundredths. Deterministic.
+// app/enrich/newstopics.tsv.gz: each section's seeds ("#seeds" lines), which the app reads
+// items against through the word vectors; the class priors ("#prior"); then each word seen at
+// least -min times with its log-probability in each section (Laplace smoothing, or Dirichlet
+// with -mu), in hundredths. Deterministic.
 //
 //	go run ./scripts/newstopics -in PATH/uci-news.tsv.gz -out app/enrich/newstopics.tsv.gz
 package main
@@ -234,6 +235,14 @@ func main() {
 			n += c
 		}
 		return (n + 1) / (all + v)
+	}
+	// Each section's seeds, which describe it: the app reads an item's words against them
+	// through the word vectors too, for an interest that names the section (an item of words
+	// the headlines never had: "yankees", "linebacker", "mascara").
+	for _, c := range classes {
+		if seeds := sectionSeeds[c]; len(seeds) > 0 {
+			fmt.Fprintf(bw, "#seeds\t%s\t%s\n", c, strings.Join(seeds, ","))
+		}
 	}
 	fmt.Fprintf(bw, "#prior")
 	for k := range classes {
