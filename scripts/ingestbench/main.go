@@ -7,8 +7,10 @@
 // each timed until every feed answered 304 and every source is idle again (-cycles, default 3:
 // the round reports their median time and mean CPU), and what each wrote counted from a quiet
 // process until it is quiet again (its checkpoint included). It reads the database read-only to watch
-// completion, and /proc for the server's CPU time and peak RSS. Each round uses a fresh data
-// directory.
+// completion, and /proc for the server's CPU time and peak RSS, and for the machine's: how busy
+// its CPUs were during the first ingestion and how much of that was other processes' (on a
+// shared machine another process's load is what moves the wall time most). Each round uses a
+// fresh data directory.
 //
 //	go run ./scripts/ingestbench                      # 1,000 feeds × 20 items, 100 hosts, 3 rounds
 //	go run ./scripts/ingestbench -feeds 200 -rounds 1 # a quick look
@@ -75,6 +77,8 @@ type result struct {
 	dbBytes                int64         // the database's pages in use at the end of the round (page_count - freelist_count)
 	wroteFirst, wroteCycle int64         // bytes the server wrote (write syscalls: the WAL, the database, logs)
 	observed               int           // requests of the observer (-observe)
+	machine                machineShare  // the machine's two (or more) cores during the first ingestion
+	load                   string        // /proc/loadavg at the round's start
 	stored, want, notMod   int
 }
 
@@ -117,6 +121,9 @@ func run(feeds, items, hosts, rounds, cycles int, bin string, limit time.Duratio
 			res.scored.Seconds(), res.cpuScored.Seconds(), res.cpuScored.Seconds()*1000/float64(feeds),
 			res.cycle.Seconds(), res.cpuCycle.Seconds(), float64(res.wroteCycle)/1e6, float64(res.peakRSS)/1e6, float64(res.peakWAL)/1e6,
 			float64(res.dbBytes)/1e6, float64(res.dbBytes)/float64(max(res.stored, 1)), res.stored, res.want, res.notMod)
+		fmt.Printf("round %d: load average at its start %s; during the first ingestion the machine's %d CPUs were busy %.2f on average (this server %.2f, ingestbench %.2f, other processes %.2f), idle %.2f, stolen %.2f\n",
+			r, res.load, runtime.NumCPU(), res.machine.busy, res.cpuFirst.Seconds()/res.first.Seconds(), res.machine.self, res.machine.others(res.cpuFirst.Seconds()/res.first.Seconds()),
+			res.machine.idle, res.machine.steal)
 		if observe {
 			fmt.Printf("round %d: the observer made %d requests during the first ingestion\n", r, res.observed)
 		}
@@ -197,6 +204,13 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	srv := exec.Command(bin, "serve", "--no-browser", "--addr", "127.0.0.1:"+strconv.Itoa(port))
 	srv.Env = env
 	srv.Stdout, srv.Stderr = logf, logf
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		res.load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	// The machine's CPUs from here to the end of the first ingestion: on a shared machine the
+	// first ingestion's wall time is its CPU over the share of the cores it gets, and another
+	// process's load (one core of two) doubles it (BENCHMARKS, session 15).
+	machineStart, _ := readMachine()
 	start := time.Now()
 	if err := srv.Start(); err != nil {
 		return res, err
@@ -271,6 +285,9 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 		return stored >= res.want && busy == 0, nil
 	})
 	res.first = time.Since(start)
+	if end, err := readMachine(); err == nil && machineStart.total > 0 {
+		res.machine = end.since(machineStart, res.first)
+	}
 	if observeStop != nil {
 		observeStop()
 		observeStop = nil
@@ -721,3 +738,52 @@ func yarrRound(work, bin string, feeds, items, hosts, n, cycles int, limit time.
 	fmt.Printf("round %d, yarr: all-304 cycles %s\n", n, strings.Join(lines, " / "))
 	return nil
 }
+
+// machineTimes is the machine's CPU time (all CPUs: busy, idle) and this process's own, from
+// /proc (clock ticks of 1/100 s).
+type machineTimes struct{ busy, idle, steal, total, self int64 }
+
+// readMachine reads the machine's CPU times (/proc/stat's first line) and this process's.
+func readMachine() (machineTimes, error) {
+	var m machineTimes
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return m, err
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return m, errors.New("no cpu line in /proc/stat")
+	}
+	// user nice system idle iowait irq softirq steal: idle and iowait are the CPUs' idle time,
+	// steal the time the hypervisor gave to another machine.
+	for i, v := range f[1:9] {
+		n, _ := strconv.ParseInt(v, 10, 64)
+		m.total += n
+		switch i {
+		case 3, 4:
+			m.idle += n
+		case 7:
+			m.steal += n
+		default:
+			m.busy += n
+		}
+	}
+	self, err := cpuTime(os.Getpid())
+	m.self = int64(self / (10 * time.Millisecond))
+	return m, err
+}
+
+// machineShare is how many CPUs were busy on average over a span, and how many of them this
+// process (ingestbench: the feed farm and its watching) used, how many were idle, and how
+// many the hypervisor took (steal).
+type machineShare struct{ busy, self, idle, steal float64 }
+
+func (m machineTimes) since(start machineTimes, d time.Duration) machineShare {
+	s := d.Seconds() * 100
+	return machineShare{busy: float64(m.busy-start.busy) / s, self: float64(m.self-start.self) / s, idle: float64(m.idle-start.idle) / s,
+		steal: float64(m.steal-start.steal) / s}
+}
+
+// others is the CPUs the other processes used, given the server's.
+func (m machineShare) others(server float64) float64 { return max(m.busy-m.self-server, 0) }
