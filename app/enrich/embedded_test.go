@@ -319,6 +319,27 @@ func BenchmarkEmbeddedBroad(b *testing.B) {
 	b.ReportMetric(float64(n)/(cpuSeconds()-cpuStart), "items/cpu-s") // the machine may be shared
 }
 
+// BenchmarkEmbeddedSections enriches the corpus articles for interests that name news
+// sections, read by the news-topic model and through the word vectors against the sections'
+// seeds (newstopics.go).
+func BenchmarkEmbeddedSections(b *testing.B) {
+	arts := corpus(b)
+	e := seeded(b, arts)
+	ctx := context.Background()
+	b.ResetTimer()
+	cpuStart := cpuSeconds()
+	n := 0
+	for range b.N {
+		for _, a := range arts {
+			if _, err := e.Enrich(ctx, app.EnrichInput{Title: a.title, Text: a.text, Interests: "sports\nworld news\nreligion\nmedia"}); err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+	b.ReportMetric(float64(n)/(cpuSeconds()-cpuStart), "items/cpu-s") // the machine may be shared
+}
+
 // BenchmarkEmbeddedLong enriches long articles (over 10,000 characters: the corpus's longest
 // texts, and corpus texts joined up to 12,000 and 40,000 characters), the case that was slow when
 // the summariser compared every sentence with every other.

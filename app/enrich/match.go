@@ -31,6 +31,7 @@ type doc struct {
 	readWords  []string                // the words the news-topic model reads (made on first use)
 	topic      [newsTopicCount]float64 // the news-topic model's reading (newstopics.go; made on first use)
 	topicDone  bool
+	newsRank   []int // the vector ranks of readWords' distinct words (made on first use)
 	seedDone   [newsTopicCount]bool
 	seedE      [newsTopicCount]float64 // the item's closeness to each section's seeds (seedCloseness)
 	topicOK    bool
