@@ -541,7 +541,12 @@ func seedReading(d *doc, k int) float64 {
 		d.seedDone[k] = true
 		d.seedE[k] = seedCloseness(d, k)
 	}
-	return max(0, min(1, (d.seedE[k]-seedLo)/(seedHi-seedLo)))
+	return seedScale(d.seedE[k])
+}
+
+// seedScale maps a seed closeness (seedTop2) to 0 at seedLo, 1 from seedHi.
+func seedScale(e float64) float64 {
+	return max(0, min(1, (e-seedLo)/(seedHi-seedLo)))
 }
 
 // seedCloseness is the mean of the item's two words' highest cosines with k's seeds.
@@ -549,8 +554,13 @@ func seedCloseness(d *doc, k int) float64 {
 	if len(newsTopics.seeds[k]) == 0 {
 		return -1
 	}
+	return seedTop2(d.newsRanks(), k)
+}
+
+// seedTop2 is the mean of the two highest seedCos of words (vector ranks) with section k.
+func seedTop2(ranks []int, k int) float64 {
 	var top [2]float32
-	for _, r := range d.newsRanks() {
+	for _, r := range ranks {
 		best := seedCos(r, k)
 		if best > top[0] {
 			top[0], top[1] = best, top[0]

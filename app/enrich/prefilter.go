@@ -369,21 +369,30 @@ func (r Ranker) Prefilter(focus string) func(title, opening string) float64 {
 // titleAbout is how much a title is about the closest of subjects, as semantic reads an item
 // (0 below semFloor, 1 from semFull), from the title's words alone: looked up as written, in
 // lower case, without the scorer's tokenizing (a first pass reads tens of thousands).
+// A subject that names a news section ("sports") is also read by the title's words nearest the
+// section's seeds, as the scorer reads it (seedReading): "Yankees beat Red Sox" is sports.
 func titleAbout(subjects []segVector, title string) float64 {
 	var v wordvec.Vector
 	var n float32
+	var ranks []int
 	for _, w := range strings.FieldsFunc(title, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' && r != '-' }) {
 		if len(w) < 3 {
 			continue
 		}
 		if r := wordvec.Rank(strings.ToLower(w)); r >= 0 {
 			wordvec.AddTo(&v, r, wordvec.Weight(r))
+			ranks = append(ranks, r)
 		}
 		n++
 	}
-	if !v.Subject(n) {
-		return 0
+	var c float64
+	if v.Subject(n) {
+		c, _ = closest(subjects, &v)
 	}
-	c, _ := closest(subjects, &v)
+	for i := range subjects {
+		if sv := &subjects[i]; sv.named && useNewsTopics {
+			c = max(c, seedScale(seedTop2(ranks, sv.topic)))
+		}
+	}
 	return c
 }

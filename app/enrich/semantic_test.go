@@ -77,6 +77,14 @@ func TestFocusPrefilterReadsBroadSubjects(t *testing.T) {
 	if !(named > about && about > 0 && other == 0) {
 		t.Fatalf("prefilter: named %g, about %g, other %g; want named > about > 0 = other", named, about, other)
 	}
+	// A focus that names a news section keeps the items the scorer reads by the section's
+	// seeds: words no headline of the model's month had.
+	match = enrich.Ranker{Embedded: e}.Prefilter("sports")
+	about = match("Yankees beat Red Sox in extra innings", "")
+	other = match("Retailer closes stores as sales fall", "")
+	if !(about > 0 && other == 0) {
+		t.Fatalf("prefilter of sports: about %g, other %g; want about > 0 = other", about, other)
+	}
 }
 
 // BenchmarkPrefilterBroad is the first pass of a focus briefing over the development headlines:
