@@ -64,6 +64,10 @@ type Learned struct {
 type InterestWords struct {
 	Interest string   `json:"interest"`
 	Words    []string `json:"words"`
+	// Section is the news section the interest names ("sports"), read by the built-in model
+	// of news sections and by SectionWords through the word vectors; empty for none.
+	Section      string   `json:"section,omitempty"`
+	SectionWords []string `json:"section_words,omitempty"`
 }
 
 // LearnedTaste is a trained reading model.

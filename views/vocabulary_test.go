@@ -56,7 +56,7 @@ func TestVocabularyPage(t *testing.T) {
 	if _, err := e.db.Write.Exec(`update items set status = 'DONE', enriched_by = ?`, app.EnricherEmbedded); err != nil {
 		t.Fatal(err)
 	}
-	interests := "security vulnerabilities\ncooking"
+	interests := "security vulnerabilities\ncooking\nsports"
 	if _, err := settings.Update(context.Background(), 1, app.SettingsUpdate{Interests: &interests}); err != nil {
 		t.Fatal(err)
 	}
@@ -68,6 +68,13 @@ func TestVocabularyPage(t *testing.T) {
 	res, body := e.get("/settings/vocabulary")
 	if res.StatusCode != http.StatusOK || !strings.Contains(body, `data-testid="vocabulary-interest"`) {
 		t.Fatalf("vocabulary page: %d %s", res.StatusCode, body)
+	}
+	// An interest that names a news section says what it is read as, before it has any match.
+	if !strings.Contains(body, `data-testid="vocabulary-section"`) || !strings.Contains(body, "Read as the news section “sports”") || !strings.Contains(body, "nba") {
+		t.Fatalf("the sports interest does not say it is read as the news section:\n%s", body)
+	}
+	if strings.Count(body, `data-testid="vocabulary-section"`) != 1 {
+		t.Fatalf("an interest that names no section is shown as one:\n%s", body)
 	}
 	if !strings.Contains(body, `value="CVE"`) {
 		t.Fatalf("the word CVE is not offered for security vulnerabilities:\n%s", body)
@@ -83,7 +90,7 @@ func TestVocabularyPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Interests != "security vulnerabilities, CVE\ncooking" {
+	if st.Interests != "security vulnerabilities, CVE\ncooking\nsports" {
 		t.Fatalf("interests after adding CVE: %q", st.Interests)
 	}
 	// An interest that is gone, or a word that would split the interest, adds nothing.
@@ -96,7 +103,7 @@ func TestVocabularyPage(t *testing.T) {
 			t.Fatalf("add %v: %d %s", v, res.StatusCode, res.Header.Get("Location"))
 		}
 	}
-	if st, _ := settings.Get(context.Background(), 1); st.Interests != "security vulnerabilities, CVE\ncooking" {
+	if st, _ := settings.Get(context.Background(), 1); st.Interests != "security vulnerabilities, CVE\ncooking\nsports" {
 		t.Fatalf("a refused word changed the interests: %q", st.Interests)
 	}
 }

@@ -63,9 +63,10 @@ var newsTopics struct {
 	// seeds are the vectors of the one-word seeds of each section the data set does not label
 	// (scripts/newstopics): what the section is about, read through the word vectors for an
 	// item whose words the headlines never had ("yankees", "linebacker", "mascara").
-	seeds    [newsTopicCount][]wordvec.Vector
-	seedOnce [newsTopicCount]sync.Once
-	seedTab  [newsTopicCount][]int16 // seedCos of each vector rank, in 30,000ths
+	seeds     [newsTopicCount][]wordvec.Vector
+	seedWords [newsTopicCount][]string // the one-word seeds, as written
+	seedOnce  [newsTopicCount]sync.Once
+	seedTab   [newsTopicCount][]int16 // seedCos of each vector rank, in 30,000ths
 }
 
 type nearWord struct {
@@ -137,6 +138,7 @@ func loadNewsTopics() {
 					if strings.Contains(s, " ") {
 						continue
 					}
+					newsTopics.seedWords[k] = append(newsTopics.seedWords[k], s)
 					if r := wordvec.Rank(s); r >= 0 {
 						if v := wordvec.Of(r); v.Unit() {
 							newsTopics.seeds[k] = append(newsTopics.seeds[k], v)
@@ -499,6 +501,14 @@ func topicCloseness(sv *segVector, d *doc) float64 {
 // development figures (BENCHMARKS.md, session 15): 0.5–0.9 gave 0.8355 (0.4–0.9: 0.833,
 // 0.6–0.9: 0.8352, 0.5–1.0: 0.8352, 0.6–1.0: 0.8295; before: 0.780).
 var seedLo, seedHi = 0.5, 0.9
+
+// sectionSeedWords are section k's first n one-word seeds (what the Settings page shows the
+// section is read as).
+func sectionSeedWords(k, n int) []string {
+	newsTopics.once.Do(loadNewsTopics)
+	w := newsTopics.seedWords[k]
+	return slices.Clone(w[:min(n, len(w))])
+}
 
 // seedCos is the highest cosine of the word of vector rank r with section k's seeds (-1 for
 // a section without seeds). The cosines of all the vectors' words with a section's seeds are

@@ -95,7 +95,11 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 			}
 		}
 		related := relatedTo(&specs[j])
+		section, sectionWords := namedSection(&specs[j])
 		if m < vocabMinMatches {
+			if section != "" {
+				out = append(out, app.InterestWords{Interest: specs[j].text, Section: section, SectionWords: sectionWords})
+			}
 			continue
 		}
 		type cand struct {
@@ -143,11 +147,22 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 			taken[c.key] = true
 			words = append(words, mostWritten(shown[c.key]))
 		}
-		if len(words) > 0 {
-			out = append(out, app.InterestWords{Interest: specs[j].text, Words: words})
+		if len(words) > 0 || section != "" {
+			out = append(out, app.InterestWords{Interest: specs[j].text, Words: words, Section: section, SectionWords: sectionWords})
 		}
 	}
 	return out
+}
+
+// namedSection is the news section an interest names by its name (newstopics.go) and the
+// section's first one-word seeds, which say what it is read as; empty for none.
+func namedSection(spec *interestSpec) (string, []string) {
+	for _, sv := range spec.vecs {
+		if sv.named && useNewsTopics {
+			return newsTopicNames[sv.topic], sectionSeedWords(sv.topic, 8)
+		}
+	}
+	return "", nil
 }
 
 // Vocabulary's thresholds: an interest learns from its best vocabMinMatches to vocabTop matches,
