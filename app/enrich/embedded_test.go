@@ -302,27 +302,18 @@ func BenchmarkEmbedded(b *testing.B) {
 // BenchmarkEmbeddedBroad enriches the corpus articles for broad, one-word interests, which the
 // word vectors read (semantic.go): what an item is about costs a pass over its first words.
 func BenchmarkEmbeddedBroad(b *testing.B) {
-	arts := corpus(b)
-	e := seeded(b, arts)
-	ctx := context.Background()
-	b.ResetTimer()
-	cpuStart := cpuSeconds()
-	n := 0
-	for range b.N {
-		for _, a := range arts {
-			if _, err := e.Enrich(ctx, app.EnrichInput{Title: a.title, Text: a.text, Interests: "entertainment\nhealth\ntechnology"}); err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-	}
-	b.ReportMetric(float64(n)/(cpuSeconds()-cpuStart), "items/cpu-s") // the machine may be shared
+	benchEnrichFor(b, "entertainment\nhealth\ntechnology")
 }
 
 // BenchmarkEmbeddedSections enriches the corpus articles for interests that name news
 // sections, read by the news-topic model and through the word vectors against the sections'
 // seeds (newstopics.go).
 func BenchmarkEmbeddedSections(b *testing.B) {
+	benchEnrichFor(b, "sports\nworld news\nreligion\nmedia")
+}
+
+// benchEnrichFor enriches the corpus articles for interests, reporting items per CPU-second.
+func benchEnrichFor(b *testing.B, interests string) {
 	arts := corpus(b)
 	e := seeded(b, arts)
 	ctx := context.Background()
@@ -331,7 +322,7 @@ func BenchmarkEmbeddedSections(b *testing.B) {
 	n := 0
 	for range b.N {
 		for _, a := range arts {
-			if _, err := e.Enrich(ctx, app.EnrichInput{Title: a.title, Text: a.text, Interests: "sports\nworld news\nreligion\nmedia"}); err != nil {
+			if _, err := e.Enrich(ctx, app.EnrichInput{Title: a.title, Text: a.text, Interests: interests}); err != nil {
 				b.Fatal(err)
 			}
 			n++
