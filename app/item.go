@@ -4,6 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"time"
+
+	"github.com/morningdeck/morningdeck/app/htmltext"
 )
 
 // ItemStatus is where an item is in the processing pipeline.
@@ -53,6 +55,27 @@ type Item struct {
 	Starred bool
 	Hidden  bool
 	Snippet string // search result snippet: plain text with the matches marked by \x01 … \x02
+
+	// derived is the sanitized HTML that SetTextOfContent made Text from, and that text.
+	derived struct{ clean, text string }
+}
+
+// SetTextOfContent sets Text to the plain text of CleanContent (htmltext.Text) and remembers
+// which text of which HTML it is, so that StoredText need not make it again while neither
+// changed (issue 26: the store made every fetched item's text a second time).
+func (it *Item) SetTextOfContent() {
+	it.Text = htmltext.Text(it.CleanContent)
+	it.derived.clean, it.derived.text = it.CleanContent, it.Text
+}
+
+// StoredText is htmltext.Stored(it.Text, it.CleanContent), the text a store keeps: "" when it
+// is CleanContent's own. A text SetTextOfContent made, of HTML that has not changed since, is.
+func (it *Item) StoredText() string {
+	// Strings that are the same string compare without reading their bytes.
+	if it.Text == it.derived.text && it.CleanContent == it.derived.clean {
+		return "" // it.derived is a text and its HTML: the zero pair too (htmltext.Text("") is "")
+	}
+	return htmltext.Stored(it.Text, it.CleanContent)
 }
 
 // ItemUpdate changes an item's reading state; nil leaves a field as it is.

@@ -370,7 +370,7 @@ func insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, items []app
 			}
 			q.WriteByte(')')
 			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, timeArg(it.PublishedAt),
-				"", it.CleanContent, htmltext.Stored(it.Text, it.CleanContent), encodeExtra(it.Extra), status, now, now,
+				"", it.CleanContent, it.StoredText(), encodeExtra(it.Extra), status, now, now,
 				it.Summary, encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, app.StoredReasoning(it.ScoreReasoning, it.PublishedAt), it.EnrichedBy,
 				timeArg(it.ReadAt), it.Starred, it.Hidden)
 		}

@@ -725,7 +725,7 @@ func (db *DB) insertItemsTx(ctx context.Context, tx *sql.Tx, src *app.Source, it
 		for i := range items[:1<<k] {
 			it := &items[i]
 			args = append(args, src.ID, src.UserID, it.GUID, it.Title, it.Link, it.Author, formatTimePtr(it.PublishedAt),
-				"", it.CleanContent, htmltext.Stored(it.Text, it.CleanContent), encodeExtra(it.Extra), status, created, changed,
+				"", it.CleanContent, it.StoredText(), encodeExtra(it.Extra), status, created, changed,
 				storedSummary(it.Summary, it.Text), encodeList(it.Tags), encodeList(it.Topics), encodeList(it.UsualTopics), it.Score, app.StoredReasoning(it.ScoreReasoning, it.PublishedAt), it.EnrichedBy,
 				formatTimePtr(it.ReadAt), it.Starred, it.Hidden)
 		}

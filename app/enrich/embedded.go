@@ -80,16 +80,27 @@ func cutText(s string, n int) string {
 
 // prepared is an item read once for everything the enricher does with it.
 type prepared struct {
-	text  string // without boilerplate
-	lang  int
-	title []token
-	body  []token
-	doc   *doc
+	text      string // without boilerplate
+	titleText string
+	lang      int
+	title     []token
+	body      []token
+	d         *doc // made on first use (doc)
+}
+
+// doc is the item read for matching interests and topics, made when first asked for: an item
+// scored for no interests and no topics needs none (issue 26: building it was a quarter of a
+// first import's enrichment for a user with neither).
+func (p *prepared) doc() *doc {
+	if p.d == nil {
+		p.d = newDoc(p.lang, p.titleText, p.text, p.title, p.body)
+	}
+	return p.d
 }
 
 func (e *Embedded) prepare(in app.EnrichInput) *prepared {
 	text := cleanText(cutText(in.Text, maxAnalysed))
-	p := &prepared{text: text}
+	p := &prepared{text: text, titleText: in.Title}
 	sample := text
 	if len(sample) > 3000 {
 		sample = sample[:3000]
@@ -97,7 +108,6 @@ func (e *Embedded) prepare(in app.EnrichInput) *prepared {
 	p.lang = detectLang(in.Title + " . " + sample)
 	p.title = tokenizeLang(in.Title, p.lang)
 	p.body = tokenizeLang(text, p.lang)
-	p.doc = newDoc(p.lang, in.Title, text, p.title, p.body)
 	return p
 }
 
@@ -156,7 +166,9 @@ func (e *Embedded) enrich(in app.EnrichInput, p *prepared) *app.Enrichment {
 		out.Summary = cutWords(in.Title, e.summaryWords)
 	}
 	out.Tags = e.tags(p.title, p.body, p.lang)
-	out.Topics = e.topics(in, p.doc)
+	if len(in.Topics) > 0 {
+		out.Topics = e.topics(in, p.doc())
+	}
 	if len(out.Topics) == 0 {
 		out.UsualTopics = limitStrings(in.SourceTopics, TopicLimit)
 	}

@@ -399,3 +399,42 @@ func BenchmarkEmbeddedScoreOpening(b *testing.B) {
 	}
 	b.ReportMetric(1e6*(cpuSeconds()-cpuStart)/float64(n), "cpu-µs/item") // the machine may be shared
 }
+
+// BenchmarkEmbeddedImport enriches the corpus articles as first imports of 20 items (a source's
+// first fetch) for a user with no interests and no topics, as a first ingestion scores them
+// (issue 26): "full" with their texts, "short" with their first 300 bytes, as the descriptions
+// of many feeds (and ingestbench's farm) are.
+func BenchmarkEmbeddedImport(b *testing.B) {
+	arts := corpus(b)
+	for _, bc := range []struct {
+		name string
+		max  int
+	}{{"full", 0}, {"short", 300}} {
+		b.Run(bc.name, func(b *testing.B) {
+			e := seeded(b, arts)
+			ins := make([]app.EnrichInput, len(arts))
+			for i, a := range arts {
+				text := a.text
+				if bc.max > 0 && len(text) > bc.max {
+					text = text[:bc.max]
+				}
+				ins[i] = app.EnrichInput{Title: a.title, Text: text, PublishedAt: a.pub}
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpuStart := cpuSeconds()
+			n := 0
+			for range b.N {
+				for i := 0; i < len(ins); i += 20 {
+					batch := ins[i:min(i+20, len(ins))]
+					if _, err := e.EnrichImport(ctx, batch, true); err != nil {
+						b.Fatal(err)
+					}
+					n += len(batch)
+				}
+			}
+			b.ReportMetric(float64(n)/(cpuSeconds()-cpuStart), "items/cpu-s") // the machine may be shared
+		})
+	}
+}

@@ -108,7 +108,7 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 	// as the user's term): which parts of an interest the reader cares for.
 	if m == nil && in.Interests != "" {
 		m = &matched{}
-		_, m.terms, _, _ = e.relevance(parseInterests(in.Interests), p.doc)
+		_, m.terms, _, _ = e.relevance(parseInterests(in.Interests), p.doc())
 	}
 	tf := map[string]float64{}
 	if m != nil {
@@ -118,7 +118,7 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 		// source" items raised any item saying "open").
 		for _, tm := range m.terms {
 			if tm.term.phrase && !tm.term.part && tm.term.alt == 0 && len(tm.term.words) > 1 {
-				p.doc.phraseTokens(tm.term, func(t token, title bool) {
+				p.doc().phraseTokens(tm.term, func(t token, title bool) {
 					if title {
 						tf[t.key] -= 3
 					} else {
@@ -161,7 +161,7 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 	// item about hearing is not "loss" in one about a share price; issue 25: likes on
 	// hearing-loss items promoted an IPO through "loss").
 	sense := ""
-	if v, ok := p.doc.vector(); ok {
+	if v, ok := p.doc().vector(); ok {
 		sense = "@" + strconv.Itoa(wordvec.NearestSubject(v))
 	}
 	for i, c := range cands {
@@ -208,7 +208,11 @@ type matched struct{ terms []termMatch }
 // they read the source, recency and substance. The reason names what is true of the item.
 func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int, string) {
 	specs := parseInterests(in.Interests)
-	rel, matches, strong, about := e.relevance(specs, p.doc)
+	var d *doc // relevance reads none for no interests
+	if len(specs) > 0 {
+		d = p.doc()
+	}
+	rel, matches, strong, about := e.relevance(specs, d)
 	if len(specs) == 0 && len(topics) > 0 {
 		rel, strong = 0.15*float64(len(topics)), true
 	}
@@ -374,5 +378,5 @@ func limitStrings(s []string, n int) []string {
 // Score rates an item for interests (a briefing's own focus) without summarizing or tagging it.
 func (e *Embedded) Score(in app.EnrichInput) (int, string) {
 	p := e.prepare(in)
-	return e.score(in, p, e.topics(in, p.doc))
+	return e.score(in, p, e.topics(in, p.doc()))
 }

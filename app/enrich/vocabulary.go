@@ -50,7 +50,7 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 		}
 		scores[i] = make([]float64, len(specs))
 		for j := range specs {
-			scores[i][j], _, _ = e.interestScore(&specs[j], p.doc)
+			scores[i][j], _, _ = e.interestScore(&specs[j], p.doc())
 		}
 	}
 	var out []app.InterestWords

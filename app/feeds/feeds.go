@@ -198,7 +198,7 @@ func (f *Fetcher) Fetch(ctx context.Context, req Request) (res *Result, err erro
 	if res != nil {
 		for i := range res.Items {
 			if it := &res.Items[i]; it.Text == "" {
-				it.Text = sanitizedText(it.CleanContent)
+				it.SetTextOfContent()
 			}
 		}
 	}

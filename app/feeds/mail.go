@@ -241,7 +241,7 @@ func mailToItem(h mail.Header, body mailBody, received time.Time) app.Item {
 		content = Sanitize(textToHTML(body.Text), "")
 	}
 	it.CleanContent = truncateUTF8(content, MaxContentBytes)
-	it.Text = sanitizedText(it.CleanContent)
+	it.SetTextOfContent()
 	if it.Text == "" && (body.Broken || body.Skipped > 0) {
 		it.Text = "This message has no text we can show."
 	}
