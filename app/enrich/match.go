@@ -33,7 +33,7 @@ type doc struct {
 	topicDone  bool
 	newsRank   []int // the vector ranks of readWords' distinct words (made on first use)
 	seedDone   [newsTopicCount]bool
-	seedE      [newsTopicCount]float64 // the item's closeness to each section's seeds (seedCloseness)
+	seedE      [newsTopicCount]float64 // the item's closeness to each section's seeds (seedTop2)
 	topicOK    bool
 }
 

@@ -513,7 +513,7 @@ func sectionSeedWords(k, n int) []string {
 // seedCos is the highest cosine of the word of vector rank r with section k's seeds (-1 for
 // a section without seeds). The cosines of all the vectors' words with a section's seeds are
 // worked out once, when a reader first asks for the section (60,000 × its seeds: a tenth of a
-// second here), and kept in hundredths of thousandths: 120 KB a section, where working them
+// second here), and kept in 30,000ths: 120 KB a section, where working them
 // out for each item took a third of the enrichment's time.
 func seedCos(r, k int) float32 {
 	newsTopics.seedOnce[k].Do(func() {
@@ -544,12 +544,12 @@ func seedCos(r, k int) float32 {
 // its two words' highest cosines with k's seeds, scaled from seedLo to seedHi.
 func seedReading(d *doc, k int) float64 {
 	newsTopics.once.Do(loadNewsTopics)
-	if len(newsTopics.seeds[k]) == 0 || seedHi <= 0 {
+	if len(newsTopics.seeds[k]) == 0 {
 		return 0
 	}
 	if !d.seedDone[k] {
 		d.seedDone[k] = true
-		d.seedE[k] = seedCloseness(d, k)
+		d.seedE[k] = seedTop2(d.newsRanks(), k)
 	}
 	return seedScale(d.seedE[k])
 }
@@ -557,14 +557,6 @@ func seedReading(d *doc, k int) float64 {
 // seedScale maps a seed closeness (seedTop2) to 0 at seedLo, 1 from seedHi.
 func seedScale(e float64) float64 {
 	return max(0, min(1, (e-seedLo)/(seedHi-seedLo)))
-}
-
-// seedCloseness is the mean of the item's two words' highest cosines with k's seeds.
-func seedCloseness(d *doc, k int) float64 {
-	if len(newsTopics.seeds[k]) == 0 {
-		return -1
-	}
-	return seedTop2(d.newsRanks(), k)
 }
 
 // seedTop2 is the mean of the two highest seedCos of words (vector ranks) with section k.
