@@ -41,8 +41,26 @@ import (
 
 	_ "modernc.org/sqlite"
 
+	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/feeds/feedtest"
+	mdsqlite "github.com/morningdeck/morningdeck/sqlite"
 )
+
+// interests are the user's interests (-interests), one a line; empty for none.
+var interests string
+
+// setInterests sets the local user's interests in the database the import made, through the
+// app's own settings service, before the server opens it.
+func setInterests(dbPath, lines string) error {
+	ctx := context.Background()
+	db, err := mdsqlite.Open(ctx, mdsqlite.Options{Path: dbPath})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	_, err = (&app.UserSettings{Store: db}).Update(ctx, 1, app.SettingsUpdate{Interests: &lines})
+	return err
+}
 
 func main() {
 	feeds := flag.Int("feeds", 1000, "feeds in the farm")
@@ -54,6 +72,7 @@ func main() {
 	keep := flag.Bool("keep", false, "keep the data directories and server logs (their place is printed)")
 	cycles := flag.Int("cycles", 3, "all-304 cycles per round (the round reports their median time and mean CPU)")
 	flag.StringVar(&yarrBin, "yarr", "", "also run yarr (the path of a yarr binary, such as the peers folder of the shared material has) on the same farm after each round: its first ingestion's time, CPU, peak RSS and database bytes an item")
+	flag.StringVar(&interests, "interests", "", `the user's interests, separated by ";" ("sports;world news;Go programming"), set before the server starts: the enricher then reads every item for them, as a reader's does (default: none)`)
 	flag.BoolVar(&observe, "observe", false, "during the first ingestion, keep the Sources page open as a browser does (its live list polled every 2 s, revalidated by ETag) and the Queues page (every 3 s)")
 	flag.Parse()
 	if err := run(*feeds, *items, *hosts, *rounds, *cycles, *bin, *limit, *keep); err != nil {
@@ -190,6 +209,11 @@ func round(work, bin string, feeds, items, hosts, n, cycles int, limit time.Dura
 	dbPath := filepath.Join(dir, "data", "morningdeck", "morningdeck.db")
 	if _, err := os.Stat(dbPath); err != nil {
 		return res, fmt.Errorf("the database is not where expected: %w", err)
+	}
+	if interests != "" {
+		if err := setInterests(dbPath, strings.ReplaceAll(interests, ";", "\n")); err != nil {
+			return res, err
+		}
 	}
 
 	port, err := freePort()
