@@ -159,17 +159,28 @@ func broadFeedback(t testing.TB, split string, heldOut bool) (before, after map[
 // ok is false when no relevant item remains.
 func feedbackRun(t testing.TB, e *enrich.Embedded, items []evalItem, interest string, rel map[string]int, now time.Time) (before, after float64, ok bool) {
 	r := rank(t, e, items, interest, rel, now, nil)
+	model, rest := actOnFirst(e, items, r, interest, now, func(rel int) taste.Signal {
+		if rel > 0 {
+			return taste.SignalMoreLikeThis
+		}
+		return taste.SignalLessLikeThis
+	})
+	before = ndcgAt(rank(t, e, rest, interest, rel, now, nil), 10)
+	after = ndcgAt(rank(t, e, rest, interest, rel, now, func(in *app.EnrichInput) { in.Taste = model }), 10)
+	return before, after, hasRelevant(rest, rel)
+}
+
+// actOnFirst is a reader acting on every other item of the first 40 of ranking r (20 actions,
+// each item's signal by its relevance) for interest: the model learned from them, and the items
+// not acted on.
+func actOnFirst(e *enrich.Embedded, items []evalItem, r []ranked, interest string, now time.Time, signal func(rel int) taste.Signal) (*taste.Model, []evalItem) {
 	model := taste.NewModel()
 	acted := map[string]bool{}
 	for i := 0; i < 40 && i < len(r); i += 2 {
 		x := r[i]
 		acted[x.item.link] = true
 		keys, labs := e.Features(x.item.input(interest, now), nil)
-		sig := taste.SignalLessLikeThis
-		if x.rel > 0 {
-			sig = taste.SignalMoreLikeThis
-		}
-		model.Learn(sig, keys, labs)
+		model.Learn(signal(x.rel), keys, labs)
 	}
 	var rest []evalItem
 	for _, it := range items {
@@ -177,9 +188,7 @@ func feedbackRun(t testing.TB, e *enrich.Embedded, items []evalItem, interest st
 			rest = append(rest, it)
 		}
 	}
-	before = ndcgAt(rank(t, e, rest, interest, rel, now, nil), 10)
-	after = ndcgAt(rank(t, e, rest, interest, rel, now, func(in *app.EnrichInput) { in.Taste = model }), 10)
-	return before, after, hasRelevant(rest, rel)
+	return model, rest
 }
 
 // TestBroadFeedbackEval: 20 feedback actions on broad interests, whose rankings leave room to

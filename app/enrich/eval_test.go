@@ -252,21 +252,15 @@ func TestRankingEval(t *testing.T) {
 	for _, name := range names {
 		l := labels.Interests[name]
 		r := rank(t, e, items, name, l.Relevant, now, nil)
-		model := taste.NewModel()
-		acted := map[string]bool{}
-		for i := 0; i < 40 && i < len(r); i += 2 {
-			x := r[i]
-			acted[x.item.link] = true
-			keys, labs := e.Features(x.item.input(name, now), nil)
-			sig := taste.SignalLessLikeThis
-			switch x.rel {
+		model, rest := actOnFirst(e, items, r, name, now, func(rel int) taste.Signal {
+			switch rel {
 			case 2:
-				sig = taste.SignalMoreLikeThis
+				return taste.SignalMoreLikeThis
 			case 1:
-				sig = taste.SignalOpened
+				return taste.SignalOpened
 			}
-			model.Learn(sig, keys, labs)
-		}
+			return taste.SignalLessLikeThis
+		})
 		// The model goes through JSON, as the pipeline stores it.
 		b, err := json.Marshal(model)
 		if err != nil {
@@ -275,12 +269,6 @@ func TestRankingEval(t *testing.T) {
 		stored, err := taste.ParseModel(b)
 		if err != nil {
 			t.Fatal(err)
-		}
-		var rest []evalItem
-		for _, it := range items {
-			if !acted[it.link] {
-				rest = append(rest, it)
-			}
 		}
 		before := ndcgAt(rank(t, e, rest, name, l.Relevant, now, nil), 10)
 		withModel := rank(t, e, rest, name, l.Relevant, now, func(in *app.EnrichInput) { in.Taste = stored })
