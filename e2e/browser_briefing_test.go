@@ -119,8 +119,12 @@ func TestBrowserBriefingCardAndForm(t *testing.T) {
 	if err := chromedp.Run(ctx,
 		chromedp.SendKeys(`#b-name`, "Tokyo morning", chromedp.ByQuery),
 		chromedp.SendKeys(`#b-email`, "ann@example.com, bob@example.com", chromedp.ByQuery),
-		chromedp.Click(`[data-testid=create-briefing]`, chromedp.ByQuery),
-		chromedp.WaitVisible(`[data-testid=briefing]`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	follow(t, ctx, "the new briefing's card", visibleJS(`[data-testid=briefing]`),
+		chromedp.Click(`[data-testid=create-briefing]`, chromedp.ByQuery))
+	if err := chromedp.Run(ctx,
 		chromedp.Text(`[data-testid=briefing-recipients]`, &recipients, chromedp.ByQuery),
 		chromedp.Text(`[data-testid=last-run]`, &last, chromedp.ByQuery),
 	); err != nil {

@@ -399,9 +399,9 @@ func TestBrowserReading(t *testing.T) {
 
 		// Open the first result: the item page shows it and marks it read.
 		var readPressed string
+		follow(t, ctx, "the item's page", visibleJS(`[data-testid=item-page]`),
+			chromedp.Click(`[data-testid=item-title]`, chromedp.ByQuery))
 		if err := chromedp.Run(ctx,
-			chromedp.Click(`[data-testid=item-title]`, chromedp.ByQuery),
-			chromedp.WaitVisible(`[data-testid=item-page]`, chromedp.ByQuery),
 			chromedp.AttributeValue(`[data-testid=toggle-read]`, "aria-pressed", &readPressed, nil, chromedp.ByQuery),
 		); err != nil {
 			t.Fatal(err)
