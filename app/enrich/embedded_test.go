@@ -400,16 +400,22 @@ func BenchmarkEmbeddedScoreOpening(b *testing.B) {
 	b.ReportMetric(1e6*(cpuSeconds()-cpuStart)/float64(n), "cpu-µs/item") // the machine may be shared
 }
 
+// benchImportInterests are the interests of ingestbench's measured reader (`-interests
+// "sports;world news;technology;Go programming"`, BENCHMARKS.md).
+const benchImportInterests = "sports\nworld news\ntechnology\nGo programming"
+
 // BenchmarkEmbeddedImport enriches the corpus articles as first imports of 20 items (a source's
 // first fetch) for a user with no interests and no topics, as a first ingestion scores them
 // (issue 26): "full" with their texts, "short" with their first 300 bytes, as the descriptions
-// of many feeds (and ingestbench's farm) are.
+// of many feeds (and ingestbench's farm) are; "short-interests" as "short" for a reader with
+// ingestbench's four interests.
 func BenchmarkEmbeddedImport(b *testing.B) {
 	arts := corpus(b)
 	for _, bc := range []struct {
-		name string
-		max  int
-	}{{"full", 0}, {"short", 300}} {
+		name      string
+		max       int
+		interests string
+	}{{"full", 0, ""}, {"short", 300, ""}, {"short-interests", 300, benchImportInterests}} {
 		b.Run(bc.name, func(b *testing.B) {
 			e := seeded(b, arts)
 			ins := make([]app.EnrichInput, len(arts))
@@ -418,7 +424,7 @@ func BenchmarkEmbeddedImport(b *testing.B) {
 				if bc.max > 0 && len(text) > bc.max {
 					text = text[:bc.max]
 				}
-				ins[i] = app.EnrichInput{Title: a.title, Text: text, PublishedAt: a.pub}
+				ins[i] = app.EnrichInput{Title: a.title, Text: text, PublishedAt: a.pub, Interests: bc.interests}
 			}
 			ctx := context.Background()
 			b.ReportAllocs()

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/morningdeck/morningdeck/app/wordindex"
 	"github.com/morningdeck/morningdeck/app/wordvec"
 )
 
@@ -67,6 +68,7 @@ var newsTopics struct {
 	seedWords [newsTopicCount][]string // the one-word seeds, as written
 	seedOnce  [newsTopicCount]sync.Once
 	seedTab   [newsTopicCount][]int16 // seedCos of each vector rank, in 30,000ths
+	index     *wordindex.Index        // the words' positions by hash (64 KB)
 }
 
 type nearWord struct {
@@ -79,9 +81,8 @@ func newsWordAt(i int) string { return newsTopics.blob[newsTopics.offs[i]:newsTo
 // newsWord is w's log-probabilities in each topic (hundredths); ok is false for a word the
 // model does not know.
 func newsWord(w string) (row []int16, ok bool) {
-	n := len(newsTopics.offs) - 1
-	i := sort.Search(n, func(i int) bool { return newsWordAt(i) >= w })
-	if i == n || newsWordAt(i) != w {
+	i := newsTopics.index.Find(w)
+	if i < 0 {
 		return nil, false
 	}
 	return newsTopics.vals[i*newsTopicCount : (i+1)*newsTopicCount], true
@@ -124,6 +125,7 @@ var (
 
 func loadNewsTopics() {
 	newsTopics.offs = []uint32{0}
+	newsTopics.index = wordindex.New(0, nil)
 	zr, err := gzip.NewReader(bytes.NewReader(newsTopicsGz))
 	if err != nil {
 		return
@@ -173,6 +175,7 @@ func loadNewsTopics() {
 	newsTopics.offs = slices.Clip(newsTopics.offs)
 	newsTopics.vals = slices.Clip(newsTopics.vals)
 	newsTopics.near = slices.Clip(newsTopics.near)
+	newsTopics.index = wordindex.New(len(newsTopics.offs)-1, newsWordAt)
 }
 
 // newsTopicOf is the probability of each topic for words (NewsWords of a text), each distinct

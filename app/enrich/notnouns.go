@@ -2,9 +2,10 @@ package enrich
 
 import (
 	_ "embed"
-	"sort"
 	"strings"
 	"sync"
+
+	"github.com/morningdeck/morningdeck/app/wordindex"
 )
 
 // notNounsText is notnouns.txt: English words that are never nouns (WordNet 3.0; see
@@ -13,8 +14,8 @@ import (
 //go:embed notnouns.txt
 var notNounsText string
 
-// notNounLines are the offsets of notnouns.txt's words, for a binary search over the embedded
-// text itself (50 KB, made on first use).
+// notNounLines are the offsets of notnouns.txt's words in the embedded text itself (50 KB,
+// made on first use).
 var notNounLines = sync.OnceValue(func() []uint32 {
 	var at []uint32
 	for i := 0; i < len(notNounsText); {
@@ -40,8 +41,10 @@ func notNounAt(at uint32) string {
 
 // notNoun reports whether an English word (lower case) is never a noun: "patched", "compared",
 // "faster". Words WordNet does not know (names, codes, other languages) are not judged.
-func notNoun(w string) bool {
+func notNoun(w string) bool { return notNounIndex().Find(w) >= 0 }
+
+// notNounIndex finds a word among notnouns.txt's by hash (64 KB, made on first use).
+var notNounIndex = sync.OnceValue(func() *wordindex.Index {
 	lines := notNounLines()
-	i := sort.Search(len(lines), func(i int) bool { return notNounAt(lines[i]) >= w })
-	return i < len(lines) && notNounAt(lines[i]) == w
-}
+	return wordindex.New(len(lines), func(i int) string { return notNounAt(lines[i]) })
+})

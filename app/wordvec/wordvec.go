@@ -18,6 +18,10 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"math"
+	"sync"
+	"unsafe"
+
+	"github.com/morningdeck/morningdeck/app/wordindex"
 )
 
 // Dim is the number of dimensions of a vector.
@@ -60,24 +64,17 @@ func word(r int) []byte {
 func Word(r int) string { return string(word(r)) }
 
 // Rank is w's frequency rank (0: the most frequent), -1 when w has no vector. w is looked up
-// as given: lower case, as the vectors' words are.
-func Rank(w string) int {
-	lo, hi := 0, count
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if string(word(int(le.Uint16(data[sortedAt+2*m:])))) < w {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	if lo < count {
-		if r := int(le.Uint16(data[sortedAt+2*lo:])); string(word(r)) == w {
-			return r
-		}
-	}
-	return -1
-}
+// as given: lower case, as the vectors' words are. A hash look-up (the index is made on the
+// first, 256 KB): the binary search it replaced cost ten times as much.
+func Rank(w string) int { return index().Find(w) }
+
+var index = sync.OnceValue(func() *wordindex.Index {
+	return wordindex.New(count, func(r int) string {
+		// The word where it lies in the embedded file, which nothing writes: no copy.
+		b := word(r)
+		return unsafe.String(unsafe.SliceData(b), len(b))
+	})
+})
 
 // AddTo adds weight × the vector of rank r to v.
 func AddTo(v *Vector, r int, weight float32) {
