@@ -79,6 +79,11 @@ func fineScores(t testing.TB, split string, log bool) (n float64, per map[string
 		ni := ndcgAt(r, 10)
 		per[fi.interest] = ni
 		n += ni
+		if show := os.Getenv("FINE_SHOW"); show != "" && strings.Contains(fi.interest, show) {
+			for i, x := range r[:15] {
+				t.Logf("   %2d %3d rel %d %-60.60q %.70s", i+1, x.score, x.rel, x.item.title, x.why)
+			}
+		}
 		if log {
 			t.Logf("%-8s %-30q relevant %4d  P@10 %.2f NDCG@10 %.2f  first: %.50q (%.60s)", split, fi.interest, len(rel), precisionAt(r, 10), ni, r[0].item.title, r[0].why)
 		}
