@@ -161,19 +161,20 @@ func countItems(t *testing.T, dir, status string) int {
 }
 
 // mailbox is a real SMTP server in the test process; hangFirst makes the first message's DATA
-// block until the client goes away.
+// block, without an answer, until the test ends: the client that sent it is killed meanwhile.
 type mailbox struct {
 	addr      string
 	mu        sync.Mutex
 	got       []string
 	hangFirst atomic.Bool
 	hung      chan struct{}
+	release   chan struct{} // closed when the test ends
 	n         atomic.Int64
 }
 
 func newMailbox(t *testing.T) *mailbox {
 	t.Helper()
-	m := &mailbox{hung: make(chan struct{})}
+	m := &mailbox{hung: make(chan struct{}), release: make(chan struct{})}
 	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &mailboxSession{m: m}, nil }))
 	srv.Domain, srv.AllowInsecureAuth = "localhost", true
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -183,6 +184,7 @@ func newMailbox(t *testing.T) *mailbox {
 	m.addr = l.Addr().String()
 	go func() { _ = srv.Serve(l) }()
 	t.Cleanup(func() { _ = srv.Close() })
+	t.Cleanup(func() { close(m.release) }) // first: a hung DATA returns before the server closes
 	return m
 }
 
@@ -199,7 +201,11 @@ func (s *mailboxSession) Rcpt(string, *smtp.RcptOptions) error { return nil }
 func (s *mailboxSession) Data(r io.Reader) error {
 	if s.m.n.Add(1) == 1 && s.m.hangFirst.Load() {
 		close(s.m.hung)
-		_, _ = io.Copy(io.Discard, r) // until the killed client's connection drops
+		_, _ = io.Copy(io.Discard, r)
+		// No answer until the test ends: the client must not learn that this attempt failed
+		// (an answer before the kill recorded a retry 24–36 s later, past the test's wait for
+		// the restarted server's delivery; CI failed once so).
+		<-s.m.release
 		return &smtp.SMTPError{Code: 451, Message: "connection lost"}
 	}
 	b, _ := io.ReadAll(r)
