@@ -82,6 +82,7 @@ type labelFile struct {
 	Interests map[string]struct {
 		HeldOut  bool           `json:"held_out"`
 		Relevant map[string]int `json:"relevant"`
+		Added    int            `json:"added"` // the session that added it; 0 for the first twelve
 	} `json:"interests"`
 }
 
@@ -185,6 +186,11 @@ func TestRankingEval(t *testing.T) {
 	var sumP, sumN, sumR float64
 	var heldN, heldK float64
 	var claims, trueClaims, relevantN, toldNoMatch int
+	// The first twelve interests (Added 0), on which the floors below were set; the interests
+	// of one or two words added in session 17 ("privacy", "smartphones", …) are reported with
+	// them and have floors of their own.
+	var firstP, firstN, firstHeldN, firstHeldK, firstK float64
+	var firstClaims, firstTrue int
 	t.Logf("%-58s %6s %6s %6s %s", "interest", "P@10", "RP@10", "NDCG", "top 3")
 	for _, name := range names {
 		l := labels.Interests[name]
@@ -202,6 +208,12 @@ func TestRankingEval(t *testing.T) {
 		sumP += p
 		sumN += n
 		sumR += rp
+		first := l.Added == 0
+		if first {
+			firstP += p
+			firstN += n
+			firstK++
+		}
 		for _, x := range r {
 			if x.rel > 0 {
 				relevantN++
@@ -214,6 +226,12 @@ func TestRankingEval(t *testing.T) {
 				if x.rel > 0 {
 					trueClaims++
 				}
+				if first {
+					firstClaims++
+					if x.rel > 0 {
+						firstTrue++
+					}
+				}
 			}
 		}
 		held := ""
@@ -221,6 +239,10 @@ func TestRankingEval(t *testing.T) {
 			held = " (held out)"
 			heldN += n
 			heldK++
+			if first {
+				firstHeldN += n
+				firstHeldK++
+			}
 		}
 		var top []string
 		for i := 0; i < 3; i++ {
@@ -239,6 +261,7 @@ func TestRankingEval(t *testing.T) {
 	k := float64(len(names))
 	share := float64(trueClaims) / float64(max(claims, 1))
 	t.Logf("held-out interests: NDCG@10 %.4f (%d); development: %.4f", heldN/max(heldK, 1), int(heldK), (sumN-heldN)/(k-heldK))
+	t.Logf("the first twelve: held-out NDCG@10 %.4f (%d); development: %.4f", firstHeldN/max(firstHeldK, 1), int(firstHeldK), (firstN-firstHeldN)/max(firstK-firstHeldK, 1))
 	t.Logf("mean P@10 %.4f, R-precision@10 %.4f, NDCG@10 %.4f, %d of %d %q reasons on relevant items (%.0f%%), %d of %d relevant items told \"No match\"",
 		sumP/k, sumR/k, sumN/k, trueClaims, claims, matchClaim, 100*share, toldNoMatch, relevantN)
 
@@ -248,6 +271,7 @@ func TestRankingEval(t *testing.T) {
 	var sumBefore, sumAfter float64
 	var counted int
 	var heldBefore, heldAfter, heldCounted, worstFall float64
+	var firstBefore, firstAfter, firstCounted float64
 	t.Logf("%-58s %8s %8s %s", "after 20 feedback actions", "NDCG", "with it", "reason of the new first item")
 	for _, name := range names {
 		l := labels.Interests[name]
@@ -281,6 +305,11 @@ func TestRankingEval(t *testing.T) {
 		sumBefore += before
 		sumAfter += after
 		worstFall = max(worstFall, before-after)
+		if l.Added == 0 {
+			firstCounted++
+			firstBefore += before
+			firstAfter += after
+		}
 		if l.HeldOut {
 			heldCounted++
 			heldBefore += before
@@ -303,9 +332,12 @@ func TestRankingEval(t *testing.T) {
 	// with the concept lexicon and the interest terms learned).
 	// Session 11: 0.875 (0.856 without the model), the statistics no longer fitted to the
 	// collection (one score for one text) and a word counted in the item's sense; see below.
+	// Checked on the first twelve interests (the floor's own set).
 	const floorAfter = 0.87
-	if counted == 0 || meanAfter < meanBefore+0.01 || meanAfter < floorAfter {
-		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest enough: %.3f -> %.3f (floor %.2f)", meanBefore, meanAfter, floorAfter)
+	fb, fa := firstBefore/max(firstCounted, 1), firstAfter/max(firstCounted, 1)
+	t.Logf("feedback, the first twelve: %.4f -> %.4f (%d)", fb, fa, int(firstCounted))
+	if firstCounted == 0 || fa < fb+0.01 || fa < floorAfter {
+		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest enough: %.3f -> %.3f (floor %.2f)", fb, fa, floorAfter)
 	}
 	// Floors: the figures when they were last raised (before this work: P@10 0.49, NDCG@10 0.59,
 	// 27 % true reasons). Raise them when the ranking improves; never lower them.
@@ -320,8 +352,18 @@ func TestRankingEval(t *testing.T) {
 	// 0.885), the held-out ones held (0.920 → 0.913), and a first import now scores as the queue
 	// does (TestScoreSameByPath). The held-out floor is the one that matters.
 	const floorP, floorN, floorShare, floorHeldOut = 0.78, 0.88, 0.90, 0.90
-	if sumP/k < floorP || sumN/k < floorN || share < floorShare || heldN/max(heldK, 1) < floorHeldOut {
-		t.Fatalf("the ranking got worse: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f), held-out NDCG@10 %.3f (floor %.2f)",
-			sumP/k, floorP, sumN/k, floorN, share, floorShare, heldN/max(heldK, 1), floorHeldOut)
+	firstShare := float64(firstTrue) / float64(max(firstClaims, 1))
+	if firstP/firstK < floorP || firstN/firstK < floorN || firstShare < floorShare || firstHeldN/max(firstHeldK, 1) < floorHeldOut {
+		t.Fatalf("the ranking got worse on the first twelve: P@10 %.3f (floor %.2f), NDCG@10 %.3f (floor %.2f), true reasons %.2f (floor %.2f), held-out NDCG@10 %.3f (floor %.2f)",
+			firstP/firstK, floorP, firstN/firstK, floorN, firstShare, floorShare, firstHeldN/max(firstHeldK, 1), floorHeldOut)
+	}
+	// Session 17: all twenty interests, with the lone subjects read as themselves rather than
+	// as their news topic (newsSubjectGain): held-out NDCG@10 0.646 (seven interests; 0.566
+	// before), development 0.732 (0.678 before). The floors sit just under; raise them when
+	// the ranking improves, never lower them.
+	const floorAllHeldOut, floorAllDev = 0.62, 0.71
+	if heldN/max(heldK, 1) < floorAllHeldOut || (sumN-heldN)/(k-heldK) < floorAllDev {
+		t.Fatalf("the ranking got worse on all twenty interests: held-out NDCG@10 %.3f (floor %.2f), development %.3f (floor %.2f)",
+			heldN/max(heldK, 1), floorAllHeldOut, (sumN-heldN)/(k-heldK), floorAllDev)
 	}
 }

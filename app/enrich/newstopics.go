@@ -251,7 +251,9 @@ func NewsWords(s string) []string {
 func (d *doc) newsTopic() ([newsTopicCount]float64, bool) {
 	if !d.topicDone {
 		d.topicDone = true
-		d.topic, d.topicOK = newsTopicOf(d.newsWords())
+		if d.english() {
+			d.topic, d.topicOK = newsTopicOf(d.newsWords())
+		}
 	}
 	return d.topic, d.topicOK
 }
