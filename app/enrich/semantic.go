@@ -172,22 +172,6 @@ func (d *doc) vector() (*wordvec.Vector, bool) {
 	return &d.vec, d.vecOK
 }
 
-// english reports whether the item is in English, or in no language the stop words tell (a
-// short title): the word vectors and the news-topic model know English words only, and read
-// a German or French text by the few of its words that are spelled like English ones ("die",
-// "hat", "est" — an item about time zones was about photography through "hat" and "die").
-// An item in another language is matched by the interest's words and the lexicon's forms of
-// them in its language. The language of a headline alone is a guess from a handful of words ("dies", "a": a
-// third of the short English headlines of a news sample looked Spanish or German), so a text
-// without a body of langSure words is read whatever its guess.
-func (d *doc) english() bool {
-	return d.lang == langEN || d.lang == langOther || len(d.seq)-d.seqTitleN < langSure
-}
-
-// langSure is how many words of body make an item's language sure enough to stop reading it
-// as English.
-const langSure = 20
-
 // semWord is a distinct word of an item that has a vector, how much it weighs in the item
 // (title words three times), in the order the item has them.
 type semWord struct {
