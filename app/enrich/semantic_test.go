@@ -104,3 +104,35 @@ func BenchmarkPrefilterBroad(b *testing.B) {
 		})
 	}
 }
+
+// TestLoneSubjectIsNotItsTopic: an interest of one subject that is a part of a news topic
+// ("privacy", "smartphones" of technology) is read as itself. Read as the whole topic, every
+// technology post scored 90–91 for "privacy", above the items that say it (issue 25; NDCG@10
+// of "privacy" 0.09 on the labelled feeds, 0.79 since).
+func TestLoneSubjectIsNotItsTopic(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	score := func(interests, title, text string) (int, string) {
+		t.Helper()
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	for _, tc := range []struct{ interest, on, onText, off, offText string }{
+		{"privacy",
+			"Regulator fines Facebook over users' privacy", "The data protection authority said the company shared personal data with advertisers without consent.",
+			"A silly smart contract bug", "The contract's withdraw function checked the balance after sending the funds, so a caller could drain it. The fix moves the check before the transfer; the miner fees were refunded."},
+		{"smartphones",
+			"Motorola's new Android smartphone costs 299 euros", "The phone has a 6.2-inch screen, two cameras and a battery that lasts two days.",
+			"Fixing the certificate store on Alpine Linux", "After the upgrade the server's TLS clients failed; the certificates directory had moved, and a symlink restored it."},
+	} {
+		on, why := score(tc.interest, tc.on, tc.onText)
+		off, offWhy := score(tc.interest, tc.off, tc.offText)
+		t.Logf("%-12s %3d %q / %3d %q", tc.interest, on, why, off, offWhy)
+		if on <= off || off >= 60 {
+			t.Errorf("%q: %q scored %d (%s), %q %d (%s): a post of the topic, not of the subject, must stay under 60 and under the item about it",
+				tc.interest, tc.on, on, why, tc.off, off, offWhy)
+		}
+	}
+}
