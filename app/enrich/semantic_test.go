@@ -14,15 +14,7 @@ import (
 // above items of other topics, and the reason names the subject and the item's words that make
 // it so ("About health: …", or "Loosely related to entertainment: …" when the closeness is weak). A name or a phrase is not read this way ("Go" stays the language).
 func TestBroadInterestFindsItsTopic(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	score := func(interests, title, text string) (int, string) {
-		t.Helper()
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	score := scorer(t)
 	for _, tc := range []struct {
 		interest, on, onText, off, offText, reasonHas string
 	}{
@@ -110,15 +102,7 @@ func BenchmarkPrefilterBroad(b *testing.B) {
 // technology post scored 90–91 for "privacy", above the items that say it (issue 25; NDCG@10
 // of "privacy" 0.09 on the labelled feeds, 0.79 since).
 func TestLoneSubjectIsNotItsTopic(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	score := func(interests, title, text string) (int, string) {
-		t.Helper()
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	score := scorer(t)
 	for _, tc := range []struct{ interest, on, onText, off, offText string }{
 		{"privacy",
 			"Regulator fines Facebook over users' privacy", "The data protection authority said the company shared personal data with advertisers without consent.",
@@ -134,5 +118,18 @@ func TestLoneSubjectIsNotItsTopic(t *testing.T) {
 			t.Errorf("%q: %q scored %d (%s), %q %d (%s): a post of the topic, not of the subject, must stay under 60 and under the item about it",
 				tc.interest, tc.on, on, why, tc.off, off, offWhy)
 		}
+	}
+}
+
+// scorer scores a title and text for interests with a new embedded enricher: its score and reason.
+func scorer(t *testing.T) func(interests, title, text string) (int, string) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	return func(interests, title, text string) (int, string) {
+		t.Helper()
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
 	}
 }
