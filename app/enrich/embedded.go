@@ -83,6 +83,7 @@ type prepared struct {
 	text      string // without boilerplate
 	titleText string
 	lang      int
+	langSure  bool // the stop words leave no doubt of lang (langEvidence)
 	title     []token
 	body      []token
 	d         *doc // made on first use (doc)
@@ -94,6 +95,7 @@ type prepared struct {
 func (p *prepared) doc() *doc {
 	if p.d == nil {
 		p.d = newDoc(p.lang, p.titleText, p.text, p.title, p.body)
+		p.d.langSure = p.langSure
 	}
 	return p.d
 }
@@ -105,7 +107,9 @@ func (e *Embedded) prepare(in app.EnrichInput) *prepared {
 	if len(sample) > 3000 {
 		sample = sample[:3000]
 	}
-	p.lang = detectLang(in.Title + " . " + sample)
+	var hits int
+	p.lang, hits = langEvidence(in.Title + " . " + sample)
+	p.langSure = hits > 0
 	p.title = tokenizeLang(in.Title, p.lang)
 	p.body = tokenizeLang(text, p.lang)
 	return p

@@ -63,6 +63,15 @@ var stopLangs = func() map[string]uint16 {
 // at the first 400 words. It returns langOther when no language has at least 3 hits and 5 % of
 // the words.
 func detectLang(text string) int {
+	l, _ := langEvidence(text)
+	return l
+}
+
+// langEvidence is detectLang's language and how many of text's words are stop words of that
+// language only when it is sure of it: at least langSureHits of them, twice as many as any
+// other language has (0 otherwise). A headline's one or two stop words ("dies", "a") are a
+// guess; a sentence's are not.
+func langEvidence(text string) (int, int) {
 	var hits [numLangs]int
 	n := 0
 	start := -1
@@ -105,12 +114,20 @@ func detectLang(text string) int {
 	}
 	if best == langOther || hits[best] < 3 && hits[best]*4 < n || float64(hits[best]) < 0.05*float64(n) {
 		if best != langOther && n <= 12 && hits[best] >= 1 {
-			return best // a title: one stop word is all there is
+			return best, 0 // a title: one stop word is all there is
 		}
-		return langOther
+		return langOther, 0
 	}
-	return best
+	for l := langEN; l < numLangs; l++ {
+		if l != best && 2*hits[l] > hits[best] || hits[best] < langSureHits {
+			return best, 0
+		}
+	}
+	return best, hits[best]
 }
+
+// langSureHits is how many stop words of one language make langEvidence sure of it.
+const langSureHits = 3
 
 // stemCache remembers stems; words repeat across items, and the Snowball stemmers are the
 // costliest step of tokenizing. It stops growing at stemCacheLimit entries, and the words met

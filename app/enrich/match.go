@@ -15,6 +15,7 @@ const titleWeight = 3
 // doc is an item prepared for matching.
 type doc struct {
 	lang       int
+	langSure   bool // the language is certain (prepared.langSure), not a headline's guess
 	titleText  string
 	bodyText   string
 	dl         float64

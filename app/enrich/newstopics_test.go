@@ -1,6 +1,10 @@
 package enrich
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/morningdeck/morningdeck/app"
+)
 
 // TestNewsTopics: the news-topic model reads what a headline is about without the topic's
 // word, and an interest is read by topic only when it is a topic as a whole.
@@ -49,5 +53,28 @@ func TestNewsTopics(t *testing.T) {
 		if topical != c.topical {
 			t.Errorf("%q read by topic: %v, want %v", c.interest, topical, c.topical)
 		}
+	}
+}
+
+// TestNewsTopicsReadEnglishOnly: the news-topic model knows English headlines' words; a German
+// item whose one-sentence description leaves no doubt of its language is not read by them
+// ("hat", "die" are false friends: a court ruling on a nuclear plant was "related to
+// photography: hat"), while an English headline whose few stop words look German ("dies") is.
+func TestNewsTopicsReadEnglishOnly(t *testing.T) {
+	e := NewEmbedded(EmbeddedOptions{})
+	de := e.prepare(app.EnrichInput{Title: "Atomkraft: Gericht kippt Schließungs-Dekret für Fessenheim",
+		Text: "Der Conseil d'État hat zu Gunsten der Gemeinde Fessenheim und der Gewerkschaften entschieden."})
+	if d := de.doc(); d.lang != langDE || d.english() {
+		t.Errorf("a German item with a sentence of body: language %d, read as English %v", d.lang, d.english())
+	}
+	if _, ok := de.doc().newsTopic(); ok {
+		t.Error("the news-topic model read a German item")
+	}
+	en := e.prepare(app.EnrichInput{Title: "Actor dies at 90 in a Paris hospital"})
+	if d := en.doc(); !d.english() {
+		t.Errorf("an English headline (language guessed %d) is not read as English", d.lang)
+	}
+	if _, ok := en.doc().newsTopic(); !ok {
+		t.Error("the news-topic model did not read an English headline")
 	}
 }
