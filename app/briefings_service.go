@@ -394,7 +394,9 @@ func (s *Briefings) rank(ctx context.Context, b *Briefing, items []*Item, intere
 	score := func(idx []int) {
 		parallel(len(idx), func(k int) {
 			c := &cands[idx[k]]
-			c.score, c.reason = s.Ranker.Score(EnrichInput{Title: c.it.Title, Text: c.it.Text, PublishedAt: c.it.PublishedAt, Interests: focus, Now: runAt})
+			in := c.it.enrichInput()
+			in.Interests, in.Now = focus, runAt
+			c.score, c.reason = s.Ranker.Score(in)
 		})
 	}
 	if len(rescore) > prefilterFrom {

@@ -31,6 +31,9 @@ type EnrichInput struct {
 	SourceAffinity float64
 	// Taste is what the user's feedback taught (a per-user model, taste.Model); nil: nothing yet.
 	Taste Taste
+	// Audio: the item carries an audio file (an enclosure of type audio/…): a podcast episode,
+	// which seldom says so (Item.Audio).
+	Audio bool
 }
 
 // Taste adjusts a score by what a user's feedback taught. Features are an item's terms

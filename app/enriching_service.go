@@ -187,11 +187,10 @@ func (e *Enriching) Process(ctx context.Context, a Attempt, itemID int64, staleA
 			text, extracted = t, t
 		}
 	}
-	enrichIn := EnrichInput{
-		Title: it.Title, Text: text, Link: it.Link, Author: it.Author, SourceName: it.SourceName, PublishedAt: it.PublishedAt,
-		Now: ClockOrSystem(e.Clock).Now(), Interests: in.Settings.Interests, Topics: in.Settings.Topics,
-		SourceTopics: in.SourceTopics, SourceAffinity: in.SourceAffinity,
-	}
+	enrichIn := it.enrichInput()
+	enrichIn.Text, enrichIn.Now = text, ClockOrSystem(e.Clock).Now()
+	enrichIn.Interests, enrichIn.Topics = in.Settings.Interests, in.Settings.Topics
+	enrichIn.SourceTopics, enrichIn.SourceAffinity = in.SourceTopics, in.SourceAffinity
 	enrichIn.Taste, _ = e.tasteFor(ctx, it.UserID)
 	enricher := e.Enrichers.EnricherFor(in.Settings)
 	res, err := enricher.Enrich(ctx, enrichIn)
@@ -258,8 +257,8 @@ func (e *Enriching) Try(ctx context.Context, userID, id int64) (*Item, *Enrichme
 		return nil, nil, err
 	}
 	enricher := e.Enrichers.EnricherFor(s)
-	in := EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
-		SourceName: it.SourceName, PublishedAt: it.PublishedAt, Interests: s.Interests, Topics: s.Topics}
+	in := it.enrichInput()
+	in.Interests, in.Topics = s.Interests, s.Topics
 	// The same input processing gives, so what this shows is what would be stored.
 	if e.Scoring != nil {
 		if in.SourceTopics, in.SourceAffinity, err = e.Scoring.SourceContext(ctx, it.SourceID, it.ID); err != nil {

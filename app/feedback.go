@@ -173,8 +173,9 @@ func (f *Feedback) Record(ctx context.Context, userID, itemID int64, signal stri
 	if err != nil {
 		return err
 	}
-	keys, labels := f.Trainer.Features(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
-		SourceName: it.SourceName, PublishedAt: it.PublishedAt, Interests: settings.Interests}, topics)
+	in := it.enrichInput()
+	in.Interests = settings.Interests
+	keys, labels := f.Trainer.Features(in, topics)
 	var cancels []string
 	switch signal {
 	case SignalMore:

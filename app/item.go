@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app/htmltext"
@@ -197,6 +199,32 @@ func (it Item) Enclosures() []Enclosure {
 		return out
 	}
 	return nil
+}
+
+// Audio reports whether the item carries an audio file: an episode of a podcast.
+func (it Item) Audio() bool {
+	for _, e := range it.Enclosures() {
+		if e.Medium == "audio" || strings.HasPrefix(e.Type, "audio/") {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadEnclosures sets Extra from the JSON a store keeps (its extra column) when it has
+// enclosures: what scoring reads of Extra (Audio), without decoding every row's.
+func (it *Item) ReadEnclosures(extra string) {
+	if strings.Contains(extra, `"`+ExtraEnclosures+`"`) {
+		_ = json.Unmarshal([]byte(extra), &it.Extra)
+	}
+}
+
+// enrichInput is what an enricher is told of the item itself; the caller adds the reader's
+// side (interests, topics, taste, the time). Every path that scores an item starts from it, so
+// that one text gets one score whichever path scored it (issue 25).
+func (it *Item) enrichInput() EnrichInput {
+	return EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author, SourceName: it.SourceName,
+		PublishedAt: it.PublishedAt, Audio: it.Audio()}
 }
 
 // Thumbnail returns the URL of the item's picture, "" if none.

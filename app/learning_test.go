@@ -539,3 +539,67 @@ func TestFeedbackEventsKeepTheInterestTermsMatched(t *testing.T) {
 		t.Fatalf("the event's features %v lack the interest term it matched", events[0].Keys)
 	}
 }
+
+// TestEpisodesAreReadAsPodcasts: an item with an audio enclosure is a podcast's episode, though
+// its title and notes seldom say so; the interest "podcasts" finds it, and with the same score
+// whichever path scores it (its fetch's first import, a re-score, a preview), since each reads
+// the enclosure from the store.
+func TestEpisodesAreReadAsPodcasts(t *testing.T) {
+	l := newLearning(t)
+	ctx := context.Background()
+	interests := "podcasts"
+	settings := &app.UserSettings{Store: l.db, Rescorer: l.fb} // as the Settings page saves them: a re-score is due
+	if _, err := settings.Update(ctx, app.DefaultUserID, app.SettingsUpdate{Interests: &interests}); err != nil {
+		t.Fatal(err)
+	}
+	src := l.source(t, "https://talk.example/feed")
+	var items []app.Item
+	for i, title := range []string{"Episode 42: the history of durum wheat", "Slow bread and fast ovens", "Episode 43: milling at home", "A note on kitchen scales"} {
+		it := app.Item{GUID: fmt.Sprint("talk-", i), Link: fmt.Sprint("https://talk.example/", i), Title: title,
+			Text: title + ". We talk about flour, grain and the people who mill it, and answer questions from listeners about baking."}
+		if i%2 == 0 {
+			it.Extra = map[string]any{app.ExtraEnclosures: []app.Enclosure{{URL: fmt.Sprint("https://talk.example/", i, ".mp3"), Type: "audio/mpeg", Medium: "audio"}}}
+		}
+		items = append(items, it)
+	}
+	if !l.importItems(t, src, items) {
+		t.Fatal("not a first import")
+	}
+	if _, err := l.en.ScoreImport(ctx, src.ID); err != nil {
+		t.Fatal(err)
+	}
+	first := map[string]int{}
+	for _, it := range items {
+		got := l.item(t, it.Link)
+		first[it.Link] = *got.Score
+		if episode := it.Extra != nil; episode != strings.Contains(got.ScoreReasoning, "podcast") {
+			t.Errorf("%q (episode %v) scored %d: %q", it.Title, episode, *got.Score, got.ScoreReasoning)
+		}
+		_, res, err := l.en.Try(ctx, app.DefaultUserID, got.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := res.Score - first[it.Link]; d < -2 || d > 2 {
+			t.Errorf("%q: %d in its first import, %d in a preview", it.Title, first[it.Link], res.Score)
+		}
+	}
+	for _, ep := range []int{0, 2} {
+		for _, other := range []int{1, 3} {
+			if first[items[ep].Link] <= first[items[other].Link] {
+				t.Errorf("episode %q %d, not above %q %d", items[ep].Title, first[items[ep].Link], items[other].Title, first[items[other].Link])
+			}
+		}
+	}
+	_, version, err := l.fb.TasteFor(ctx, app.DefaultUserID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := l.en.Rescore(ctx, app.DefaultUserID, version); err != nil || n != len(items) {
+		t.Fatalf("Rescore = %d, %v", n, err)
+	}
+	for _, it := range items {
+		if got := *l.item(t, it.Link).Score; got-first[it.Link] < -2 || got-first[it.Link] > 2 {
+			t.Errorf("%q: %d in its first import, %d re-scored", it.Title, first[it.Link], got)
+		}
+	}
+}

@@ -137,7 +137,8 @@ func (e *Enriching) Vocabulary(ctx context.Context, userID int64) ([]InterestWor
 	}
 	ins := make([]EnrichInput, len(items))
 	for i, it := range items {
-		ins[i] = EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, SourceName: strconv.FormatInt(it.SourceID, 10)}
+		ins[i] = it.enrichInput()
+		ins[i].SourceName = strconv.FormatInt(it.SourceID, 10) // the source, whatever its name
 	}
 	words := e.Offline.Vocabulary(st.Interests, ins, vocabularyWords)
 	e.vocabMu.Lock()
@@ -217,9 +218,8 @@ func (e *Enriching) importContext(ctx context.Context, userID int64) (*importCon
 func (e *Enriching) enrichImport(ctx context.Context, c *importContext, items []*Item) ([]ScoreUpdate, error) {
 	ins := make([]EnrichInput, len(items))
 	for i, it := range items {
-		ins[i] = EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
-			SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: c.now, Interests: c.settings.Interests,
-			Topics: c.settings.Topics, Taste: c.taste}
+		ins[i] = it.enrichInput()
+		ins[i].Now, ins[i].Interests, ins[i].Topics, ins[i].Taste = c.now, c.settings.Interests, c.settings.Topics, c.taste
 	}
 	res, err := e.Offline.EnrichImport(ctx, ins, e.Observer != nil)
 	if err != nil {
@@ -420,9 +420,7 @@ func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, er
 				return total, err
 			}
 			before = it.ID
-			score, why := e.Offline.Score(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
-				SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: now, Interests: settings.Interests,
-				Topics: settings.Topics, SourceAffinity: affinity[it.SourceID], Taste: taste})
+			score, why := e.Offline.Score(rescoreInput(it, settings, affinity, taste, now))
 			ups = append(ups, ScoreUpdate{ItemID: it.ID, Score: score, Reasoning: why, Effect: ApplyFilters(filters, it), Published: it.PublishedAt})
 		}
 		if err := e.Scoring.SaveScores(ctx, ups); err != nil {
@@ -430,6 +428,14 @@ func (e *Enriching) Rescore(ctx context.Context, userID, version int64) (int, er
 		}
 		total += len(ups)
 	}
+}
+
+// rescoreInput is what re-scoring tells the enricher of an item.
+func rescoreInput(it *Item, settings *Settings, affinity map[int64]float64, taste Taste, now time.Time) EnrichInput {
+	in := it.enrichInput()
+	in.Now, in.Interests, in.Topics = now, settings.Interests, settings.Topics
+	in.SourceAffinity, in.Taste = affinity[it.SourceID], taste
+	return in
 }
 
 // rescoreLLMItems applies the reading model again to up to limit of the user's unread items an
@@ -450,9 +456,7 @@ func (e *Enriching) rescoreLLMItems(ctx context.Context, userID int64, settings 
 			}
 			it := b.Item
 			before = it.ID
-			score, why := e.Offline.Personalize(EnrichInput{Title: it.Title, Text: it.Text, Link: it.Link, Author: it.Author,
-				SourceName: it.SourceName, PublishedAt: it.PublishedAt, Now: now, Interests: settings.Interests,
-				Topics: settings.Topics, SourceAffinity: affinity[it.SourceID], Taste: taste}, b.Score, b.Reasoning, it.Topics)
+			score, why := e.Offline.Personalize(rescoreInput(it, settings, affinity, taste, now), b.Score, b.Reasoning, it.Topics)
 			ups = append(ups, ScoreUpdate{ItemID: it.ID, Score: score, Reasoning: why, Effect: ApplyFilters(filters, it), FromBase: true, Published: it.PublishedAt})
 		}
 		if err := e.Scoring.SaveScores(ctx, ups); err != nil {

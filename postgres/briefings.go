@@ -207,7 +207,7 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 	args := []any{b.UserID, dbTime(to), dbTime(from)}
 	arg := func(v any) string { args = append(args, v); return fmt.Sprintf("$%d", len(args)) }
 	q := fmt.Sprintf(`select i.id, i.source_id, i.title, i.link, i.published_at, i.created_at, case when s.name = '' then s.url else s.name end,
-		substr(i.text_content, 1, %d), case when i.text_content = '' then substr(i.clean_content, 1, %d) else '' end, i.score, i.score_reasoning
+		substr(i.text_content, 1, %d), case when i.text_content = '' then substr(i.clean_content, 1, %d) else '' end, i.score, i.score_reasoning, i.extra
 		from items i join sources s on s.id = i.source_id
 		where i.user_id = $1 and i.status = 'DONE' and not i.hidden
 		and i.created_at < $2 and (i.created_at >= $3 or (i.published_at >= $3 and i.published_at < $2))`, app.CandidateOpening, htmltext.HTMLPrefix(app.CandidateOpening))
@@ -227,11 +227,12 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 		it := &app.Item{UserID: b.UserID, Status: app.ItemDone}
 		var published sql.NullTime
 		var score sql.NullInt64
-		var clean string
-		if err := r.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &it.CreatedAt, &it.SourceName, &it.Text, &clean, &score, &it.ScoreReasoning); err != nil {
+		var clean, extra string
+		if err := r.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &it.CreatedAt, &it.SourceName, &it.Text, &clean, &score, &it.ScoreReasoning, &extra); err != nil {
 			return nil, err
 		}
 		it.Text = htmltext.Prefix(it.Text, clean, app.CandidateOpening)
+		it.ReadEnclosures(extra)
 		it.PublishedAt, it.CreatedAt = timePtr(published), it.CreatedAt.UTC()
 		it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 		if score.Valid {

@@ -148,16 +148,17 @@ func (db *DB) ResetFeedback(ctx context.Context, userID int64) (int64, error) {
 
 // scoreColumns are what background scoring reads of an item.
 const scoreColumns = `i.id, i.source_id, i.user_id, i.title, i.link, i.author, i.published_at, i.text_content, i.clean_content,
-	case when s.name = '' then s.url else s.name end, i.tags, i.topics, i.usual_topics`
+	case when s.name = '' then s.url else s.name end, i.tags, i.topics, i.usual_topics, i.extra`
 
 func scanScoreItem(r scanner, extra ...any) (*app.Item, error) {
 	it := &app.Item{}
 	var published sql.NullTime
-	var clean, tags, topics, usual string
+	var clean, tags, topics, usual, ex string
 	if err := r.Scan(append([]any{&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text, &clean,
-		&it.SourceName, &tags, &topics, &usual}, extra...)...); err != nil {
+		&it.SourceName, &tags, &topics, &usual, &ex}, extra...)...); err != nil {
 		return nil, err
 	}
+	it.ReadEnclosures(ex)
 	it.Text = htmltext.Of(it.Text, clean)
 	it.PublishedAt = timePtr(published)
 	it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)

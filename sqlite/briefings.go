@@ -210,7 +210,7 @@ func (db *DB) StartBriefing(ctx context.Context, id int64) (*app.Briefing, error
 // CandidateDetails the summary, tags and topics of the few that are chosen.
 func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Time, limit int) ([]*app.Item, error) {
 	q := fmt.Sprintf(`select i.id, i.source_id, i.title, i.link, i.published_at, i.created_at, case when s.name = '' then s.url else s.name end,
-		substr(i.text_content, 1, %d), iif(i.text_content = '', substr(i.clean_content, 1, %d), ''), i.score, i.score_reasoning
+		substr(i.text_content, 1, %d), iif(i.text_content = '', substr(i.clean_content, 1, %d), ''), i.score, i.score_reasoning, i.extra
 		from items i join sources s on s.id = i.source_id
 		where i.user_id = ? and i.status = 'DONE' and i.hidden = 0
 		and i.created_at < ? and (i.created_at >= ? or (i.published_at >= ? and i.published_at < ?))`, app.CandidateOpening, htmltext.HTMLPrefix(app.CandidateOpening))
@@ -243,11 +243,12 @@ func (db *DB) Candidates(ctx context.Context, b *app.Briefing, from, to time.Tim
 		var published sql.NullString
 		var created string
 		var score sql.NullInt64
-		var clean string
-		if err := rows.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &created, &it.SourceName, &it.Text, &clean, &score, &it.ScoreReasoning); err != nil {
+		var clean, extra string
+		if err := rows.Scan(&it.ID, &it.SourceID, &it.Title, &it.Link, &published, &created, &it.SourceName, &it.Text, &clean, &score, &it.ScoreReasoning, &extra); err != nil {
 			return nil, fmt.Errorf("sqlite: briefing candidates: %w", err)
 		}
 		it.Text = htmltext.Prefix(it.Text, clean, app.CandidateOpening)
+		it.ReadEnclosures(extra)
 		it.PublishedAt = parseTimePtr(published)
 		it.ScoreReasoning = app.ReasoningOf(it.ScoreReasoning, it.PublishedAt)
 		it.CreatedAt = parseTime(created)

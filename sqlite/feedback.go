@@ -144,7 +144,7 @@ func (db *DB) ResetFeedback(ctx context.Context, userID int64) (int64, error) {
 
 // scoreColumns are what background scoring reads of an item.
 const scoreColumns = `i.id, i.source_id, i.user_id, i.title, i.link, i.author, i.published_at, i.text_content, i.clean_content,
-	case when s.name = '' then s.url else s.name end, i.tags, i.topics, i.usual_topics`
+	case when s.name = '' then s.url else s.name end, i.tags, i.topics, i.usual_topics, i.extra`
 
 func scanScoreItems(rows *sql.Rows) ([]*app.Item, error) { return scanScoreItemsUpTo(rows, 0) }
 
@@ -155,20 +155,30 @@ func scanScoreItemsUpTo(rows *sql.Rows, maxText int) ([]*app.Item, error) {
 	var out []*app.Item
 	size := 0
 	for (maxText <= 0 || size < maxText) && rows.Next() {
-		it := &app.Item{}
-		var published sql.NullString
-		var clean, tags, topics, usual string
-		if err := rows.Scan(&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text, &clean,
-			&it.SourceName, &tags, &topics, &usual); err != nil {
+		it, err := scanScoreItem(rows)
+		if err != nil {
 			return nil, err
 		}
-		it.Text = htmltext.Of(it.Text, clean)
-		it.PublishedAt = parseTimePtr(published)
-		it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)
 		out = append(out, it)
 		size += len(it.Text)
 	}
 	return out, rows.Err()
+}
+
+// scanScoreItem reads an item of scoreColumns, and then the extra columns of the query.
+func scanScoreItem(r scanner, extra ...any) (*app.Item, error) {
+	it := &app.Item{}
+	var published sql.NullString
+	var clean, tags, topics, usual, ex string
+	if err := r.Scan(append([]any{&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text, &clean,
+		&it.SourceName, &tags, &topics, &usual, &ex}, extra...)...); err != nil {
+		return nil, err
+	}
+	it.Text = htmltext.Of(it.Text, clean)
+	it.PublishedAt = parseTimePtr(published)
+	it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)
+	it.ReadEnclosures(ex)
+	return it, nil
 }
 
 // importTextBudget bounds the texts of one batch of a first import's items (ImportItems): a
@@ -232,17 +242,11 @@ func (db *DB) RescoreLLMItems(ctx context.Context, userID, beforeID int64, limit
 	defer rows.Close()
 	var out []app.BaseScored
 	for rows.Next() {
-		it := &app.Item{}
 		var b app.BaseScored
-		var published sql.NullString
-		var clean, tags, topics, usual string
-		if err := rows.Scan(&it.ID, &it.SourceID, &it.UserID, &it.Title, &it.Link, &it.Author, &published, &it.Text, &clean,
-			&it.SourceName, &tags, &topics, &usual, &b.Score, &b.Reasoning); err != nil {
+		it, err := scanScoreItem(rows, &b.Score, &b.Reasoning)
+		if err != nil {
 			return nil, fmt.Errorf("sqlite: LLM items to re-score: %w", err)
 		}
-		it.Text = htmltext.Of(it.Text, clean)
-		it.PublishedAt = parseTimePtr(published)
-		it.Tags, it.Topics, it.UsualTopics = decodeList(tags), decodeList(topics), decodeList(usual)
 		b.Item = it
 		out = append(out, b)
 	}

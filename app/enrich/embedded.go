@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -84,6 +85,7 @@ type prepared struct {
 	titleText string
 	lang      int
 	langSure  bool // the stop words leave no doubt of lang (langEvidence)
+	audio     bool // the item is an episode (app.EnrichInput.Audio)
 	title     []token
 	body      []token
 	d         *doc // made on first use (doc)
@@ -94,7 +96,14 @@ type prepared struct {
 // first import's enrichment for a user with neither).
 func (p *prepared) doc() *doc {
 	if p.d == nil {
-		p.d = newDoc(p.lang, p.titleText, p.text, p.title, p.body)
+		title := p.title
+		if p.audio {
+			// An episode is read as saying what it is: a podcast ("podcasts" finds the
+			// episodes of a podcast feed, whose titles are their subjects). For matching only:
+			// tags and summaries are the item's own words.
+			title = append(append(slices.Clip(title), token{stop: true, display: "."}), tokenizeLang("podcast", p.lang)...)
+		}
+		p.d = newDoc(p.lang, p.titleText, p.text, title, p.body)
 		p.d.langSure = p.langSure
 	}
 	return p.d
@@ -102,7 +111,7 @@ func (p *prepared) doc() *doc {
 
 func (e *Embedded) prepare(in app.EnrichInput) *prepared {
 	text := cleanText(cutText(in.Text, maxAnalysed))
-	p := &prepared{text: text, titleText: in.Title}
+	p := &prepared{text: text, titleText: in.Title, audio: in.Audio}
 	sample := text
 	if len(sample) > 3000 {
 		sample = sample[:3000]

@@ -24,6 +24,7 @@ import (
 type evalItem struct {
 	link, feed, title, text, author string
 	pub                             *time.Time
+	audio                           bool
 }
 
 // evalCorpus parses every feed of testdata/corpus/feeds and testdata/corpus/encodings with the
@@ -56,7 +57,7 @@ func evalCorpus(t testing.TB) []evalItem {
 				// Relative links resolve against the test server, whose port changes: the labels
 				// know them under http://corpus.invalid.
 				link := strings.Replace(it.Link, srv.URL, "http://corpus.invalid", 1)
-				out = append(out, evalItem{link: link, feed: name, title: it.Title, text: it.Text, author: it.Author, pub: it.PublishedAt})
+				out = append(out, evalItem{link: link, feed: name, title: it.Title, text: it.Text, author: it.Author, pub: it.PublishedAt, audio: it.Audio()})
 			}
 		}
 		srv.Close()
@@ -66,7 +67,7 @@ func evalCorpus(t testing.TB) []evalItem {
 
 func (it evalItem) input(interests string, now time.Time) app.EnrichInput {
 	return app.EnrichInput{Title: it.title, Text: it.text, Link: it.link, Author: it.author, SourceName: it.feed,
-		PublishedAt: it.pub, Now: now, Interests: interests}
+		PublishedAt: it.pub, Now: now, Interests: interests, Audio: it.audio}
 }
 
 func hasRelevant(items []evalItem, rel map[string]int) bool {

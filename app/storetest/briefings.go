@@ -97,7 +97,7 @@ func Briefings(t *testing.T, open Open[BriefingStore]) {
 		_, err := s.FinishFetch(ctx, a, &app.FetchResult{Items: []app.Item{
 			{GUID: "x1", Title: "one", Text: "the first text", Summary: "sum one", Score: score(80), Topics: []string{"Go"}},
 			{GUID: "x2", Title: "two", Score: score(20), UsualTopics: []string{"go"}},
-			{GUID: "x3", Title: "three"},
+			{GUID: "x3", Title: "three", Extra: map[string]any{app.ExtraEnclosures: []app.Enclosure{{URL: "https://a.example/x3.mp3", Type: "audio/mpeg", Medium: "audio"}}}},
 		}}, nil)
 		must(t, "fetch", err)
 		b := newBriefing(t, s, "daily", func(b *app.Briefing) { b.EmailEnabled, b.Recipients = true, []string{"a@example.com", "b@example.com"} })
@@ -127,6 +127,9 @@ func Briefings(t *testing.T, open Open[BriefingStore]) {
 		}
 		if fmt.Sprint(titles) != "[one two three]" || cands[0].SourceName != "a" || cands[0].Text != "the first text" || *cands[0].Score != 80 {
 			t.Fatalf("candidates %v (%+v)", titles, cands[0])
+		}
+		if cands[0].Audio() || !cands[2].Audio() {
+			t.Fatalf("candidates: the episode is not known as one (audio %v, %v)", cands[0].Audio(), cands[2].Audio())
 		}
 		if later, _ := s.Candidates(ctx, run, to, to.Add(time.Hour), 10); len(later) != 0 {
 			t.Fatalf("candidates of a later period: %d", len(later))

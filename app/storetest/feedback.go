@@ -28,7 +28,8 @@ func Feedback(t *testing.T, open Open[FeedbackStore]) {
 		s := open(t, NewClock(start))
 		src := newSource(t, s, "a", "")
 		_, err := s.FinishFetch(ctx, src, &app.FetchResult{Items: []app.Item{
-			{GUID: "i1", Title: "one", Text: "text one"}, {GUID: "i2", Title: "two", Text: "text two"}, {GUID: "i3", Title: "three", UsualTopics: []string{"Go"}},
+			{GUID: "i1", Title: "one", Text: "text one"}, {GUID: "i2", Title: "two", Text: "text two"}, {GUID: "i3", Title: "three", UsualTopics: []string{"Go"},
+				Extra: map[string]any{app.ExtraEnclosures: []app.Enclosure{{URL: "https://a.example/3.mp3", Type: "audio/mpeg", Medium: "audio"}}}},
 		}}, nil)
 		must(t, "fetch", err)
 		items, err := s.Items(ctx, app.ItemFilter{UserID: me, Limit: 10})
@@ -117,6 +118,9 @@ func Feedback(t *testing.T, open Open[FeedbackStore]) {
 		if len(batch) != 2 || batch[0].Text != "text one" || batch[0].SourceName != "a" {
 			t.Fatalf("import items %+v", batch)
 		}
+		if rest, _ := s.ImportItems(ctx, src.ID, 3); len(rest) != 3 || !rest[2].Audio() || rest[0].Audio() {
+			t.Fatalf("import items: the episode is not known as one (%d items)", len(rest))
+		}
 		var ups []app.ScoreUpdate
 		for _, it := range items {
 			ups = append(ups, app.ScoreUpdate{ItemID: it.ID, Score: 50, Reasoning: "embedded",
@@ -141,6 +145,10 @@ func Feedback(t *testing.T, open Open[FeedbackStore]) {
 		must(t, "items to re-score", err)
 		if len(re) != 3 || re[0].ID < re[1].ID {
 			t.Fatalf("re-score items %v (newest first)", ids(re))
+		}
+		// The episode (i3) is known as one wherever it is scored (EnrichInput.Audio).
+		if !re[0].Audio() || re[1].Audio() {
+			t.Fatalf("re-score items: audio %v, %v; want the episode's only", re[0].Audio(), re[1].Audio())
 		}
 		if llm, err := s.RescoreLLMItems(ctx, me, 1<<62, 10); err != nil || len(llm) != 0 {
 			t.Fatalf("LLM items %v, %v", llm, err)
