@@ -150,6 +150,10 @@ func (m *Model) prune() {
 	}
 }
 
+// balanceKeep is the share of the likes' and dislikes' imbalance a word's weight keeps (see
+// weight).
+const balanceKeep = 0.1
+
 // weight is how much a feature says for (positive) or against an item: the log ratio of the
 // weights of liked and disliked events that had it, smoothed by 3 (one "more like this") on
 // both sides, so one event moves it a little, evidence on both sides cancels out, and the
@@ -166,7 +170,23 @@ func (m *Model) weight(key string, f *FeatureStats) float64 {
 	if strings.HasPrefix(key, "i:") {
 		return math.Log((f.Pos + a) / (m.Positive + 2*a) * (m.Negative + 2*a) / (f.Neg + a))
 	}
-	return math.Log((f.Pos + a) / (f.Neg + a))
+	// Class-balanced: the larger class's counts scaled (nearly) to the smaller's mass, so that
+	// 18 dislikes of an interest with two relevant items do not outweigh its 2 likes through
+	// any word the disliked items share (the held-out falls of session 18: "web, platform" of a
+	// browser item, a photographer's blog). balanceKeep of the imbalance is kept; chosen on the
+	// development interests among 0 (fully balanced), 0.1, 0.25 and 1 (plain counts) by the
+	// rule fixed before (BENCHMARKS.md, session 19).
+	pos, neg := f.Pos, f.Neg
+	if m.Positive > 0 && m.Negative > 0 {
+		if m.Negative > m.Positive {
+			r := m.Positive / m.Negative
+			neg *= r + balanceKeep*(1-r)
+		} else {
+			r := m.Negative / m.Positive
+			pos *= r + balanceKeep*(1-r)
+		}
+	}
+	return math.Log((pos + a) / (neg + a))
 }
 
 // Adjust implements app.Taste: the points an item with these features gets (about ±20 at most)
