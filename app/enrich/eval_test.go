@@ -319,6 +319,13 @@ func TestRankingEval(t *testing.T) {
 	if firstCounted == 0 || fa < fb+0.01 || fa < floorAfter {
 		t.Errorf("20 feedback actions did not raise NDCG@10 on the rest enough: %.3f -> %.3f (floor %.2f)", fb, fa, floorAfter)
 	}
+	// Session 19: the held-out interests after 20 actions, with the class-balanced model (chosen
+	// on development): 0.634 (0.662 without the model; 0.558 with plain counts). Feedback still
+	// costs them a little; the floor keeps it from costing more. Raise it, never lower it.
+	const floorFeedbackHeldOut = 0.62
+	if ha := heldAfter / max(heldCounted, 1); heldCounted == 0 || ha < floorFeedbackHeldOut {
+		t.Errorf("20 feedback actions cost the held-out interests too much: %.3f after (floor %.2f)", ha, floorFeedbackHeldOut)
+	}
 	// Floors: the figures when they were last raised (before this work: P@10 0.49, NDCG@10 0.59,
 	// 27 % true reasons). Raise them when the ranking improves; never lower them.
 	// Measured with the feed parser of issue 15 (origLink links, Media RSS text): P@10 0.710, NDCG@10
