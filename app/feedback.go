@@ -68,6 +68,9 @@ type InterestWords struct {
 	// of news sections and by SectionWords through the word vectors; empty for none.
 	Section      string   `json:"section,omitempty"`
 	SectionWords []string `json:"section_words,omitempty"`
+	// Kinds are what the built-in lexicon knows as kinds of the interest's words ("CVE",
+	// "zero-day" of "vulnerabilities"): items that name one count for the interest.
+	Kinds []string `json:"kinds,omitempty"`
 }
 
 // LearnedTaste is a trained reading model.

@@ -151,10 +151,13 @@ func (e *Enriching) Vocabulary(ctx context.Context, userID int64) ([]InterestWor
 }
 
 // AddToInterest adds a word to one of the user's interests (the line whose text is interest, as
-// Vocabulary named it): "security vulnerabilities" becomes "security vulnerabilities, CVE".
+// Vocabulary named it), in the interest's list of added words: "security vulnerabilities"
+// becomes "security vulnerabilities (also: CVE)", then "security vulnerabilities (also: CVE,
+// exploit)". A word added so stands for the interest (it finds its items as part of it), not
+// for an interest of its own.
 func AddToInterest(interests, interest, word string) (string, bool) {
 	word = strings.TrimSpace(word)
-	if word == "" || strings.ContainsAny(word, ",;\n") {
+	if word == "" || strings.ContainsAny(word, ",;\n()") {
 		return interests, false
 	}
 	lines := strings.Split(interests, "\n")
@@ -164,7 +167,12 @@ func AddToInterest(interests, interest, word string) (string, bool) {
 				continue
 			}
 			parts := strings.Split(line, ";")
-			parts[j] = strings.TrimRight(part, " \t\r") + ", " + word
+			part = strings.TrimRight(part, " \t\r")
+			if k := strings.LastIndex(strings.ToLower(part), "(also:"); k >= 0 && strings.HasSuffix(part, ")") {
+				parts[j] = strings.TrimRight(part[:len(part)-1], " ") + ", " + word + ")"
+			} else {
+				parts[j] = part + " (also: " + word + ")"
+			}
 			lines[i] = strings.Join(parts, ";")
 			return strings.Join(lines, "\n"), true
 		}

@@ -29,3 +29,25 @@ func TestSettingsSMTPHost(t *testing.T) {
 		t.Errorf("time zone Local: %v", err)
 	}
 }
+
+// TestAddToInterest: a word from an interest's vocabulary joins the interest's "(also: …)" list,
+// on the line (or ;-part) that is the interest, and nothing else changes.
+func TestAddToInterest(t *testing.T) {
+	for _, tc := range []struct {
+		interests, interest, word, want string
+		ok                              bool
+	}{
+		{"security vulnerabilities\ncooking", "security vulnerabilities", "CVE", "security vulnerabilities (also: CVE)\ncooking", true},
+		{"security vulnerabilities (also: CVE)\ncooking", "security vulnerabilities (also: CVE)", "exploit", "security vulnerabilities (also: CVE, exploit)\ncooking", true},
+		{"cooking; web browsers", "web browsers", "HTML5", "cooking; web browsers (also: HTML5)", true},
+		{"cooking", "knitting", "yarn", "cooking", false},
+		{"cooking", "cooking", "a, b", "cooking", false},
+		{"cooking", "cooking", "(x)", "cooking", false},
+		{"cooking", "cooking", " ", "cooking", false},
+	} {
+		got, ok := app.AddToInterest(tc.interests, tc.interest, tc.word)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("AddToInterest(%q, %q, %q) = %q, %v; want %q, %v", tc.interests, tc.interest, tc.word, got, ok, tc.want, tc.ok)
+		}
+	}
+}

@@ -76,8 +76,14 @@ func TestVocabularyPage(t *testing.T) {
 	if strings.Count(body, `data-testid="vocabulary-section"`) != 1 {
 		t.Fatalf("an interest that names no section is shown as one:\n%s", body)
 	}
-	if !strings.Contains(body, `value="CVE"`) {
-		t.Fatalf("the word CVE is not offered for security vulnerabilities:\n%s", body)
+	// What the interest already finds as kinds of its words (the lexicon's: a CVE is a kind of
+	// vulnerability) is shown, and not offered again as a word to add.
+	kinds := body[strings.Index(body, `data-testid="vocabulary-kinds"`)+1:]
+	if !strings.Contains(body, `data-testid="vocabulary-kinds"`) || !strings.Contains(kinds[:strings.Index(kinds, "</p>")], "CVE") {
+		t.Fatalf("the kinds security vulnerabilities finds (CVE) are not shown:\n%s", body)
+	}
+	if strings.Contains(body, `value="CVE"`) {
+		t.Fatalf("CVE, which the interest finds already, is offered as a word to add:\n%s", body)
 	}
 	if strings.Contains(body, `value="recipe"`) || strings.Contains(body, `value="OpenSSH"`) {
 		t.Fatalf("a word of one source, or of another interest, is offered for security vulnerabilities:\n%s", body)
@@ -90,7 +96,7 @@ func TestVocabularyPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Interests != "security vulnerabilities, CVE\ncooking\nsports" {
+	if st.Interests != "security vulnerabilities (also: CVE)\ncooking\nsports" {
 		t.Fatalf("interests after adding CVE: %q", st.Interests)
 	}
 	// An interest that is gone, or a word that would split the interest, adds nothing.
@@ -103,7 +109,7 @@ func TestVocabularyPage(t *testing.T) {
 			t.Fatalf("add %v: %d %s", v, res.StatusCode, res.Header.Get("Location"))
 		}
 	}
-	if st, _ := settings.Get(context.Background(), 1); st.Interests != "security vulnerabilities, CVE\ncooking\nsports" {
+	if st, _ := settings.Get(context.Background(), 1); st.Interests != "security vulnerabilities (also: CVE)\ncooking\nsports" {
 		t.Fatalf("a refused word changed the interests: %q", st.Interests)
 	}
 }

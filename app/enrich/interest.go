@@ -38,6 +38,8 @@ type iterm struct {
 	alt     int     // a form of the lexicon standing for term alt-1 in another language (0: the user's own)
 	lang    int     // for such a form, the language of the items it is looked for in
 	user    string  // for such a form, the user's term it stands for, as written
+	kind    bool    // a kind of the term's concept (lexicon.go), looked for in items of any language
+	also    bool    // a word the reader added to the interest from its vocabulary ("(also: CVE)")
 }
 
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
@@ -152,8 +154,11 @@ func parseInterest(line string) interestSpec {
 			spec.anchors[seg] = true
 		}
 	}
+	// Words the reader added from the interest's vocabulary: "security vulnerabilities (also:
+	// CVE, exploit)". They stand for the interest's main term (vocabulary.go), not for a
+	// subject of their own.
+	rest, also := cutAlso(line)
 	// Quoted phrases first.
-	rest := line
 	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"«", "»"}, {"„", "“"}} {
 		for {
 			i := strings.Index(rest, q[0])
@@ -230,7 +235,28 @@ func parseInterest(line string) interestSpec {
 		}
 	}
 	addTranslations(&spec, detectLang(spec.text))
+	addAlso(&spec, also)
 	return spec
+}
+
+// cutAlso takes the list of words the reader added ("(also: CVE, exploit)") out of an
+// interest: the rest of the line, and the words.
+func cutAlso(line string) (string, []string) {
+	i := strings.LastIndex(strings.ToLower(line), "(also:")
+	if i < 0 {
+		return line, nil
+	}
+	j := strings.Index(line[i:], ")")
+	if j < 0 {
+		j = len(line) - i
+	}
+	var words []string
+	for _, w := range strings.Split(line[i+len("(also:"):i+j], ",") {
+		if w = strings.TrimSpace(w); w != "" {
+			words = append(words, w)
+		}
+	}
+	return line[:i] + " " + line[min(len(line), i+j+1):], words
 }
 
 // allNames reports whether every word is a capitalised name (not an acronym or a short word).

@@ -419,7 +419,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 	// little less than the user's word, and no more than their own idf allows.
 	for i := range spec.terms {
 		t := &spec.terms[i]
-		if t.alt == 0 || t.lang != d.lang || ws[t.alt-1] == 0 {
+		if t.alt == 0 || t.lang != d.lang && !t.kind || ws[t.alt-1] == 0 {
 			continue
 		}
 		o := t.alt - 1
@@ -439,7 +439,14 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 				}
 			}
 		}
-		w := translationWeight * base * math.Min(1, e.termIDF(t, d.lang)/e.rarestIDF(ot, d.lang))
+		tw := translationWeight
+		switch {
+		case t.also:
+			tw = alsoWeight
+		case t.kind:
+			tw = kindWeight
+		}
+		w := tw * base * math.Min(1, e.termIDF(t, d.lang)/e.rarestIDF(ot, d.lang))
 		c := w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
 		if c <= had {
 			continue

@@ -88,7 +88,7 @@ func (e *Embedded) topics(in app.EnrichInput, d *doc) []string {
 				inTitle, inBody = d.phraseCount(t)
 			case t.alt == 0:
 				inTitle, inBody = d.count(&t.words[0])
-			case t.lang == d.lang && own[t.alt-1] == 0:
+			case t.lang == d.lang && !t.kind && own[t.alt-1] == 0:
 				// A keyword's form in the item's language counts when the keyword did not.
 				inTitle, inBody = d.formCount(t)
 				inTitle, inBody = translationWeight*inTitle, translationWeight*inBody

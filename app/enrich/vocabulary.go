@@ -96,9 +96,10 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 		}
 		related := relatedTo(&specs[j])
 		section, sectionWords := namedSection(&specs[j])
+		kinds := interestKinds(&specs[j])
 		if m < vocabMinMatches {
-			if section != "" {
-				out = append(out, app.InterestWords{Interest: specs[j].text, Section: section, SectionWords: sectionWords})
+			if section != "" || len(kinds) > 0 {
+				out = append(out, app.InterestWords{Interest: specs[j].text, Section: section, SectionWords: sectionWords, Kinds: kinds})
 			}
 			continue
 		}
@@ -147,8 +148,26 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 			taken[c.key] = true
 			words = append(words, mostWritten(shown[c.key]))
 		}
-		if len(words) > 0 || section != "" {
-			out = append(out, app.InterestWords{Interest: specs[j].text, Words: words, Section: section, SectionWords: sectionWords})
+		if len(words) > 0 || section != "" || len(kinds) > 0 {
+			out = append(out, app.InterestWords{Interest: specs[j].text, Words: words, Section: section, SectionWords: sectionWords, Kinds: kinds})
+		}
+	}
+	return out
+}
+
+// interestKinds are the lexicon's kinds an interest looks for (lexicon.go), each once, in the
+// order the lexicon gives them.
+func interestKinds(spec *interestSpec) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range spec.terms {
+		if !t.kind || t.also {
+			continue
+		}
+		k, _, _ := strings.Cut(t.display, " (")
+		if !seen[strings.ToLower(k)] {
+			seen[strings.ToLower(k)] = true
+			out = append(out, k)
 		}
 	}
 	return out
@@ -289,6 +308,20 @@ func linkHost(link string) string {
 func ownKeys(spec *interestSpec) map[string]bool {
 	own := map[string]bool{}
 	for _, t := range spec.terms {
+		if t.kind && len(t.words) > 1 {
+			// A kind of several words ("remote code execution") is the interest's as a
+			// whole: its words alone ("code", "day" of "zero-day") may still be learned.
+			for l := range numLangs {
+				var ks []string
+				for _, w := range t.words {
+					ks = append(ks, w.keys[l])
+				}
+				for i := 0; i+1 < len(ks); i++ {
+					own[ks[i]+" "+ks[i+1]] = true
+				}
+			}
+			continue
+		}
 		for _, w := range t.words {
 			for _, k := range w.keys {
 				own[k] = true

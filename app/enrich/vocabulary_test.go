@@ -32,11 +32,91 @@ var cveItem = struct{ title, text string }{
 	"A heap overflow in the XML parser lets a remote attacker run arbitrary code. Fixed in 2.13.5; CVE-2026-1234 is rated critical and distributions are shipping patched packages.",
 }
 
+// rankOfLink ranks items for interests and returns the links in order and the reasons by link.
+func rankLinks(t *testing.T, e *enrich.Embedded, items []app.EnrichInput, interests string) ([]string, map[string]string) {
+	t.Helper()
+	type scored struct {
+		link  string
+		score int
+	}
+	var all []scored
+	why := map[string]string{}
+	for _, in := range items {
+		in.Interests = interests
+		res, err := e.Enrich(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, scored{in.Link, res.Score})
+		why[in.Link] = res.Reasoning
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
+	links := make([]string, len(all))
+	for i, s := range all {
+		links[i] = s.link
+	}
+	return links, why
+}
+
+// rankOfLink is where the item of link stands (1 = first) when items are ranked for interests.
+func rankOfLink(t *testing.T, e *enrich.Embedded, items []app.EnrichInput, interests, link string) int {
+	t.Helper()
+	links, _ := rankLinks(t, e, items, interests)
+	return slices.Index(links, link) + 1
+}
+
+// TestKindsFindTheCVEItem is the issue's test: among the items of 38 real feeds, the CVE item,
+// which says neither "security" nor "vulnerabilities", is in the top 3 for "security
+// vulnerabilities" with nothing added by the reader — a CVE and remote code execution are kinds
+// of vulnerability (the lexicon's kinds). Items of the feeds that are themselves about security
+// (labelled so for "computer security: vulnerabilities, exploits and hacks": German news of a
+// "Sicherheitslücke") may stand above it; at most two others. It ranked last before the kinds.
+func TestKindsFindTheCVEItem(t *testing.T) {
+	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	var items []app.EnrichInput
+	for _, it := range evalCorpus(t) {
+		items = append(items, app.EnrichInput{Title: it.title, Text: it.text, Link: it.link, Now: now})
+	}
+	cve := app.EnrichInput{Title: cveItem.title, Text: cveItem.text, Link: "http://security.invalid/cve", Now: now}
+	items = append(items, cve)
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	for _, in := range items {
+		e.Stats().Observe(in.Title + " " + in.Text)
+	}
+	security := loadLabels(t).Interests["computer security: vulnerabilities, exploits and hacks"].Relevant
+	if len(security) == 0 {
+		t.Fatal("no labels for computer security")
+	}
+	links, why := rankLinks(t, e, items, "security vulnerabilities")
+	at := slices.Index(links, cve.Link) + 1
+	other := 0
+	for _, l := range links[:max(0, at-1)] {
+		if security[l] == 0 {
+			other++
+		}
+	}
+	t.Logf("the CVE item ranks %d of %d, %d items not about security above it: %s", at, len(items), other, why[cve.Link])
+	if at < 1 || other > 2 {
+		t.Errorf("the CVE item ranks %d for \"security vulnerabilities\" with %d items not about security above it, want the top 3", at, other)
+	}
+	if !strings.Contains(why[cve.Link], "CVE") && !strings.Contains(why[cve.Link], "remote code execution") {
+		t.Errorf("the reason does not name the kind that matched: %q", why[cve.Link])
+	}
+	// Kinds go down, not up: an interest in CVEs is not one in every vulnerability.
+	res, err := e.Enrich(context.Background(), app.EnrichInput{Title: "A vulnerability in the router firmware", Text: "The vendor fixed a vulnerability.", Interests: "CVE", Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Score >= 50 {
+		t.Errorf("an item about a vulnerability scores %d for the interest CVE: %s", res.Score, res.Reasoning)
+	}
+}
+
 // TestVocabularyLearnedFromTheReadersItems: among the items of the evaluation corpus (38 real
-// feeds) and a handful of security news, the words that go with "security vulnerabilities" in
-// the reader's items are learned (CVE, exploit, patch …), and with them added to the interest,
-// as the Settings page offers, the CVE item the interest's words miss ranks above every item of
-// the feeds (it ranked last without them).
+// feeds) and security news from eight outlets, the words that go with "security
+// vulnerabilities" in the reader's items are learned, never the interest's own words nor its
+// kinds (CVE, which it matches already), and with them added the CVE item stays above every
+// item of the feeds.
 func TestVocabularyLearnedFromTheReadersItems(t *testing.T) {
 	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
 	var items []app.EnrichInput
@@ -44,7 +124,7 @@ func TestVocabularyLearnedFromTheReadersItems(t *testing.T) {
 		items = append(items, app.EnrichInput{Title: it.title, Text: it.text, Link: it.link, Now: now})
 	}
 	for i, s := range securityNews {
-		items = append(items, app.EnrichInput{Title: s.title, Text: s.text, Link: "http://security.invalid/" + string(rune('a'+i)), Now: now})
+		items = append(items, app.EnrichInput{Title: s.title, Text: s.text, Link: "http://security-" + string(rune('a'+i)) + ".invalid/advisory", Now: now})
 	}
 	cve := app.EnrichInput{Title: cveItem.title, Text: cveItem.text, Link: "http://security.invalid/cve", Now: now}
 	items = append(items, cve)
@@ -54,49 +134,33 @@ func TestVocabularyLearnedFromTheReadersItems(t *testing.T) {
 	}
 	const interests = "security vulnerabilities"
 	learned := e.Vocabulary(interests, items, 6)
-	if len(learned) != 1 || learned[0].Interest != interests {
-		t.Fatalf("learned %+v, want words for %q", learned, interests)
+	var words []string
+	if len(learned) > 0 {
+		words = learned[0].Words
 	}
-	words := learned[0].Words
 	t.Logf("%s — also: %s", interests, strings.Join(words, ", "))
-	if !slices.Contains(words, "CVE") {
-		t.Errorf("CVE is not among the words learned: %v", words)
-	}
 	for _, w := range words {
-		if w == "security" || w == "vulnerabilities" || w == "vulnerability" {
-			t.Errorf("learned the interest's own word %q", w)
+		switch strings.ToLower(w) {
+		case "security", "vulnerabilities", "vulnerability", "cve", "zero-day", "remote code execution":
+			t.Errorf("learned the interest's own word or kind %q", w)
 		}
 	}
-	rankOf := func(interests string) int {
-		type scored struct {
-			link  string
-			score int
-		}
-		var all []scored
-		for _, in := range items {
-			in.Interests = interests
-			res, err := e.Enrich(context.Background(), in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			all = append(all, scored{in.Link, res.Score})
-		}
-		sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
-		for i, s := range all {
-			if s.link == cve.Link {
-				return i + 1
-			}
-		}
-		return -1
+	before := rankOfLink(t, e, items, interests, cve.Link)
+	with := interests
+	for _, w := range words {
+		with, _ = app.AddToInterest(with, with, w) // as the Settings page adds it
 	}
-	before := rankOf(interests)
-	with := interests + ", " + strings.Join(words, ", ")
-	after := rankOf(with)
+	after := rankOfLink(t, e, items, with, cve.Link)
 	t.Logf("the CVE item ranks %d of %d for %q, %d for %q", before, len(items), interests, after, with)
-	// Above it may stand only the security news that taught the words (relevant items too):
-	// no item of the 38 feeds.
-	if after > len(securityNews)+1 {
-		t.Errorf("with the learned words the CVE item ranks %d, below items of the feeds", after)
+	// Above it may stand only the security news (relevant items too): no item of the 38 feeds.
+	if before > len(securityNews)+1 || after > len(securityNews)+1 {
+		t.Errorf("the CVE item ranks %d / %d, below items of the feeds", before, after)
+	}
+	// Learning itself: the words of another interest's best matches, from several outlets.
+	if got := e.Vocabulary("Ivanti, Fortinet and Veeam", items, 6); len(got) != 1 || len(got[0].Words) == 0 {
+		t.Errorf("learned %+v for an interest in three vendors of the security news", got)
+	} else {
+		t.Logf("Ivanti, Fortinet and Veeam — also: %s", strings.Join(got[0].Words, ", "))
 	}
 	// Nothing to learn from: an interest no item matches strongly.
 	if got := e.Vocabulary("beekeeping", items, 6); len(got) != 0 {
@@ -119,5 +183,33 @@ func BenchmarkVocabulary(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		e.Vocabulary("security vulnerabilities\nopen source\nthe Go programming language", items, 6)
+	}
+}
+
+// TestAlsoWordsStandForTheInterest: a word added from the vocabulary ("web browsers (also:
+// HTML5)") finds items for the interest, below the items about the interest itself: an item
+// only about HTML5 is not ranked as if HTML5 were an interest of its own.
+func TestAlsoWordsStandForTheInterest(t *testing.T) {
+	now := time.Date(2026, 11, 23, 8, 0, 0, 0, time.UTC)
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	score := func(interests, title, text string) (int, string) {
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	const browser, browserText = "Firefox 140 brings tab groups to the web browser", "Mozilla's web browser groups tabs by colour and name."
+	const html, htmlText = "A guide to HTML5 forms", "HTML5 input types, validation and the constraint API, with examples."
+	b, _ := score("web browsers (also: HTML5)", browser, browserText)
+	h, why := score("web browsers (also: HTML5)", html, htmlText)
+	alone, _ := score("web browsers, HTML5", html, htmlText)
+	none, _ := score("web browsers", html, htmlText)
+	t.Logf("browser item %d; HTML5 item %d (%s), %d with HTML5 an interest of its own, %d without it", b, h, why, alone, none)
+	if !strings.Contains(why, "HTML5 (web browsers)") {
+		t.Errorf("the reason does not say HTML5 stands for web browsers: %q", why)
+	}
+	if h <= none || h >= b || h >= alone {
+		t.Errorf("HTML5 item %d: want above %d (without the word), below the browser item %d and below %d (HTML5 an interest of its own)", h, none, b, alone)
 	}
 }
