@@ -156,6 +156,19 @@ func (e *Enriching) Vocabulary(ctx context.Context, userID int64) ([]InterestWor
 // exploit)". A word added so stands for the interest (it finds its items as part of it), not
 // for an interest of its own.
 func AddToInterest(interests, interest, word string) (string, bool) {
+	return addToList(interests, interest, "also", word)
+}
+
+// RemoveKind takes one of the lexicon's kinds out of an interest (Vocabulary's Kinds): "social
+// media" becomes "social media (not: Facebook)", and items that name it no longer count for
+// the interest through it.
+func RemoveKind(interests, interest, kind string) (string, bool) {
+	return addToList(interests, interest, "not", kind)
+}
+
+// addToList adds word to the interest's list name ("(also: …)", "(not: …)"), making the list
+// at the end of the interest when it has none.
+func addToList(interests, interest, name, word string) (string, bool) {
 	word = strings.TrimSpace(word)
 	if word == "" || strings.ContainsAny(word, ",;\n()") {
 		return interests, false
@@ -168,10 +181,16 @@ func AddToInterest(interests, interest, word string) (string, bool) {
 			}
 			parts := strings.Split(line, ";")
 			part = strings.TrimRight(part, " \t\r")
-			if k := strings.LastIndex(strings.ToLower(part), "(also:"); k >= 0 && strings.HasSuffix(part, ")") {
-				parts[j] = strings.TrimRight(part[:len(part)-1], " ") + ", " + word + ")"
+			open := "(" + name + ":"
+			if k := strings.LastIndex(strings.ToLower(part), open); k >= 0 {
+				end := strings.Index(part[k:], ")")
+				if end < 0 {
+					return interests, false
+				}
+				end += k
+				parts[j] = strings.TrimRight(part[:end], " ") + ", " + word + part[end:]
 			} else {
-				parts[j] = part + " (also: " + word + ")"
+				parts[j] = part + " " + open + " " + word + ")"
 			}
 			lines[i] = strings.Join(parts, ";")
 			return strings.Join(lines, "\n"), true

@@ -50,4 +50,14 @@ func TestAddToInterest(t *testing.T) {
 			t.Errorf("AddToInterest(%q, %q, %q) = %q, %v; want %q, %v", tc.interests, tc.interest, tc.word, got, ok, tc.want, tc.ok)
 		}
 	}
+	// A kind of the lexicon taken out goes to the interest's "(not: …)" list, beside "(also: …)".
+	for _, tc := range []struct{ interests, interest, kind, want string }{
+		{"social media\ncooking", "social media", "Facebook", "social media (not: Facebook)\ncooking"},
+		{"social media (not: Facebook)", "social media (not: Facebook)", "LinkedIn", "social media (not: Facebook, LinkedIn)"},
+		{"security vulnerabilities (also: CVE)", "security vulnerabilities (also: CVE)", "zero-day", "security vulnerabilities (also: CVE) (not: zero-day)"},
+	} {
+		if got, ok := app.RemoveKind(tc.interests, tc.interest, tc.kind); !ok || got != tc.want {
+			t.Errorf("RemoveKind(%q, %q, %q) = %q, %v; want %q", tc.interests, tc.interest, tc.kind, got, ok, tc.want)
+		}
+	}
 }

@@ -193,6 +193,7 @@ func (s *Server) routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /settings/interests", s.saveInterests)
 	mux.HandleFunc("GET /settings/vocabulary", s.vocabularyPage)
 	mux.HandleFunc("POST /settings/vocabulary", s.addVocabulary)
+	mux.HandleFunc("POST /settings/vocabulary/remove", s.removeKind)
 	mux.HandleFunc("POST /settings/test-llm", s.testLLM)
 	mux.HandleFunc("POST /settings/filters", s.addFilter)
 	mux.HandleFunc("POST /settings/filters/preview", s.previewFilter)

@@ -82,7 +82,7 @@ func TestVocabularyPage(t *testing.T) {
 	if !strings.Contains(body, `data-testid="vocabulary-kinds"`) || !strings.Contains(kinds[:strings.Index(kinds, "</p>")], "CVE") {
 		t.Fatalf("the kinds security vulnerabilities finds (CVE) are not shown:\n%s", body)
 	}
-	if strings.Contains(body, `value="CVE"`) {
+	if strings.Contains(body, `name="word" value="CVE"`) {
 		t.Fatalf("CVE, which the interest finds already, is offered as a word to add:\n%s", body)
 	}
 	if strings.Contains(body, `value="recipe"`) || strings.Contains(body, `value="OpenSSH"`) {
@@ -98,6 +98,25 @@ func TestVocabularyPage(t *testing.T) {
 	}
 	if st.Interests != "security vulnerabilities (also: CVE)\ncooking\nsports" {
 		t.Fatalf("interests after adding CVE: %q", st.Interests)
+	}
+	// A kind that is not what the reader means is removed: it goes to the interest's "(not: …)"
+	// list and is no longer shown among the kinds.
+	if !strings.Contains(body, `name="kind" value="zero-day"`) {
+		t.Fatalf("the kind zero-day has no remove button:\n%s", body)
+	}
+	res, _ = e.form("/settings/vocabulary/remove", url.Values{"interest": {"security vulnerabilities (also: CVE)"}, "kind": {"zero-day"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove: %d", res.StatusCode)
+	}
+	if st, _ := settings.Get(context.Background(), 1); st.Interests != "security vulnerabilities (also: CVE) (not: zero-day)\ncooking\nsports" {
+		t.Fatalf("interests after removing zero-day: %q", st.Interests)
+	}
+	if _, body := e.get("/settings/vocabulary"); strings.Contains(body, `name="kind" value="zero-day"`) || !strings.Contains(body, `name="kind" value="buffer overflow"`) {
+		t.Fatalf("after removing zero-day, the kinds shown are wrong:\n%s", body)
+	}
+	back := "security vulnerabilities (also: CVE)\ncooking\nsports"
+	if _, err := settings.Update(context.Background(), 1, app.SettingsUpdate{Interests: &back}); err != nil {
+		t.Fatal(err)
 	}
 	// An interest that is gone, or a word that would split the interest, adds nothing.
 	for _, v := range []url.Values{

@@ -157,7 +157,8 @@ func parseInterest(line string) interestSpec {
 	// Words the reader added from the interest's vocabulary: "security vulnerabilities (also:
 	// CVE, exploit)". They stand for the interest's main term (vocabulary.go), not for a
 	// subject of their own.
-	rest, also := cutAlso(line)
+	rest, also := cutList(line, "also")
+	rest, not := cutList(rest, "not")
 	// Quoted phrases first.
 	for _, q := range [][2]string{{`"`, `"`}, {"“", "”"}, {"«", "»"}, {"„", "“"}} {
 		for {
@@ -235,14 +236,16 @@ func parseInterest(line string) interestSpec {
 		}
 	}
 	addTranslations(&spec, detectLang(spec.text))
+	dropKinds(&spec, not)
 	addAlso(&spec, also)
 	return spec
 }
 
-// cutAlso takes the list of words the reader added ("(also: CVE, exploit)") out of an
-// interest: the rest of the line, and the words.
-func cutAlso(line string) (string, []string) {
-	i := strings.LastIndex(strings.ToLower(line), "(also:")
+// cutList takes a list the reader keeps in an interest out of it: "(also: CVE, exploit)", the
+// words added from its vocabulary, or "(not: Facebook)", the lexicon's kinds they removed. It
+// returns the rest of the line and the list's words.
+func cutList(line, name string) (string, []string) {
+	i := strings.LastIndex(strings.ToLower(line), "("+name+":")
 	if i < 0 {
 		return line, nil
 	}
@@ -251,7 +254,7 @@ func cutAlso(line string) (string, []string) {
 		j = len(line) - i
 	}
 	var words []string
-	for _, w := range strings.Split(line[i+len("(also:"):i+j], ",") {
+	for _, w := range strings.Split(line[i+len(name)+2:i+j], ",") {
 		if w = strings.TrimSpace(w); w != "" {
 			words = append(words, w)
 		}

@@ -2,6 +2,7 @@ package enrich
 
 import (
 	_ "embed"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -40,6 +41,22 @@ var kindWeight = 0.3
 // the interest: development 0.7980 → 0.7980 / 0.7984 / 0.7982 / 0.7976 at 0.3 / 0.5 / 0.7 / 1
 // (TestVocabularyEval), held out → 0.641 at 0.5.
 var alsoWeight = 0.5
+
+// dropKinds removes the lexicon's kinds the reader took out of an interest ("(not: Facebook)").
+func dropKinds(spec *interestSpec, not []string) {
+	if len(not) == 0 {
+		return
+	}
+	out := spec.terms[:0]
+	for _, t := range spec.terms {
+		k, _, _ := strings.Cut(t.display, " (")
+		if t.kind && !t.also && slices.ContainsFunc(not, func(n string) bool { return strings.EqualFold(n, k) }) {
+			continue
+		}
+		out = append(out, t)
+	}
+	spec.terms = out
+}
 
 // addAlso appends the words the reader added to an interest ("(also: CVE, exploit)") as terms
 // standing for its main term: the user's term that says most (a name or a phrase before a

@@ -102,6 +102,12 @@ func TestKindsFindTheCVEItem(t *testing.T) {
 	if !strings.Contains(why[cve.Link], "CVE") && !strings.Contains(why[cve.Link], "remote code execution") {
 		t.Errorf("the reason does not name the kind that matched: %q", why[cve.Link])
 	}
+	// A kind the reader removed ("(not: CVE)") no longer finds the item.
+	if res, err := e.Enrich(context.Background(), app.EnrichInput{Title: cveItem.title, Text: cveItem.text, Interests: "security vulnerabilities (not: CVE, remote code execution)", Now: now}); err != nil {
+		t.Fatal(err)
+	} else if strings.Contains(res.Reasoning, "CVE") || res.Score >= 50 {
+		t.Errorf("with CVE removed, the CVE item scores %d: %s", res.Score, res.Reasoning)
+	}
 	// Kinds go down, not up: an interest in CVEs is not one in every vulnerability.
 	res, err := e.Enrich(context.Background(), app.EnrichInput{Title: "A vulnerability in the router firmware", Text: "The vendor fixed a vulnerability.", Interests: "CVE", Now: now})
 	if err != nil {
