@@ -172,7 +172,7 @@ func parseLexicon(text string) *conceptLexicon {
 				}
 			}
 		}
-		if len(forms) < 2 {
+		if len(forms) < 2 && len(kinds) == 0 || len(forms) == 0 {
 			continue
 		}
 		c := uint16(len(l.concepts))
