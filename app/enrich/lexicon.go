@@ -83,28 +83,37 @@ func addAlso(spec *interestSpec, words []string) {
 	if main < 0 {
 		return
 	}
-	t := spec.terms[main]
 	for _, w := range words {
-		ws := interestWordsIn(w, false, -1)
-		if len(ws) == 0 {
-			continue
+		if a, ok := standIn(spec.terms[main], main, w, -1, langOther); ok {
+			a.part, a.kind, a.also = false, true, true
+			spec.terms = append(spec.terms, a)
 		}
-		for j := range ws {
-			ws[j].aliases = nil
-		}
-		spec.terms = append(spec.terms, iterm{
-			display: w + " (" + t.display + ")",
-			words:   ws,
-			phrase:  len(ws) > 1,
-			weight:  t.weight,
-			seg:     t.seg,
-			alt:     main + 1,
-			user:    t.display,
-			lang:    langOther,
-			kind:    true,
-			also:    true,
-		})
 	}
+}
+
+// standIn is a term of the words text standing for term t (the o-th of its interest): a form of
+// the lexicon, a kind, a word the reader added. Its words are stemmed for language stem (-1:
+// every language); it is looked for in items of language lang (langOther: any). ok is false
+// when text has no words.
+func standIn(t iterm, o int, text string, stem, lang int) (iterm, bool) {
+	ws := interestWordsIn(text, false, stem)
+	if len(ws) == 0 {
+		return iterm{}, false
+	}
+	for k := range ws {
+		ws[k].aliases = nil
+	}
+	return iterm{
+		display: text + " (" + t.display + ")",
+		words:   ws,
+		phrase:  len(ws) > 1,
+		part:    t.part,
+		weight:  t.weight,
+		seg:     t.seg,
+		alt:     o + 1,
+		user:    t.display,
+		lang:    lang,
+	}, true
 }
 
 // lexForm is one form of a concept: its language and its text (a substring of lexiconText).
@@ -288,24 +297,9 @@ func addTranslations(spec *interestSpec, lang int) {
 					continue
 				}
 				seen[string(rune(f.lang))+fk] = true
-				ws := interestWordsIn(f.text, false, int(f.lang))
-				if len(ws) == 0 {
-					continue
+				if a, ok := standIn(t, i, f.text, int(f.lang), int(f.lang)); ok {
+					spec.terms = append(spec.terms, a)
 				}
-				for k := range ws {
-					ws[k].aliases = nil
-				}
-				spec.terms = append(spec.terms, iterm{
-					display: f.text + " (" + t.display + ")",
-					words:   ws,
-					phrase:  len(ws) > 1,
-					part:    t.part,
-					weight:  t.weight,
-					seg:     t.seg,
-					alt:     i + 1,
-					user:    t.display,
-					lang:    int(f.lang),
-				})
 			}
 			for _, k := range l.kinds[c] {
 				fk := "kind:" + lexKeyOf(k)
@@ -313,25 +307,11 @@ func addTranslations(spec *interestSpec, lang int) {
 					continue
 				}
 				seen[fk] = true
-				ws := interestWordsIn(k, false, langEN) // kinds are English terms and names
-				if len(ws) == 0 {
-					continue
+				// Kinds are English terms and names, looked for in items of any language.
+				if a, ok := standIn(t, i, k, langEN, langOther); ok {
+					a.kind = true
+					spec.terms = append(spec.terms, a)
 				}
-				for j := range ws {
-					ws[j].aliases = nil
-				}
-				spec.terms = append(spec.terms, iterm{
-					display: k + " (" + t.display + ")",
-					words:   ws,
-					phrase:  len(ws) > 1,
-					part:    t.part,
-					weight:  t.weight,
-					seg:     t.seg,
-					alt:     i + 1,
-					user:    t.display,
-					lang:    langOther,
-					kind:    true,
-				})
 			}
 		}
 	}
