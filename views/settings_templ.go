@@ -144,7 +144,7 @@ func settingsPage(p Page, v SettingsView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</textarea><p class=\"hint\">Words and phrases; items that mention them score higher, and their reason says what matched. ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</textarea><p class=\"hint\">Words and phrases; items that mention them score higher, and their reason says what matched. “(also: …)” after an interest lists words that count for it, “(not: …)” built-in kinds of its words it should not count. ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
