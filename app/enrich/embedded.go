@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -85,6 +86,7 @@ type prepared struct {
 	titleText string
 	lang      int
 	langSure  bool // the stop words leave no doubt of lang (langEvidence)
+	script    bool // most of its letters are not Latin (latinScript): Cyrillic, Arabic, CJK …
 	audio     bool // the item is an episode (app.EnrichInput.Audio)
 	title     []token
 	body      []token
@@ -105,6 +107,7 @@ func (p *prepared) doc() *doc {
 		}
 		p.d = newDoc(p.lang, p.titleText, p.text, title, p.body)
 		p.d.langSure = p.langSure
+		p.d.script = p.script
 	}
 	return p.d
 }
@@ -119,6 +122,7 @@ func (e *Embedded) prepare(in app.EnrichInput) *prepared {
 	var hits int
 	p.lang, hits = langEvidence(in.Title + " . " + sample)
 	p.langSure = hits > 0
+	p.script = !latinScript(in.Title + " " + sample)
 	p.title = tokenizeLang(in.Title, p.lang)
 	p.body = tokenizeLang(text, p.lang)
 	return p
@@ -187,4 +191,24 @@ func (e *Embedded) enrich(in app.EnrichInput, p *prepared) *app.Enrichment {
 	}
 	out.Score, out.Reasoning = e.score(in, p, out.Topics)
 	return out
+}
+
+// latinScript reports whether most of s's letters are Latin. The news-topic model and the word
+// vectors know English words only: an item in Cyrillic or Arabic script read by them is read by
+// the few Latin words it quotes (a Russian joke with "Pasta" in it was "about elections" at 88).
+func latinScript(s string) bool {
+	var latin, other int
+	for _, r := range s {
+		switch {
+		case r < 0x80:
+			if 'a' <= r|0x20 && r|0x20 <= 'z' {
+				latin++
+			}
+		case unicode.Is(unicode.Latin, r):
+			latin++
+		case unicode.IsLetter(r):
+			other++
+		}
+	}
+	return latin >= other
 }

@@ -136,6 +136,9 @@ func (d *doc) vector() (*wordvec.Vector, bool) {
 		return &d.vec, d.vecOK
 	}
 	d.vecDone = true
+	if d.script {
+		return &d.vec, false // the vectors know English words only
+	}
 	// Each distinct word is looked up once (displays are lower case already).
 	at := make(map[string]int, 64)
 	body := 0

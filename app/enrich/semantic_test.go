@@ -133,3 +133,24 @@ func scorer(t *testing.T) func(interests, title, text string) (int, string) {
 		return res.Score, res.Reasoning
 	}
 }
+
+// TestOtherScriptsAreNotReadAsEnglish: the news-topic model and the word vectors know English
+// words only. An item in Cyrillic or Arabic script is not read by the few Latin words it quotes
+// (a Russian joke that names a Polish thermal paste, "Pasta silikonova", was "About elections"
+// at 88 for "politics and elections"); a Latin-script item still is.
+func TestOtherScriptsAreNotReadAsEnglish(t *testing.T) {
+	score := scorer(t)
+	for _, tc := range []struct{ title, text string }{
+		{"Цитата #17369", "Grother: все знают много историй про то, как шампунь или ещё какая хрень в ванной путалась с её кремом для депиляции. Но мало кому известны истории о том, как она мазала прыщи из симпатичного маленького тюбика с непонятным названием Pasta silikonova termoprzewodzaca."},
+		{"Цитата #17722", "xxx: Как правильно использовать range в Python? yyy: никак, пиши на C."},
+	} {
+		s, why := score("politics and elections", tc.title, tc.text)
+		if s >= 30 || strings.Contains(why, "About") || strings.Contains(why, "related to") {
+			t.Errorf("%q scored %d for politics (%q): read by its Latin words", tc.title, s, why)
+		}
+	}
+	s, why := score("politics and elections", "Senate passes the budget after a tense vote", "Lawmakers from both parties approved the spending bill before the election.")
+	if s < 50 {
+		t.Errorf("an English item about a vote scored %d (%q)", s, why)
+	}
+}
