@@ -36,10 +36,15 @@ type Options struct {
 	// before it finds one to hand out; a queue that keeps hundreds in flight or awaiting their
 	// result's commit (the fetch queue in an all-304 cycle) makes each receive walk them all.
 	// A receive takes from each lane in turn, so a walk is over one lane's (issue 26, item 6).
-	Lanes         int
-	MaxAttempts   int           // default 3
-	Timeout       time.Duration // visibility timeout, default 60s; a running job is extended every Timeout/3
-	PollInterval  time.Duration // default 1s; Send in this process wakes the receiver at once
+	Lanes        int
+	MaxAttempts  int           // default 3
+	Timeout      time.Duration // visibility timeout, default 60s; a running job is extended every Timeout/3
+	PollInterval time.Duration // default 1s; Send in this process wakes the receiver at once
+	// IdlePoll is the longest wait between two receives of an idle queue (default 8 ×
+	// PollInterval): each receive that finds nothing doubles the wait, up to it. A Send in this
+	// process still wakes the receiver at once; a message that becomes visible later (a retry
+	// after its backoff, a Send from another process or instance) waits up to IdlePoll.
+	IdlePoll      time.Duration
 	BaseBackoff   time.Duration // default 10s; delay before attempt n+1 is BaseBackoff*2^(n-1) ±20%
 	MaxBackoff    time.Duration // default 1h
 	ShutdownGrace time.Duration // default 30s
@@ -90,6 +95,7 @@ func New(opts Options) *Queue {
 	opts.MaxAttempts = orDefault(opts.MaxAttempts, 3)
 	opts.Timeout = orDefault(opts.Timeout, 60*time.Second)
 	opts.PollInterval = orDefault(opts.PollInterval, time.Second)
+	opts.IdlePoll = max(opts.PollInterval, orDefault(opts.IdlePoll, 8*opts.PollInterval))
 	opts.BaseBackoff = orDefault(opts.BaseBackoff, 10*time.Second)
 	opts.MaxBackoff = orDefault(opts.MaxBackoff, time.Hour)
 	opts.ShutdownGrace = orDefault(opts.ShutdownGrace, 30*time.Second)

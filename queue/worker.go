@@ -108,6 +108,11 @@ func (q *Queue) Run(ctx context.Context) error {
 // It claims as many messages as there are free slots in one write transaction: with the
 // single write connection, a transaction per job was a large part of the writer's time.
 func (q *Queue) receive(ctx context.Context, msgs chan delivery, slots chan struct{}) {
+	// An idle queue polls less and less often: its wait doubles from PollInterval up to
+	// IdlePoll while receives find nothing, and is PollInterval again after a job or a wake-up
+	// (a Send in this process). Polling every second, four queues kept an idle server at 0.57 %
+	// of a CPU (340 ms a minute; yarr's: none measurable), which a Raspberry Pi pays in heat.
+	idleWait := q.opts.PollInterval
 	for {
 		select {
 		case slots <- struct{}{}:
@@ -143,7 +148,11 @@ func (q *Queue) receive(ctx context.Context, msgs chan delivery, slots chan stru
 						q.idle()
 					}
 				}
+				if err == nil && len(ds) == 0 {
+					wait, idleWait = idleWait, min(2*idleWait, q.opts.IdlePoll)
+				}
 				if err == nil && len(ds) > 0 {
+					idleWait = q.opts.PollInterval
 					q.busy.Add(int64(len(ds)))
 					for _, d := range ds {
 						msgs <- d
@@ -157,11 +166,15 @@ func (q *Queue) receive(ctx context.Context, msgs chan delivery, slots chan stru
 					q.log.Warn("receive failed, retrying", "error", err, "in", wait)
 				}
 			}
-			if !q.sleep(ctx, wait) {
+			ok, woken := q.sleep(ctx, wait)
+			if !ok {
 				for range n {
 					<-slots
 				}
 				return
+			}
+			if woken {
+				idleWait = q.opts.PollInterval
 			}
 			n += q.moreSlots(slots) // workers that finished while we waited
 		}
@@ -188,17 +201,19 @@ func (q *Queue) moreSlots(slots chan struct{}) int {
 	}
 }
 
-// sleep waits for d or a wake-up; it reports false when ctx is cancelled.
-func (q *Queue) sleep(ctx context.Context, d time.Duration) bool {
+// sleep waits for d or a wake-up; ok is false when ctx is cancelled, woken true when a wake-up
+// ended the wait.
+func (q *Queue) sleep(ctx context.Context, d time.Duration) (ok, woken bool) {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return false
+		return false, false
 	case <-q.wake:
+		return true, true
 	case <-t.C:
+		return true, false
 	}
-	return true
 }
 
 // handle runs one message and records the outcome.

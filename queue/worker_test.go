@@ -450,3 +450,45 @@ func TestQueueLanes(t *testing.T) {
 		}
 	}
 }
+
+// TestIdleQueuePollsLess: an idle queue waits longer and longer between receives (up to
+// IdlePoll), so an idle server costs little CPU; a Send in this process still wakes it at
+// once, and a message from another process (no wake-up) is received within IdlePoll.
+func TestIdleQueuePollsLess(t *testing.T) {
+	db := sqlitetest.New(t)
+	q := newQueue(t, db, queue.Options{PollInterval: 20 * time.Millisecond, IdlePoll: 3 * time.Second})
+	got := make(chan time.Time, 4)
+	q.Register("job", func(ctx context.Context, job queue.Job) error { got <- time.Now(); return nil })
+	run(t, q)
+	// Idle long enough for the wait to grow to IdlePoll (20 ms doubled eight times).
+	time.Sleep(4 * time.Second)
+
+	t.Run("a Send in this process wakes it at once", func(t *testing.T) {
+		sent := time.Now()
+		send(t, q, "job", nil)
+		select {
+		case at := <-got:
+			if d := at.Sub(sent); d > 1500*time.Millisecond {
+				t.Errorf("received %v after the send: the idle wait was not cut short", d)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("never received")
+		}
+	})
+
+	t.Run("a message sent by another process is received within IdlePoll", func(t *testing.T) {
+		time.Sleep(4 * time.Second)
+		// Another process's queue: same table, same name, no wake-up of q.
+		other := newQueue(t, db, queue.Options{PollInterval: 20 * time.Millisecond})
+		sent := time.Now()
+		send(t, other, "job", nil)
+		select {
+		case at := <-got:
+			if d := at.Sub(sent); d > 3*time.Second+2*time.Second {
+				t.Errorf("received %v after the send, IdlePoll is 3 s", d)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a message from another process was never received")
+		}
+	})
+}
