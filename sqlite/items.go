@@ -566,6 +566,10 @@ func sqlLimit(n int) int {
 	return n
 }
 
+// qIndexCurrent says whether the search index holds every item as it is.
+const qIndexCurrent = `select (select last_id from fts_state) >= (select coalesce(max(id), 0) from items)
+	and not exists (select 1 from fts_stale)`
+
 // IndexItems adds items stored since the last call to the search index, up to batch at a time,
 // and indexes again up to batch items whose indexed text changed since they were indexed
 // (fts_stale, marked by trigger: an enrichment's summary and tags, an article's text); it
@@ -573,6 +577,14 @@ func sqlLimit(n int) int {
 // fast; searches see new items, and changed ones as changed, once this has run (the app runs it
 // every few seconds).
 func (db *DB) IndexItems(ctx context.Context, batch int) (int, error) {
+	// Nothing new or changed (most calls of an idle server's indexer, every 2 s): said by a read,
+	// without a write transaction (issue 26: an idle server's writes and wake-ups).
+	if st, err := db.readStmt(ctx, qIndexCurrent); err == nil {
+		var current bool
+		if err := st.QueryRowContext(ctx).Scan(&current); err == nil && current {
+			return 0, nil
+		}
+	}
 	var n int
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var last, top int64

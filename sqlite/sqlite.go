@@ -53,7 +53,9 @@ type DB struct {
 	walRefused atomic.Pointer[walRefusal]
 	// checkpointing: Checkpoints runs, and the writer looks at the log before each write (beforeWrite).
 	checkpointing atomic.Bool
-	pageSize      int64
+	// wrote wakes an idle Checkpoints: a write transaction begins (beforeWrite).
+	wrote    chan struct{}
+	pageSize int64
 	// checked is the last integrity check (quick_check), run at most every integrityEvery.
 	checkMu     sync.Mutex
 	checking    bool
@@ -167,7 +169,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 
-	db := &DB{Write: write, Read: read, Path: opts.Path, dsn: dsn, log: opts.Log, clock: app.ClockOrSystem(opts.Clock)}
+	db := &DB{Write: write, Read: read, Path: opts.Path, dsn: dsn, log: opts.Log, clock: app.ClockOrSystem(opts.Clock), wrote: make(chan struct{}, 1)}
 	if err := db.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
