@@ -168,7 +168,7 @@ func (db *DB) Checkpoints(ctx context.Context, interval time.Duration) error {
 
 // idleLook is how often an idle Checkpoints looks at the log for writes of another process
 // (the CLI's, another program's): this process's own wake it at once.
-const idleLook = 2 * time.Second
+var idleLook = 2 * time.Second
 
 // passiveEvery is how often Checkpoints copies the log into the database file while the writer
 // writes much (the log held lightLog or more at the last checkpoint).
