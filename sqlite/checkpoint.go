@@ -289,6 +289,15 @@ func (db *DB) truncate(ctx context.Context, size int64) (bool, error) {
 	return busy == 1, nil
 }
 
+// wakeCheckpoints wakes an idle Checkpoints: a write transaction begins or has committed (its
+// pages may reach the log only at its commit, after the look its beginning woke).
+func (db *DB) wakeCheckpoints() {
+	select {
+	case db.wrote <- struct{}{}:
+	default:
+	}
+}
+
 // beforeWrite is the writer's own look at the log, before each write transaction while
 // Checkpoints runs: past walTruncateAt it runs step 3 itself, so that the bound holds even when
 // the checkpointer's goroutine is not scheduled for a while (a loaded machine: the log reached
@@ -297,10 +306,7 @@ func (db *DB) beforeWrite(ctx context.Context) {
 	if !db.checkpointing.Load() {
 		return
 	}
-	select {
-	case db.wrote <- struct{}{}:
-	default:
-	}
+	db.wakeCheckpoints()
 	// Readers can hold a truncation back (each only for a moment): the write waits and tries
 	// again, up to walWaitMax, rather than grow the log past its bound.
 	for wait := time.Duration(0); wait < walWaitMax; wait += walWaitStep {

@@ -293,6 +293,7 @@ func (db *DB) runGroup(batch []*groupReq) {
 				r.err = describe(fmt.Errorf("commit: %w", err))
 			}
 		}
+		db.wakeCheckpoints()
 		return
 	}
 	_ = tx.Rollback()

@@ -53,7 +53,7 @@ type DB struct {
 	walRefused atomic.Pointer[walRefusal]
 	// checkpointing: Checkpoints runs, and the writer looks at the log before each write (beforeWrite).
 	checkpointing atomic.Bool
-	// wrote wakes an idle Checkpoints: a write transaction begins (beforeWrite).
+	// wrote wakes an idle Checkpoints: a write transaction begins or commits (wakeCheckpoints).
 	wrote    chan struct{}
 	pageSize int64
 	// checked is the last integrity check (quick_check), run at most every integrityEvery.
@@ -400,6 +400,7 @@ func (db *DB) tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return db.noteWrite(describe(fmt.Errorf("commit: %w", err)))
 	}
+	db.wakeCheckpoints()
 	return db.noteWrite(nil)
 }
 
