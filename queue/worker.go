@@ -110,8 +110,9 @@ func (q *Queue) Run(ctx context.Context) error {
 func (q *Queue) receive(ctx context.Context, msgs chan delivery, slots chan struct{}) {
 	// An idle queue polls less and less often: its wait doubles from PollInterval up to
 	// IdlePoll while receives find nothing, and is PollInterval again after a job or a wake-up
-	// (a Send in this process). Polling every second, four queues kept an idle server at 0.57 %
-	// of a CPU (340 ms a minute; yarr's: none measurable), which a Raspberry Pi pays in heat.
+	// (a Send in this process). Polling every second, four queues were part of an idle server's
+	// 0.6 % of a CPU (340–410 ms a minute; yarr's: none measurable), which a Raspberry Pi pays
+	// in heat (BENCHMARKS.md, session 21).
 	idleWait := q.opts.PollInterval
 	for {
 		select {

@@ -267,8 +267,9 @@ func (d *doc) newsTopic() ([newsTopicCount]float64, bool) {
 // headlines' words only, and read a German or French text by its false friends ("die", "hat":
 // an item about clocks going back was about photography). An item in another script
 // (Cyrillic, Arabic: latinScript) is read by neither. The word vectors still read every
-// Latin-script item: other languages' tech text carries English loanwords ("Exploit", "Smartphone"), and reading them as English-only cost
-// "computer security" 0.01 of NDCG@10 and its feedback 0.74 → 0.59.
+// Latin-script item: other languages' tech text carries English loanwords ("Exploit",
+// "Smartphone"), and reading them as English-only cost "computer security" 0.01 of NDCG@10
+// and its feedback 0.74 → 0.59.
 func (d *doc) english() bool {
 	return !d.script && (d.lang == langEN || d.lang == langOther || !d.langSure)
 }
