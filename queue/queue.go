@@ -74,6 +74,7 @@ type Queue struct {
 	claims   map[string]ClaimFunc
 	onDead   map[string]DeadFunc
 	wake     chan struct{}
+	counted  chan struct{} // a success counted since the last flush (countOK)
 	pausedMu sync.Mutex
 	paused   bool      // as last read or set
 	pausedAt time.Time // when
@@ -115,6 +116,7 @@ func New(opts Options) *Queue {
 		claims:   map[string]ClaimFunc{},
 		onDead:   map[string]DeadFunc{},
 		wake:     make(chan struct{}, 1),
+		counted:  make(chan struct{}, 1),
 	}
 }
 

@@ -27,6 +27,16 @@ func (q *Queue) countOK() {
 	q.doneMu.Lock()
 	q.doneOK[minute]++
 	q.doneMu.Unlock()
+	q.signalCounted()
+}
+
+// signalCounted tells the flusher there are counts to write: a success counted, or a failed
+// write's counts kept for the next try.
+func (q *Queue) signalCounted() {
+	select {
+	case q.counted <- struct{}{}:
+	default:
+	}
 }
 
 // flushDone adds the successes counted in memory to queue_done.

@@ -57,17 +57,23 @@ func (q *Queue) Run(ctx context.Context) error {
 	q.log.Info("queue started", "workers", q.opts.Workers)
 	flushed := make(chan struct{})
 	go func() {
+		// The successes counted in memory are written 2 s after the first of them, not on a
+		// ticker: an idle queue does not wake for them (issue 26, an idle server).
 		defer close(flushed)
-		t := time.NewTicker(2 * time.Second)
-		defer t.Stop()
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-t.C:
-				if err := q.flushDone(context.WithoutCancel(ctx)); err != nil {
-					q.log.Warn("write done counters", "error", err)
-				}
+			case <-q.counted:
+			}
+			select {
+			case <-ctx.Done():
+				return // Run's deferred flush writes them
+			case <-time.After(2 * time.Second):
+			}
+			if err := q.flushDone(context.WithoutCancel(ctx)); err != nil {
+				q.log.Warn("write done counters", "error", err)
+				q.signalCounted()
 			}
 		}
 	}()
