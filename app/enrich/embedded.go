@@ -86,7 +86,6 @@ type prepared struct {
 	titleText string
 	lang      int
 	langSure  bool // the stop words leave no doubt of lang (langEvidence)
-	script    bool // most of its letters are not Latin (latinScript): Cyrillic, Arabic, CJK …
 	audio     bool // the item is an episode (app.EnrichInput.Audio)
 	title     []token
 	body      []token
@@ -107,7 +106,8 @@ func (p *prepared) doc() *doc {
 		}
 		p.d = newDoc(p.lang, p.titleText, p.text, title, p.body)
 		p.d.langSure = p.langSure
-		p.d.script = p.script
+		// Only matching reads it: an item scored for no interests is not scanned for it.
+		p.d.script = !latinScript(p.titleText + " " + p.text[:min(len(p.text), 3000)])
 	}
 	return p.d
 }
@@ -122,7 +122,6 @@ func (e *Embedded) prepare(in app.EnrichInput) *prepared {
 	var hits int
 	p.lang, hits = langEvidence(in.Title + " . " + sample)
 	p.langSure = hits > 0
-	p.script = !latinScript(in.Title + " " + sample)
 	p.title = tokenizeLang(in.Title, p.lang)
 	p.body = tokenizeLang(text, p.lang)
 	return p

@@ -16,7 +16,7 @@ const titleWeight = 3
 type doc struct {
 	lang       int
 	langSure   bool // the language is certain (prepared.langSure), not a headline's guess
-	script     bool // most of its letters are not Latin (prepared.script)
+	script     bool // most of its letters are not Latin (latinScript): Cyrillic, Arabic, CJK …
 	titleText  string
 	bodyText   string
 	dl         float64
