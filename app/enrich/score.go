@@ -160,9 +160,10 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 	// A word counts in the sense the item uses it: with the item's coarse subject ("loss" in an
 	// item about hearing is not "loss" in one about a share price; issue 25: likes on
 	// hearing-loss items promoted an IPO through "loss").
-	sense := ""
+	sense, meaning := "", ""
 	if v, ok := p.doc().vector(); ok {
 		sense = "@" + strconv.Itoa(wordvec.NearestSubject(v))
+		meaning = "m:" + v.Code()
 	}
 	for i, c := range cands {
 		if i == 24 {
@@ -170,6 +171,10 @@ func (e *Embedded) features(in app.EnrichInput, p *prepared, topics []string, m 
 		}
 		keys = append(keys, "w:"+c.key+sense)
 		labels = append(labels, c.label)
+	}
+	if meaning != "" {
+		keys = append(keys, meaning)
+		labels = append(labels, "")
 	}
 	if in.SourceName != "" {
 		keys = append(keys, "source:"+in.SourceName)

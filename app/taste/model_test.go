@@ -150,3 +150,51 @@ func TestModelBalancesFewLikesAgainstManyDislikes(t *testing.T) {
 		t.Errorf("the shared word alone: %.1f points; with a word only the dismissed items had: %.1f", shared, disliked)
 	}
 }
+
+// TestModelLearnsMeaning: likes of items about spaceflight and dismissals of items about
+// cooking raise an item about a rocket launch that shares no word with the liked ones, and
+// lower a recipe that shares none with the dismissed ones: the model learned where the liked
+// items lie in meaning (their word vectors), not only their words. The meaning survives the
+// model's JSON and never shows as a learned word.
+func TestModelLearnsMeaning(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	item := func(title, text string) app.EnrichInput {
+		return app.EnrichInput{Title: title, Text: text, Interests: "space exploration"}
+	}
+	m := taste.NewModel()
+	learn := func(sig taste.Signal, in app.EnrichInput) {
+		keys, labels := e.Features(in, nil)
+		m.Learn(sig, keys, labels)
+	}
+	learn(taste.SignalMoreLikeThis, item("Astronauts dock with the orbiting station", "The crew capsule docked after two days in orbit; the astronauts will stay six months."))
+	learn(taste.SignalMoreLikeThis, item("Probe reaches Jupiter's moons", "The spacecraft entered orbit around the planet and sent its first images of the moons."))
+	learn(taste.SignalLessLikeThis, item("A soup for cold evenings", "Simmer the onions and the beans, season with pepper and serve with bread."))
+	learn(taste.SignalLessLikeThis, item("Baking sourdough at home", "Knead the dough, let it rise overnight and bake it in a hot oven."))
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err = taste.ParseModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rocket, _ := e.Features(item("Rocket launch delayed", "Engineers postponed the launch of the satellite after a fuel leak on the pad."), nil)
+	recipe, _ := e.Features(item("Roast vegetables with garlic", "Cut carrots and potatoes, add garlic and olive oil, roast for forty minutes."), nil)
+	for _, k := range rocket {
+		if f := m.Features[k]; f != nil && strings.HasPrefix(k, "w:") {
+			t.Fatalf("the rocket item shares the word %q with the taught ones: the test needs items with no word in common", k)
+		}
+	}
+	up, _, _ := m.Adjust(rocket)
+	down, _, _ := m.Adjust(recipe)
+	t.Logf("rocket %.1f, recipe %.1f", up, down)
+	if up < 2 || down > -2 {
+		t.Fatalf("a rocket launch gets %.1f points, a recipe %.1f: the meaning of the liked and dismissed items was not learned", up, down)
+	}
+	pos, neg := m.Top(10)
+	for _, x := range append(pos, neg...) {
+		if strings.HasPrefix(x.Key, "m:") || x.Label == "" {
+			t.Fatalf("the Settings page would show %+v", x)
+		}
+	}
+}

@@ -16,6 +16,7 @@ package wordvec
 
 import (
 	_ "embed"
+	"encoding/base64"
 	"encoding/binary"
 	"math"
 	"sync"
@@ -162,3 +163,26 @@ func NearestSubject(v *Vector) int {
 
 // Subjects is the number of coarse subjects.
 func Subjects() int { return len(subjects) }
+
+// Code is v as text (for a feature key that must carry a text's meaning): each number as a
+// signed byte of 1/127ths, base64 (136 characters). ParseCode reads it back.
+func (v *Vector) Code() string {
+	var b [Dim]byte
+	for i, x := range v {
+		b[i] = byte(int8(max(-127, min(127, math.Round(float64(x)*127)))))
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// ParseCode reads a vector written by Code; false when s is not one.
+func ParseCode(s string) (Vector, bool) {
+	var v Vector
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != Dim {
+		return v, false
+	}
+	for i, c := range b {
+		v[i] = float32(int8(c)) / 127
+	}
+	return v, true
+}

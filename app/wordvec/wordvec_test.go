@@ -90,3 +90,24 @@ func BenchmarkRank(b *testing.B) {
 		}
 	}
 }
+
+// A vector's Code reads back as the same vector within a byte's precision, and text that is not
+// a code is refused.
+func TestCode(t *testing.T) {
+	v := wordvec.Of(wordvec.Rank("rocket"))
+	v.Unit()
+	back, ok := wordvec.ParseCode(v.Code())
+	if !ok {
+		t.Fatal("a vector's own code was refused")
+	}
+	for i := range v {
+		if d := back[i] - v[i]; d > 0.5/127+1e-6 || d < -0.5/127-1e-6 {
+			t.Fatalf("dimension %d: %v read back as %v", i, v[i], back[i])
+		}
+	}
+	for _, bad := range []string{"", "abc", v.Code()[:20], "!!" + v.Code()[2:]} {
+		if _, ok := wordvec.ParseCode(bad); ok {
+			t.Errorf("%q was read as a code", bad)
+		}
+	}
+}
