@@ -45,6 +45,13 @@ type DB struct {
 	log   *slog.Logger
 	clock app.Clock
 	later sync.WaitGroup // FinishFetchLater's transactions, which Close waits for
+
+	// The connection that LISTENs for the queues' messages (notify.go, OnSent).
+	listenMu     sync.Mutex
+	listeners    map[int]listener
+	nextListener int
+	stopListen   context.CancelFunc
+	listenDone   chan struct{}
 }
 
 // Options for Open.
@@ -91,9 +98,11 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	return db, nil
 }
 
-// Close waits for the transactions FinishFetchLater started, then closes the pool.
+// Close waits for the transactions FinishFetchLater started, ends the listening connection
+// (OnSent), then closes the pool.
 func (db *DB) Close() error {
 	db.later.Wait()
+	db.stopListening()
 	return db.SQL.Close()
 }
 

@@ -50,7 +50,8 @@ func TestMigrateTogether(t *testing.T) {
 }
 
 // TestGoqiteSchema: postgres/goqite/schema_postgres.sql is still a verbatim copy of the module's
-// schema_postgres.sql, and the migrated database has goqite's table, index and trigger.
+// schema_postgres.sql, and the migrated database has goqite's table, index and trigger, and ours
+// that announces a message (migration 0012, no index of ours).
 func TestGoqiteSchema(t *testing.T) {
 	copied, err := os.ReadFile("goqite/schema_postgres.sql")
 	if err != nil {
@@ -87,7 +88,7 @@ func TestGoqiteSchema(t *testing.T) {
 		}
 		objects = append(objects, o)
 	}
-	if got, want := strings.Join(objects, ", "), "index goqite_pkey, index goqite_queue_priority_created_idx, trigger goqite_updated_timestamp"; got != want {
+	if got, want := strings.Join(objects, ", "), "index goqite_pkey, index goqite_queue_priority_created_idx, trigger goqite_notify, trigger goqite_updated_timestamp"; got != want {
 		t.Fatalf("goqite's objects: %s, want %s", got, want)
 	}
 }

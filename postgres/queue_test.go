@@ -115,3 +115,83 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// TestQueueWakesForAnotherInstancesJob: an idle queue on one instance, polling every 20 s,
+// takes a job another instance sends within seconds: the database announces it (LISTEN/NOTIFY,
+// migration 0012) and the receiver wakes. Again after the listening connection was killed (it
+// is opened again, and the queue woken). Without the announcement each job would wait for the
+// next poll, 20 s later.
+func TestQueueWakesForAnotherInstancesJob(t *testing.T) {
+	ctx := context.Background()
+	url := pgtest.URL(t)
+	open := func() *postgres.DB {
+		db, err := postgres.Open(ctx, postgres.Options{URL: url, MaxConns: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = db.Close() })
+		return db
+	}
+	sender, worker := open(), open()
+	opts := queue.Options{Name: "wake", Workers: 1, PollInterval: 20 * time.Second, IdlePoll: 40 * time.Second}
+	opts.Store = sender
+	out := queue.New(opts)
+	opts.Store = worker
+	in := queue.New(opts)
+	got := make(chan int, 4)
+	in.Register("job", func(ctx context.Context, job queue.Job) error {
+		var n int
+		if err := json.Unmarshal(job.Data, &n); err != nil {
+			return err
+		}
+		got <- n
+		return nil
+	})
+	runCtx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := in.Run(runCtx); err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	defer func() { cancel(); wg.Wait() }()
+	await := func(n int) {
+		t.Helper()
+		sent := time.Now()
+		if err := out.Send(ctx, "job", 1, n, queue.SendOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case m := <-got:
+			if m != n {
+				t.Fatalf("got job %d, want %d", m, n)
+			}
+			t.Logf("job %d taken %v after it was sent", n, time.Since(sent).Round(time.Millisecond))
+		case <-time.After(8 * time.Second):
+			t.Fatalf("job %d, sent by another instance, was not taken within 8 s by an idle queue polling every 20 s", n)
+		}
+	}
+	time.Sleep(time.Second) // the first receive has found nothing: the queue waits for its next poll
+	await(1)
+	time.Sleep(500 * time.Millisecond)
+	await(2)
+	// The listening connection dies: it is opened again.
+	var killed int
+	if err := sender.SQL.QueryRowContext(ctx, `select count(pg_terminate_backend(pid)) from pg_stat_activity where query like 'listen %'`).Scan(&killed); err != nil {
+		t.Fatal(err)
+	}
+	if killed != 1 {
+		t.Fatalf("%d listening connections, want 1", killed)
+	}
+	time.Sleep(500 * time.Millisecond)
+	await(3)
+	// A job sent with a delay is not taken before it (the announcement is for visible messages).
+	if err := out.Send(ctx, "job", 1, 4, queue.SendOptions{Delay: 3 * time.Second}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-got:
+		t.Fatalf("job %d was taken before its delay", m)
+	case <-time.After(2 * time.Second):
+	}
+}

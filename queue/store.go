@@ -38,3 +38,12 @@ type Store interface {
 	QueueSize(ctx context.Context, queue string) (int, error)
 	JobCounts(ctx context.Context, queue string, now, hourAgo time.Time) (app.JobCounts, error)
 }
+
+// sentWatcher is a Store that other processes send to (postgres.DB: several instances on one
+// database): OnSent calls wake whenever a message becomes visible in the queue, whoever sent
+// it, until stop is called. A queue's receiver then wakes for another instance's job at once,
+// not at its next idle poll (Options.IdlePoll). SQLite's store has none: its other processes
+// (a command run beside the server) are rare, and found by the polls.
+type sentWatcher interface {
+	OnSent(queue string, wake func()) (stop func())
+}

@@ -77,7 +77,13 @@ func (q *Queue) Run(ctx context.Context) error {
 			}
 		}
 	}()
-	q.receive(ctx, msgs, slots)
+	if w, ok := q.store.(sentWatcher); ok {
+		stop := w.OnSent(q.opts.Name, q.notify)
+		q.receive(ctx, msgs, slots)
+		stop()
+	} else {
+		q.receive(ctx, msgs, slots)
+	}
 	close(msgs)
 	defer func() {
 		<-flushed
