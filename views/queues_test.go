@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
 	"github.com/morningdeck/morningdeck/app"
 	"github.com/morningdeck/morningdeck/app/metrics"
 	"github.com/morningdeck/morningdeck/queue"
@@ -40,7 +38,7 @@ func newQueuesEnv(t *testing.T, fetchCapacity int) *queuesEnv {
 		Capacities: map[string]int{"fetch": fetchCapacity, "process": 5000}, Store: db}
 	metrics.WatchQueues(admin.Sizes)
 	h := views.New(views.Options{Sources: &app.Sources{Store: db, Queue: fq}, Version: "v-test",
-		Queues: admin, Metrics: promhttp.HandlerFor(metrics.Registry, promhttp.HandlerOpts{})})
+		Queues: admin, Metrics: metrics.Handler()})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
