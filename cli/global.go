@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -28,19 +30,7 @@ var generalFlags = map[string]bool{"config": true, "data-dir": true, "database":
 
 // setupGlobal wires the behaviours above into the command tree under root.
 func setupGlobal(root *cobra.Command) {
-	cobra.AddTemplateFunc("globalFlags", func(c *cobra.Command) string {
-		if logsByDefault(c) {
-			return c.InheritedFlags().FlagUsages()
-		}
-		fs := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
-		c.InheritedFlags().VisitAll(func(f *pflag.Flag) {
-			if generalFlags[f.Name] {
-				fs.AddFlag(f)
-			}
-		})
-		return fs.FlagUsages() + "\nThe server's settings (address, fetching, processing, mail…): morningdeck serve --help\n"
-	})
-	root.SetUsageTemplate(strings.Replace(root.UsageTemplate(), ".InheritedFlags.FlagUsages", "globalFlags .", 1))
+	root.SetUsageFunc(usage)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return flagError(c, err) })
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
@@ -70,6 +60,71 @@ func setupGlobal(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// usage writes a command's usage as cobra's default does (its defaultUsageFunc; command groups,
+// which this CLI does not use, left out), with the global flags of globalFlags. It is a function,
+// not cobra's usage template changed: executing any text/template makes reflect's MethodByName
+// reachable, and with it the linker keeps every exported method of the program, used or not
+// (about 3 MB of the binary; BENCHMARKS.md, session 22).
+func usage(c *cobra.Command) error {
+	var b strings.Builder
+	b.WriteString("Usage:")
+	if c.Runnable() {
+		fmt.Fprintf(&b, "\n  %s", c.UseLine())
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\n  %s [command]", c.CommandPath())
+	}
+	if len(c.Aliases) > 0 {
+		fmt.Fprintf(&b, "\n\nAliases:\n  %s", c.NameAndAliases())
+	}
+	if c.HasExample() {
+		fmt.Fprintf(&b, "\n\nExamples:\n%s", c.Example)
+	}
+	if c.HasAvailableSubCommands() {
+		b.WriteString("\n\nAvailable Commands:")
+		for _, sub := range c.Commands() {
+			if sub.IsAvailableCommand() || sub.Name() == "help" {
+				fmt.Fprintf(&b, "\n  %-*s %s", sub.NamePadding(), sub.Name(), sub.Short)
+			}
+		}
+	}
+	if c.HasAvailableLocalFlags() {
+		fmt.Fprintf(&b, "\n\nFlags:\n%s", strings.TrimRightFunc(c.LocalFlags().FlagUsages(), unicode.IsSpace))
+	}
+	if c.HasAvailableInheritedFlags() {
+		fmt.Fprintf(&b, "\n\nGlobal Flags:\n%s", strings.TrimRightFunc(globalFlags(c), unicode.IsSpace))
+	}
+	if c.HasHelpSubCommands() {
+		b.WriteString("\n\nAdditional help topics:")
+		for _, sub := range c.Commands() {
+			if sub.IsAdditionalHelpTopicCommand() {
+				fmt.Fprintf(&b, "\n  %-*s %s", sub.CommandPathPadding(), sub.CommandPath(), sub.Short)
+			}
+		}
+	}
+	if c.HasAvailableSubCommands() {
+		fmt.Fprintf(&b, "\n\nUse \"%s [command] --help\" for more information about a command.", c.CommandPath())
+	}
+	b.WriteString("\n")
+	_, err := io.WriteString(c.OutOrStderr(), b.String())
+	return err
+}
+
+// globalFlags are the inherited flags c's help lists: all of them for the long-running commands
+// (logsByDefault), the general ones (generalFlags) and a pointer to the server's for the others.
+func globalFlags(c *cobra.Command) string {
+	if logsByDefault(c) {
+		return c.InheritedFlags().FlagUsages()
+	}
+	fs := pflag.NewFlagSet(c.Name(), pflag.ContinueOnError)
+	c.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if generalFlags[f.Name] {
+			fs.AddFlag(f)
+		}
+	})
+	return fs.FlagUsages() + "\nThe server's settings (address, fetching, processing, mail…): morningdeck serve --help\n"
 }
 
 func subcommandNames(c *cobra.Command) []string {
