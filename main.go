@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"text/template"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -58,7 +57,7 @@ func open(ctx context.Context, cfg *cli.Config, log *slog.Logger) (*cli.Env, err
 		if err != nil {
 			return nil, fmt.Errorf("--llm-prompt-file: %w", err)
 		}
-		if _, err := template.New("prompt").Parse(string(b)); err != nil {
+		if err := enrich.ParsePrompt(string(b)); err != nil {
 			return nil, fmt.Errorf("--llm-prompt-file %s is not a valid template: %w", cfg.LLMPromptFile, err)
 		}
 		prompt = string(b)

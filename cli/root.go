@@ -84,7 +84,7 @@ func newRoot() *cobra.Command {
 	pf.StringVar(&cfg.BackupDir, "backup-dir", "", "write a daily backup of the database into this directory")
 	pf.StringVar(&cfg.SecretKeyFile, "secret-key-file", "", "the key that seals mail passwords (default: secret.key in the data directory; instances sharing a PostgreSQL database need the same file)")
 	pf.IntVar(&cfg.BackupKeep, "backup-keep", 7, "how many daily backups to keep")
-	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a text/template file replacing the LLM prompt (see DefaultPrompt in app/enrich/llm.go)")
+	pf.StringVar(&cfg.LLMPromptFile, "llm-prompt-file", "", "a prompt template file ({{.Title}}, {{if .Interests}}…{{end}}: see DefaultPrompt in app/enrich/llm.go) replacing the LLM prompt")
 	root.Flags().StringVar(&cfg.Addr, "addr", defaultAddr, "address to listen on")
 	root.Flags().BoolVar(&cfg.NoBrowser, "no-browser", false, "do not open the browser")
 

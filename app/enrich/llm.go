@@ -14,15 +14,15 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"text/template"
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
 )
 
-// DefaultPrompt is the user message sent for each item. It is a text/template with the fields
-// .Title, .Source, .Link, .Published, .Interests, .Topics (names, comma-separated) and .Text
-// (the article, cut to its most central sentences to fit the token budget). Set your own with
+// DefaultPrompt is the user message sent for each item. It is a template in Go's text/template
+// syntax (the part promptTemplate reads: {{.Field}}, {{if .Field}}…{{else}}…{{end}}) with the
+// fields .Title, .Source, .Link, .Published, .Interests, .Topics (names, comma-separated) and
+// .Text (the article, cut to its most central sentences to fit the token budget). Set your own with
 // LLMOptions.PromptTemplate; the answer must stay the JSON object described here.
 const DefaultPrompt = `Read this news item and answer with one JSON object, nothing else:
 {"summary": "2-3 sentence neutral summary, at most 60 words",
@@ -67,7 +67,7 @@ const (
 // LLM enriches items with any OpenAI-compatible chat-completions endpoint.
 type LLM struct {
 	opts LLMOptions
-	tmpl *template.Template
+	tmpl *promptTemplate
 	sem  chan struct{}
 	mode atomic.Int32
 	log  *slog.Logger
@@ -97,12 +97,14 @@ func NewLLM(o LLMOptions) *LLM {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	l := &LLM{opts: o, sem: make(chan struct{}, o.MaxConcurrent), log: o.Log.With("component", "llm", "model", o.Model)}
-	tmpl, err := template.New("prompt").Parse(o.PromptTemplate)
+	tmpl, err := parsePrompt(o.PromptTemplate)
 	if o.PromptTemplate == "" || err != nil {
 		if err != nil {
 			l.log.Warn("invalid prompt template; using the default", "error", err)
 		}
-		tmpl = template.Must(template.New("prompt").Parse(DefaultPrompt))
+		if tmpl, err = parsePrompt(DefaultPrompt); err != nil {
+			panic("enrich: DefaultPrompt: " + err.Error())
+		}
 	}
 	l.tmpl = tmpl
 	return l
@@ -182,16 +184,12 @@ func (l *LLM) prompt(in app.EnrichInput) (string, error) {
 	}
 	data := map[string]string{"Title": in.Title, "Source": in.SourceName, "Link": in.Link, "Published": published,
 		"Interests": in.Interests, "Topics": strings.Join(names, ", ")}
-	var probe bytes.Buffer
-	if err := l.tmpl.Execute(&probe, data); err != nil {
-		return "", &Error{Kind: "bad_request", Message: "The prompt template failed: " + err.Error()}
-	}
+	var probe strings.Builder
+	l.tmpl.execute(&probe, data)
 	budget := l.opts.MaxPromptTokens*4 - probe.Len() - len(systemPrompt)
 	data["Text"] = CentralSentences(in.Text, max(budget, 200))
-	var b bytes.Buffer
-	if err := l.tmpl.Execute(&b, data); err != nil {
-		return "", &Error{Kind: "bad_request", Message: "The prompt template failed: " + err.Error()}
-	}
+	var b strings.Builder
+	l.tmpl.execute(&b, data)
 	return b.String(), nil
 }
 

@@ -1,0 +1,165 @@
+package enrich
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// PromptFields are the fields a prompt template may name (DefaultPrompt says what each holds).
+var PromptFields = []string{"Title", "Source", "Link", "Published", "Interests", "Topics", "Text"}
+
+// promptTemplate is a parsed prompt: the part of Go's text/template syntax a prompt over these
+// string fields needs — {{.Field}}, {{if .Field}}…{{else}}…{{end}} (a field is true when not
+// empty), {{/* comments */}} and the {{- -}} markers that trim the spaces beside an action —
+// with text/template's meaning. It is not text/template itself: executing any text/template
+// makes reflect's MethodByName reachable, and the linker then keeps every exported method of
+// the program, used or not (about 3 MB of the binary and 2 MB of resident memory; BENCHMARKS.md,
+// session 22). Anything else in braces is refused when the template is parsed, with the reason.
+type promptTemplate struct{ nodes []promptNode }
+
+// promptNode is literal text, a field, or a condition on a field with its two branches.
+type promptNode struct {
+	text, field string
+	cond        bool
+	then, els   []promptNode
+}
+
+// ParsePrompt checks a prompt template (LLMOptions.PromptTemplate): nil when NewLLM will use it.
+func ParsePrompt(s string) error {
+	_, err := parsePrompt(s)
+	return err
+}
+
+func parsePrompt(s string) (*promptTemplate, error) {
+	type frame struct {
+		node   *promptNode
+		inElse bool
+	}
+	var root []promptNode
+	var stack []frame
+	add := func(n promptNode) {
+		if len(stack) == 0 {
+			root = append(root, n)
+			return
+		}
+		f := &stack[len(stack)-1]
+		if f.inElse {
+			f.node.els = append(f.node.els, n)
+		} else {
+			f.node.then = append(f.node.then, n)
+		}
+	}
+	trimNext := false
+	line := 1
+	for s != "" {
+		i := strings.Index(s, "{{")
+		if i < 0 {
+			i = len(s)
+		}
+		text := s[:i]
+		if trimNext {
+			text = strings.TrimLeftFunc(text, unicode.IsSpace)
+		}
+		rest := s[i:]
+		trimNext = false
+		if rest == "" {
+			if text != "" {
+				add(promptNode{text: text})
+			}
+			break
+		}
+		line += strings.Count(s[:i], "\n")
+		end := strings.Index(rest, "}}")
+		if end < 0 {
+			return nil, fmt.Errorf("line %d: an action opened with {{ is not closed with }}", line)
+		}
+		action := rest[2:end]
+		s = rest[end+2:]
+		if strings.HasPrefix(action, "- ") || action == "-" {
+			text = strings.TrimRightFunc(text, unicode.IsSpace)
+			action = action[1:]
+		}
+		if strings.HasSuffix(action, " -") {
+			trimNext = true
+			action = action[:len(action)-1]
+		}
+		if text != "" {
+			add(promptNode{text: text})
+		}
+		line += strings.Count(action, "\n")
+		action = strings.TrimSpace(action)
+		switch {
+		case strings.HasPrefix(action, "/*") && strings.HasSuffix(action, "*/"):
+		case strings.HasPrefix(action, "."):
+			f, err := promptField(action, line)
+			if err != nil {
+				return nil, err
+			}
+			add(promptNode{field: f})
+		case strings.HasPrefix(action, "if ") || strings.HasPrefix(action, "if\t"):
+			f, err := promptField(strings.TrimSpace(action[3:]), line)
+			if err != nil {
+				return nil, err
+			}
+			add(promptNode{cond: true, field: f})
+			var last *promptNode
+			if len(stack) == 0 {
+				last = &root[len(root)-1]
+			} else if p := &stack[len(stack)-1]; p.inElse {
+				last = &p.node.els[len(p.node.els)-1]
+			} else {
+				last = &p.node.then[len(p.node.then)-1]
+			}
+			stack = append(stack, frame{node: last})
+		case action == "else":
+			if len(stack) == 0 || stack[len(stack)-1].inElse {
+				return nil, fmt.Errorf("line %d: {{else}} without an {{if}} before it", line)
+			}
+			stack[len(stack)-1].inElse = true
+		case action == "end":
+			if len(stack) == 0 {
+				return nil, fmt.Errorf("line %d: {{end}} without an {{if}} before it", line)
+			}
+			stack = stack[:len(stack)-1]
+		default:
+			return nil, fmt.Errorf("line %d: {{%s}} is not supported: a prompt template has {{.Field}}, {{if .Field}}…{{else}}…{{end}} and {{/* comments */}}, the fields being .%s",
+				line, action, strings.Join(PromptFields, ", ."))
+		}
+	}
+	if len(stack) > 0 {
+		return nil, errors.New("an {{if}} is not closed with {{end}}")
+	}
+	return &promptTemplate{nodes: root}, nil
+}
+
+// promptField is the field an action names (".Title"), or an error saying which fields there are.
+func promptField(action string, line int) (string, error) {
+	name, ok := strings.CutPrefix(action, ".")
+	if !ok || !slices.Contains(PromptFields, name) {
+		return "", fmt.Errorf("line %d: %q is not a field of the prompt: the fields are .%s", line, action, strings.Join(PromptFields, ", ."))
+	}
+	return name, nil
+}
+
+// execute writes the prompt for these field values.
+func (t *promptTemplate) execute(b *strings.Builder, data map[string]string) {
+	var run func(ns []promptNode)
+	run = func(ns []promptNode) {
+		for _, n := range ns {
+			switch {
+			case n.cond && data[n.field] != "":
+				run(n.then)
+			case n.cond:
+				run(n.els)
+			case n.field != "":
+				b.WriteString(data[n.field])
+			default:
+				b.WriteString(n.text)
+			}
+		}
+	}
+	run(t.nodes)
+}

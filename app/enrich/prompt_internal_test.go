@@ -1,0 +1,73 @@
+package enrich
+
+import (
+	"strings"
+	"testing"
+	"text/template"
+)
+
+// TestPromptTemplateAsTextTemplate: the prompt templates read the way Go's text/template reads
+// them — the default prompt, fields, conditions with and without else, nested, the {{- -}} trim
+// markers, comments — for fields empty and not (the differential check runs text/template itself
+// in the test; the app does not link it).
+func TestPromptTemplateAsTextTemplate(t *testing.T) {
+	templates := []string{
+		DefaultPrompt,
+		"Judge {{.Title}} for {{.Interests}}: {{.Text}}",
+		"{{if .Interests}}For {{.Interests}}{{end}}.",
+		"A{{if .Topics}} topics: {{.Topics}}{{else}} no topics{{end}}\n{{if .Link}}{{if .Source}}{{.Source}}: {{end}}{{.Link}}{{else}}(no link){{end}}",
+		"Title:   {{- .Title -}}   \n\n  Text {{- /* a comment */ -}}\n {{.Text}}",
+		"{{/* only a comment */}}{{ .Published }}|{{- if .Title }} {{ .Title }} {{- else -}} none {{- end }}|",
+		"no actions at all, { braces } alone",
+		"",
+	}
+	datas := []map[string]string{
+		{"Title": "Go 1.26 released", "Source": "Go Blog", "Link": "https://go.dev/blog", "Published": "2026-02-10 18:00 UTC",
+			"Interests": "Go programming", "Topics": "Technology, Science", "Text": "The release adds {{braces}} and \"quotes\" <b>."},
+		{"Title": "", "Source": "", "Link": "", "Published": "unknown", "Interests": "", "Topics": "", "Text": ""},
+	}
+	for _, src := range templates {
+		want := template.Must(template.New("p").Parse(src))
+		got, err := parsePrompt(src)
+		if err != nil {
+			t.Fatalf("%q: %v", src, err)
+		}
+		for _, d := range datas {
+			var w, g strings.Builder
+			if err := want.Execute(&w, d); err != nil {
+				t.Fatal(err)
+			}
+			got.execute(&g, d)
+			if w.String() != g.String() {
+				t.Errorf("%q with %v:\n got %q\nwant %q", src, d, g.String(), w.String())
+			}
+		}
+	}
+}
+
+// TestPromptTemplateRefuses: what a prompt template cannot say is refused when it is parsed, and
+// the message says what it can say; NewLLM then falls back to the default prompt.
+func TestPromptTemplateRefuses(t *testing.T) {
+	for src, want := range map[string]string{
+		"{{.Title}":      "not closed",
+		"{{.Author}}":    `".Author" is not a field`,
+		"{{if .Title}}x": "not closed with {{end}}",
+		"x{{end}}":       "{{end}} without an {{if}}",
+		"{{else}}":       "{{else}} without",
+		"{{if .Title}}a{{else}}b{{else}}c{{end}}": "{{else}} without",
+		"{{range .Topics}}x{{end}}":               "{{range .Topics}} is not supported",
+		"{{printf \"%s\" .Title}}":                "is not supported",
+		"line\n\n{{.Nope}}":                       "line 3:",
+	} {
+		err := ParsePrompt(src)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error saying %q", src, err, want)
+		}
+	}
+	l := NewLLM(LLMOptions{Model: "m", PromptTemplate: "{{range .Topics}}{{end}}"})
+	var b strings.Builder
+	l.tmpl.execute(&b, map[string]string{"Title": "T", "Topics": "Tech"})
+	if !strings.Contains(b.String(), "Title: T") || !strings.Contains(b.String(), "from this list: Tech") {
+		t.Errorf("an invalid template did not fall back to the default: %q", b.String())
+	}
+}
