@@ -319,13 +319,19 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 	return int(math.Round(max(0, min(100, score)))), strings.Join(parts, " · ")
 }
 
-// tasteReason says what the reading model's points came from, or nothing when they are few.
+// tasteReason says what the reading model's points came from, or nothing when they are few:
+// the words that weighed most, or, when no word weighed much (the item is like the liked or
+// dismissed ones in meaning, in other words), that it is close to them.
 func tasteReason(taste float64, liked, disliked []string) string {
 	switch {
 	case len(liked) > 0 && taste > 1:
 		return "you liked similar items: " + strings.Join(limitStrings(liked, 3), ", ")
+	case taste > 1:
+		return "close in subject to items you liked"
 	case len(disliked) > 0 && taste < -1:
 		return "you showed less interest in similar items: " + strings.Join(limitStrings(disliked, 3), ", ")
+	case taste < -1:
+		return "close in subject to items you showed less interest in"
 	}
 	return ""
 }

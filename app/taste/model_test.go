@@ -197,4 +197,12 @@ func TestModelLearnsMeaning(t *testing.T) {
 			t.Fatalf("the Settings page would show %+v", x)
 		}
 	}
+	// The reason says why the rocket item rose, though no word of it weighed.
+	in := item("Rocket launch delayed", "Engineers postponed the launch of the satellite after a fuel leak on the pad.")
+	before, _ := e.Score(in)
+	in.Taste = m
+	after, why := e.Score(in)
+	if after <= before || !strings.Contains(why, "close in subject to items you liked") {
+		t.Fatalf("the rocket item %d -> %d: %s", before, after, why)
+	}
 }
