@@ -78,14 +78,10 @@ var watch struct {
 }
 
 // Handler serves the metrics: the app's counters and histograms, the queue gauges (when
-// WatchQueues was called), the Go runtime's and the process's.
+// WatchQueues was called), the Go runtime's and the process's. It is mounted for GET (and so
+// HEAD) only (views: "GET /metrics").
 func Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "Only GET and HEAD are allowed here.", http.StatusMethodNotAllowed)
-			return
-		}
 		var e expo
 		for _, f := range families {
 			f.write(&e)
@@ -95,7 +91,7 @@ func Handler() http.Handler {
 		writeProcess(&e)
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
-		if r.Method == http.MethodGet {
+		if r.Method != http.MethodHead {
 			_, _ = w.Write(e.b)
 		}
 	})

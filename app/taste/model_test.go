@@ -75,6 +75,21 @@ func TestModel(t *testing.T) {
 	}
 }
 
+// newLearner is an enricher, a model that learns from its features, a maker of items of these
+// interests, and the feedback on one.
+func newLearner(interests string) (*enrich.Embedded, *taste.Model, func(title, text string) app.EnrichInput, func(taste.Signal, app.EnrichInput)) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	m := taste.NewModel()
+	item := func(title, text string) app.EnrichInput {
+		return app.EnrichInput{Title: title, Text: text, Interests: interests}
+	}
+	learn := func(sig taste.Signal, in app.EnrichInput) {
+		keys, labels := e.Features(in, nil)
+		m.Learn(sig, keys, labels)
+	}
+	return e, m, item, learn
+}
+
 func itoa(i int) string {
 	b, _ := json.Marshal(i)
 	return string(b)
@@ -84,16 +99,7 @@ func itoa(i int) string {
 // "computer"), and a term in every item the reader acts on says nothing however many of them
 // they dismiss: the interest itself is not taught away.
 func TestModelLearnsTheInterestTerms(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	interests := "computer security: vulnerabilities, exploits and hacks"
-	item := func(title, text string) app.EnrichInput {
-		return app.EnrichInput{Title: title, Text: text, Interests: interests}
-	}
-	m := taste.NewModel()
-	learn := func(sig taste.Signal, in app.EnrichInput) {
-		keys, labels := e.Features(in, nil)
-		m.Learn(sig, keys, labels)
-	}
+	e, m, item, learn := newLearner("computer security: vulnerabilities, exploits and hacks")
 	learn(taste.SignalMoreLikeThis, item("A kernel exploit explained", "The exploit chains two bugs in the kernel's slab allocator."))
 	learn(taste.SignalMoreLikeThis, item("Browser exploit sold", "A broker paid for a working exploit of the browser's sandbox."))
 	learn(taste.SignalLessLikeThis, item("A computer museum opens", "The museum shows a computer from every decade since 1950."))
@@ -157,15 +163,7 @@ func TestModelBalancesFewLikesAgainstManyDislikes(t *testing.T) {
 // items lie in meaning (their word vectors), not only their words. The meaning survives the
 // model's JSON and never shows as a learned word.
 func TestModelLearnsMeaning(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	item := func(title, text string) app.EnrichInput {
-		return app.EnrichInput{Title: title, Text: text, Interests: "space exploration"}
-	}
-	m := taste.NewModel()
-	learn := func(sig taste.Signal, in app.EnrichInput) {
-		keys, labels := e.Features(in, nil)
-		m.Learn(sig, keys, labels)
-	}
+	e, m, item, learn := newLearner("space exploration")
 	learn(taste.SignalMoreLikeThis, item("Astronauts dock with the orbiting station", "The crew capsule docked after two days in orbit; the astronauts will stay six months."))
 	learn(taste.SignalMoreLikeThis, item("Probe reaches Jupiter's moons", "The spacecraft entered orbit around the planet and sent its first images of the moons."))
 	learn(taste.SignalLessLikeThis, item("A soup for cold evenings", "Simmer the onions and the beans, season with pepper and serve with bread."))
