@@ -39,9 +39,14 @@ type EnrichInput struct {
 // Taste adjusts a score by what a user's feedback taught. Features are an item's terms
 // ("w:KEY"), source ("source:NAME") and topics ("topic:NAME"); Adjust returns the points to add
 // (negative to take off) and, for the reason, the words that weighed most, as the items had them.
+// Among liked or disliked, TasteSubject stands for the item's meaning when it weighed as a
+// word would (the item is close in subject to the liked or dismissed items, in other words).
 type Taste interface {
 	Adjust(features []string) (points float64, liked, disliked []string)
 }
+
+// TasteSubject is the label Taste.Adjust gives the item's meaning among the liked or disliked.
+const TasteSubject = "\x00subject"
 
 // Enrichment is what an enricher found.
 type Enrichment struct {

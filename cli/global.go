@@ -68,6 +68,7 @@ func setupGlobal(root *cobra.Command) {
 // reachable, and with it the linker keeps every exported method of the program, used or not
 // (about 3 MB of the binary; BENCHMARKS.md, session 22).
 func usage(c *cobra.Command) error {
+	c.InheritedFlags() // merges the parents' persistent flags, as cobra does before its own usage
 	var b strings.Builder
 	b.WriteString("Usage:")
 	if c.Runnable() {
@@ -109,6 +110,9 @@ func usage(c *cobra.Command) error {
 	}
 	b.WriteString("\n")
 	_, err := io.WriteString(c.OutOrStderr(), b.String())
+	if err != nil {
+		c.PrintErrln(err)
+	}
 	return err
 }
 

@@ -60,8 +60,9 @@ type Options struct {
 	URL   string
 	Log   *slog.Logger
 	Clock app.Clock
-	// MaxConns bounds the pool (default 16): each connection is a server process, and a server's
-	// max_connections (100 by default) is shared by every instance.
+	// MaxConns bounds the pool (default 16, at least 2): each connection is a server process,
+	// and a server's max_connections (100 by default) is shared by every instance. One of them
+	// listens for the queues' jobs while a queue runs (OnSent).
 	MaxConns int
 }
 
@@ -76,6 +77,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = 16
 	}
+	opts.MaxConns = max(opts.MaxConns, 2) // one may be listening (OnSent)
 	pool, err := sql.Open("pgx", opts.URL)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: open: %w", err)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 )
 
 // PromptFields are the fields a prompt template may name (DefaultPrompt says what each holds).
@@ -61,45 +60,72 @@ func parsePrompt(s string) (*promptTemplate, error) {
 		}
 		text := s[:i]
 		if trimNext {
-			text = strings.TrimLeftFunc(text, unicode.IsSpace)
+			text = strings.TrimLeft(text, promptSpaces)
 		}
-		rest := s[i:]
 		trimNext = false
-		if rest == "" {
+		if i == len(s) {
 			if text != "" {
 				add(promptNode{text: text})
 			}
 			break
 		}
-		line += strings.Count(s[:i], "\n")
-		end := strings.Index(rest, "}}")
-		if end < 0 {
-			return nil, fmt.Errorf("line %d: an action opened with {{ is not closed with }}", line)
+		line += strings.Count(s[:i], "\n") // the action's first line, for its errors
+		body := s[i+2:]
+		if len(body) >= 2 && body[0] == '-' && strings.IndexByte(promptSpaces, body[1]) >= 0 {
+			text = strings.TrimRight(text, promptSpaces)
+			body = body[2:]
 		}
-		action := rest[2:end]
-		s = rest[end+2:]
-		if strings.HasPrefix(action, "- ") || action == "-" {
-			text = strings.TrimRightFunc(text, unicode.IsSpace)
-			action = action[1:]
-		}
-		if strings.HasSuffix(action, " -") {
-			trimNext = true
-			action = action[:len(action)-1]
+		var action string
+		comment := strings.HasPrefix(body, "/*")
+		if comment {
+			// A comment, as text/template reads one: right after the delimiter (or its marker),
+			// to the first "*/", then the closing delimiter.
+			end := strings.Index(body, "*/")
+			if end < 0 {
+				return nil, fmt.Errorf("line %d: a comment opened with /* is not closed with */", line)
+			}
+			after := body[end+2:]
+			switch {
+			case strings.HasPrefix(after, "}}"):
+				s = after[2:]
+			case len(after) >= 4 && strings.IndexByte(promptSpaces, after[0]) >= 0 && after[1:4] == "-}}":
+				trimNext = true
+				s = after[4:]
+			default:
+				return nil, fmt.Errorf("line %d: a comment must end with */}}", line)
+			}
+			action = body[:end+2]
+		} else {
+			end := strings.Index(body, "}}")
+			if end < 0 {
+				return nil, fmt.Errorf("line %d: an action opened with {{ is not closed with }}", line)
+			}
+			action = body[:end]
+			s = body[end+2:]
+			if n := len(action); n >= 2 && action[n-1] == '-' && strings.IndexByte(promptSpaces, action[n-2]) >= 0 {
+				trimNext = true
+				action = action[:n-2]
+			}
 		}
 		if text != "" {
 			add(promptNode{text: text})
 		}
+		at := line
 		line += strings.Count(action, "\n")
 		action = strings.TrimSpace(action)
+		if f := strings.Fields(action); len(f) == 2 && f[0] == "if" {
+			action = "if " + f[1]
+		}
+		line, at = at, line // errors name the action's first line; counting goes on after it
 		switch {
-		case strings.HasPrefix(action, "/*") && strings.HasSuffix(action, "*/"):
+		case comment:
 		case strings.HasPrefix(action, "."):
 			f, err := promptField(action, line)
 			if err != nil {
 				return nil, err
 			}
 			add(promptNode{field: f})
-		case strings.HasPrefix(action, "if ") || strings.HasPrefix(action, "if\t"):
+		case strings.HasPrefix(action, "if "):
 			f, err := promptField(strings.TrimSpace(action[3:]), line)
 			if err != nil {
 				return nil, err
@@ -126,14 +152,18 @@ func parsePrompt(s string) (*promptTemplate, error) {
 			stack = stack[:len(stack)-1]
 		default:
 			return nil, fmt.Errorf("line %d: {{%s}} is not supported: a prompt template has {{.Field}}, {{if .Field}}…{{else}}…{{end}} and {{/* comments */}}, the fields being .%s",
-				line, action, strings.Join(PromptFields, ", ."))
+				line, strings.Join(strings.Fields(action), " "), strings.Join(PromptFields, ", ."))
 		}
+		line = at
 	}
 	if len(stack) > 0 {
 		return nil, errors.New("an {{if}} is not closed with {{end}}")
 	}
 	return &promptTemplate{nodes: root}, nil
 }
+
+// promptSpaces are the spaces text/template's trim markers take and trim.
+const promptSpaces = " \t\r\n"
 
 // promptField is the field an action names (".Title"), or an error saying which fields there are.
 func promptField(action string, line int) (string, error) {

@@ -19,6 +19,9 @@ func TestPromptTemplateAsTextTemplate(t *testing.T) {
 		"Title:   {{- .Title -}}   \n\n  Text {{- /* a comment */ -}}\n {{.Text}}",
 		"{{/* only a comment */}}{{ .Published }}|{{- if .Title }} {{ .Title }} {{- else -}} none {{- end }}|",
 		"no actions at all, { braces } alone",
+		"a\u00a0{{- .Title}}\v\f{{.Text -}}\u2003 b",
+		"{{-\t.Title\t-}}\n x {{-\n.Link\n-}} y {{if\n.Topics}}t{{end}}",
+		"{{/* a }} b */}} c {{- /* d */ -}} e",
 		"",
 	}
 	datas := []map[string]string{
@@ -75,7 +78,7 @@ func TestPromptTemplateRefuses(t *testing.T) {
 // FuzzPromptTemplate: no template makes the parser or the prompt panic, and one that both
 // text/template and this parser accept reads the same.
 func FuzzPromptTemplate(f *testing.F) {
-	for _, s := range []string{DefaultPrompt, "{{.Title}}", "{{if .Text}}a{{else}}b{{end}}", "{{- .Link -}}", "{{/* c */}}", "{{", "}}{{end}}", "{{if .Topics}}{{if .Title}}x{{end}}{{end}}"} {
+	for _, s := range []string{DefaultPrompt, "{{.Title}}", "{{if .Text}}a{{else}}b{{end}}", "{{- .Link -}}", "{{/* c */}}", "{{", "}}{{end}}", "{{if .Topics}}{{if .Title}}x{{end}}{{end}}", "a\u00a0{{- .Title -}}\v", "{{/* a }} */}}", "{{-\t.Link\n-}}"} {
 		f.Add(s, "title", "")
 	}
 	f.Fuzz(func(t *testing.T, src, title, text string) {

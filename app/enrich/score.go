@@ -88,8 +88,9 @@ func aboutReason(sv *segVector, sem float64, d *doc, withWords bool) string {
 }
 
 // Features are what the per-user model (taste.Model) learns from and applies to: the item's most
-// characteristic terms ("w:" and the stem), its source ("source:"), its topics ("topic:") and
-// the terms of in.Interests it matched ("i:").
+// characteristic terms ("w:" and the stem), its meaning ("m:" and its subject vector,
+// wordvec.Vector.Code), its source ("source:"), its topics ("topic:") and the terms of
+// in.Interests it matched ("i:").
 // Labels are the words as the item had them, for reasons and the Settings page. Train with the
 // same enricher (the same statistics) that scores.
 func (e *Embedded) Features(in app.EnrichInput, topics []string) (keys, labels []string) {
@@ -320,18 +321,34 @@ func (e *Embedded) score(in app.EnrichInput, p *prepared, topics []string) (int,
 }
 
 // tasteReason says what the reading model's points came from, or nothing when they are few:
-// the words that weighed most, or, when no word weighed much (the item is like the liked or
-// dismissed ones in meaning, in other words), that it is close to them.
+// the words that weighed most, or, when none did but the item's meaning did (app.TasteSubject:
+// it says what the liked or dismissed items said, in other words), that it is close to them.
 func tasteReason(taste float64, liked, disliked []string) string {
+	words := func(ls []string) ([]string, bool) {
+		var out []string
+		subject := false
+		for _, l := range ls {
+			if l == app.TasteSubject {
+				subject = true
+			} else {
+				out = append(out, l)
+			}
+		}
+		return out, subject
+	}
 	switch {
-	case len(liked) > 0 && taste > 1:
-		return "you liked similar items: " + strings.Join(limitStrings(liked, 3), ", ")
 	case taste > 1:
-		return "close in subject to items you liked"
-	case len(disliked) > 0 && taste < -1:
-		return "you showed less interest in similar items: " + strings.Join(limitStrings(disliked, 3), ", ")
+		if ws, subject := words(liked); len(ws) > 0 {
+			return "you liked similar items: " + strings.Join(limitStrings(ws, 3), ", ")
+		} else if subject {
+			return "close in subject to items you liked"
+		}
 	case taste < -1:
-		return "close in subject to items you showed less interest in"
+		if ws, subject := words(disliked); len(ws) > 0 {
+			return "you showed less interest in similar items: " + strings.Join(limitStrings(ws, 3), ", ")
+		} else if subject {
+			return "close in subject to items you showed less interest in"
+		}
 	}
 	return ""
 }

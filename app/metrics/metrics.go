@@ -9,8 +9,10 @@
 // session 22: client_golang brings protobuf, and protobuf's formatting reaches
 // reflect.Value.MethodByName, which keeps the linker from dropping any unused exported method of
 // the whole program. Without it the binary is 7.6 MB smaller and the first ingestion's peak
-// resident memory about 3.5 MB lower (BENCHMARKS.md, session 22). The names, labels, types and
-// buckets are those client_golang served.
+// resident memory about 3.5 MB lower (BENCHMARKS.md, session 22). The app's names, labels, types
+// and buckets are those client_golang served; of the Go runtime's and the process's, the series
+// its default collectors served (README lists them), but the process's network counters.
+// Responses are not compressed.
 package metrics
 
 import (

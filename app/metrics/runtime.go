@@ -3,6 +3,7 @@ package metrics
 import (
 	"bufio"
 	"bytes"
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -21,15 +22,24 @@ var runtimeGauges = []struct {
 }{
 	{"go_memstats_alloc_bytes", "Number of bytes allocated in heap and currently in use.", "gauge", []string{"/memory/classes/heap/objects:bytes"}},
 	{"go_memstats_alloc_bytes_total", "Total number of bytes allocated in heap until now, even if released already.", "counter", []string{"/gc/heap/allocs:bytes"}},
-	{"go_memstats_frees_total", "Total number of heap objects frees.", "counter", []string{"/gc/heap/frees:objects"}},
+	{"go_memstats_buck_hash_sys_bytes", "Number of bytes used by the profiling bucket hash table.", "gauge", []string{"/memory/classes/profiling/buckets:bytes"}},
+	{"go_memstats_frees_total", "Total number of heap objects frees.", "counter", []string{"/gc/heap/frees:objects", "/gc/heap/tiny/allocs:objects"}},
+	{"go_memstats_gc_sys_bytes", "Number of bytes used for garbage collection system metadata.", "gauge", []string{"/memory/classes/metadata/other:bytes"}},
 	{"go_memstats_heap_alloc_bytes", "Number of heap bytes allocated and currently in use.", "gauge", []string{"/memory/classes/heap/objects:bytes"}},
 	{"go_memstats_heap_idle_bytes", "Number of heap bytes waiting to be used.", "gauge", []string{"/memory/classes/heap/released:bytes", "/memory/classes/heap/free:bytes"}},
 	{"go_memstats_heap_inuse_bytes", "Number of heap bytes that are in use.", "gauge", []string{"/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes"}},
 	{"go_memstats_heap_objects", "Number of currently allocated objects.", "gauge", []string{"/gc/heap/objects:objects"}},
 	{"go_memstats_heap_released_bytes", "Number of heap bytes released to OS.", "gauge", []string{"/memory/classes/heap/released:bytes"}},
-	{"go_memstats_mallocs_total", "Total number of heap objects allocated.", "counter", []string{"/gc/heap/allocs:objects"}},
+	{"go_memstats_heap_sys_bytes", "Number of heap bytes obtained from system.", "gauge", []string{"/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes", "/memory/classes/heap/free:bytes", "/memory/classes/heap/released:bytes"}},
+	{"go_memstats_mallocs_total", "Total number of heap objects allocated.", "counter", []string{"/gc/heap/allocs:objects", "/gc/heap/tiny/allocs:objects"}},
+	{"go_memstats_mcache_inuse_bytes", "Number of bytes in use by mcache structures.", "gauge", []string{"/memory/classes/metadata/mcache/inuse:bytes"}},
+	{"go_memstats_mcache_sys_bytes", "Number of bytes used for mcache structures obtained from system.", "gauge", []string{"/memory/classes/metadata/mcache/inuse:bytes", "/memory/classes/metadata/mcache/free:bytes"}},
+	{"go_memstats_mspan_inuse_bytes", "Number of bytes in use by mspan structures.", "gauge", []string{"/memory/classes/metadata/mspan/inuse:bytes"}},
+	{"go_memstats_mspan_sys_bytes", "Number of bytes used for mspan structures obtained from system.", "gauge", []string{"/memory/classes/metadata/mspan/inuse:bytes", "/memory/classes/metadata/mspan/free:bytes"}},
 	{"go_memstats_next_gc_bytes", "Number of heap bytes when next garbage collection will take place.", "gauge", []string{"/gc/heap/goal:bytes"}},
+	{"go_memstats_other_sys_bytes", "Number of bytes used for other system allocations.", "gauge", []string{"/memory/classes/other:bytes"}},
 	{"go_memstats_stack_inuse_bytes", "Number of bytes obtained from system for stack allocator in non-CGO environments.", "gauge", []string{"/memory/classes/heap/stacks:bytes"}},
+	{"go_memstats_stack_sys_bytes", "Number of bytes obtained from system for stack allocator.", "gauge", []string{"/memory/classes/heap/stacks:bytes", "/memory/classes/os-stacks:bytes"}},
 	{"go_memstats_sys_bytes", "Number of bytes obtained from system.", "gauge", []string{"/memory/classes/total:bytes"}},
 	{"go_gc_gogc_percent", "Heap size target percentage configured by the user, otherwise 100.", "gauge", []string{"/gc/gogc:percent"}},
 	{"go_gc_gomemlimit_bytes", "Go runtime memory limit configured by the user, otherwise math.MaxInt64.", "gauge", []string{"/gc/gomemlimit:bytes"}},
@@ -66,6 +76,10 @@ func writeRuntime(e *expo) {
 	}
 	e.sample("go_gc_duration_seconds_sum", nil, gc.PauseTotal.Seconds())
 	e.sample("go_gc_duration_seconds_count", nil, float64(gc.NumGC))
+	if !gc.LastGC.IsZero() {
+		e.header("go_memstats_last_gc_time_seconds", "Number of seconds since 1970 of last garbage collection.", "gauge")
+		e.sample("go_memstats_last_gc_time_seconds", nil, float64(gc.LastGC.UnixNano())/1e9)
+	}
 	e.header("go_goroutines", "Number of goroutines that currently exist.", "gauge")
 	e.sample("go_goroutines", nil, float64(runtime.NumGoroutine()))
 	e.header("go_info", "Information about the Go environment.", "gauge")
@@ -85,6 +99,9 @@ func writeRuntime(e *expo) {
 		switch s.Value.Kind() {
 		case rm.KindUint64:
 			value[s.Name] = float64(s.Value.Uint64())
+			if s.Name == "/gc/gogc:percent" && s.Value.Uint64() > math.MaxInt64 {
+				value[s.Name] = -1 // GOGC=off (the GC tuner's limit mode) reads as -1, not 2^64−1
+			}
 		case rm.KindFloat64:
 			value[s.Name] = s.Value.Float64()
 		}

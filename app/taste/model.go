@@ -31,7 +31,7 @@ type Model struct {
 	// Events is the number of events learned.
 	Events   int                      `json:"events"`
 	Features map[string]*FeatureStats `json:"features"`
-	// Liked and Disliked are the summed meaning (MeaningKey) of the liked and disliked items,
+	// Liked and Disliked are the summed meaning ("m:" features) of the liked and disliked items,
 	// each weighed by its event's weight: where in the space of word vectors the reader's
 	// likes and dislikes lie, so that an item of the same meaning in other words moves too.
 	Liked    []float64 `json:"liked,omitempty"`
@@ -118,11 +118,14 @@ func (m *Model) Learn(sig Signal, keys, labels []string) bool {
 		m.Negative -= w
 	}
 	for i, k := range keys {
-		if v, ok := parseMeaning(k); ok {
-			if w > 0 {
-				m.Liked = addScaled(m.Liked, v, w)
-			} else {
-				m.Disliked = addScaled(m.Disliked, v, -w)
+		if strings.HasPrefix(k, meaningPrefix) {
+			// An unreadable one (another version's) is left out, never learned as a word.
+			if v, ok := parseMeaning(k); ok {
+				if w > 0 {
+					m.Liked = addScaled(m.Liked, v, w)
+				} else {
+					m.Disliked = addScaled(m.Disliked, v, -w)
+				}
 			}
 			continue
 		}
@@ -222,8 +225,10 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 	meaning := 0.0
 	nf := len(features)
 	for _, k := range features {
-		if v, ok := parseMeaning(k); ok {
-			meaning = m.meaning(v)
+		if strings.HasPrefix(k, meaningPrefix) {
+			if v, ok := parseMeaning(k); ok {
+				meaning = m.meaning(v)
+			}
 			nf--
 			continue
 		}
@@ -245,17 +250,23 @@ func (m *Model) Adjust(features []string) (points float64, liked, disliked []str
 	}
 	// Normalized by the item's number of features (so an item the model knows little of moves
 	// little, and long items do not weigh more), then squashed.
-	points = 25 * math.Tanh(2*sum/math.Sqrt(float64(max(nf, 8)))+meaningWeight*meaning)
+	norm := math.Sqrt(float64(max(nf, 8)))
+	points = 25 * math.Tanh(2*sum/norm+meaningWeight*meaning)
+	if meaning != 0 {
+		// The meaning, for the reason, as the word it weighs as much as.
+		cs = append(cs, contrib{app.TasteSubject, meaningWeight * meaning * norm / 2})
+	}
 	sort.SliceStable(cs, func(i, j int) bool { return cs[i].w > cs[j].w })
+	// A feature is named when it weighs over 0.3; the meaning also when it weighs most.
 	named := map[string]bool{} // "Rails" (the interest's term) and "rails" (the word) are one
-	for _, c := range cs {
-		if k := strings.ToLower(c.label); c.w > 0.3 && len(liked) < 3 && !named[k] {
+	for i, c := range cs {
+		if k := strings.ToLower(c.label); (c.w > 0.3 || c.label == app.TasteSubject && i == 0 && c.w > 0) && len(liked) < 3 && !named[k] {
 			named[k] = true
 			liked = append(liked, c.label)
 		}
 	}
 	for i := len(cs) - 1; i >= 0; i-- {
-		if k := strings.ToLower(cs[i].label); cs[i].w < -0.3 && len(disliked) < 3 && !named[k] {
+		if k := strings.ToLower(cs[i].label); (cs[i].w < -0.3 || cs[i].label == app.TasteSubject && i == len(cs)-1 && cs[i].w < 0) && len(disliked) < 3 && !named[k] {
 			named[k] = true
 			disliked = append(disliked, cs[i].label)
 		}
@@ -289,8 +300,8 @@ type LearnedTerm struct {
 func (m *Model) Top(n int) (positive, negative []LearnedTerm) {
 	var all []LearnedTerm
 	for k, f := range m.Features {
-		if f.Pos+f.Neg < 2 {
-			continue
+		if f.Pos+f.Neg < 2 || strings.HasPrefix(k, meaningPrefix) {
+			continue // a meaning an older version learned as a word is no word to show
 		}
 		label := f.Label
 		if label == "" {

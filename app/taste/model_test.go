@@ -203,4 +203,23 @@ func TestModelLearnsMeaning(t *testing.T) {
 	if after <= before || !strings.Contains(why, "close in subject to items you liked") {
 		t.Fatalf("the rocket item %d -> %d: %s", before, after, why)
 	}
+	// A model that learned no meaning (events recorded before it was learned, or an unreadable
+	// "m:" key) never says the subject moved an item, and never learns the key as a word.
+	keys, labels := e.Features(item("Astronauts dock with the orbiting station", "The crew capsule docked after two days in orbit."), nil)
+	old := taste.NewModel()
+	for i, k := range keys {
+		if strings.HasPrefix(k, "m:") {
+			keys[i] = "m:not-a-vector"
+		}
+	}
+	old.Learn(taste.SignalOpened, keys, labels)
+	old.Learn(taste.SignalOpened, keys, labels)
+	if _, ok := old.Features["m:not-a-vector"]; ok || len(old.Liked) > 0 {
+		t.Fatal("an unreadable meaning was learned")
+	}
+	similar := item("Crew returns from the orbiting station", "The astronauts of the station crew landed after six months in orbit.")
+	similar.Taste = old
+	if _, why := e.Score(similar); strings.Contains(why, "close in subject") {
+		t.Fatalf("a model without meaning gave the reason %q", why)
+	}
 }

@@ -165,7 +165,7 @@ func NearestSubject(v *Vector) int {
 func Subjects() int { return len(subjects) }
 
 // Code is v as text (for a feature key that must carry a text's meaning): each number as a
-// signed byte of 1/127ths, base64 (136 characters). ParseCode reads it back.
+// signed byte of 1/127ths, base64 (134 characters). ParseCode reads it back.
 func (v *Vector) Code() string {
 	var b [Dim]byte
 	for i, x := range v {
