@@ -11,8 +11,8 @@ import (
 var PromptFields = []string{"Title", "Source", "Link", "Published", "Interests", "Topics", "Text"}
 
 // promptTemplate is a parsed prompt: the part of Go's text/template syntax a prompt over these
-// string fields needs — {{.Field}}, {{if .Field}}…{{else}}…{{end}} (a field is true when not
-// empty), {{/* comments */}} and the {{- -}} markers that trim the spaces beside an action —
+// string fields needs — {{.Field}}, {{if .Field}}…{{else if .Other}}…{{else}}…{{end}} (a field
+// is true when not empty), {{/* comments */}} and the {{- -}} markers that trim the spaces beside an action —
 // with text/template's meaning. It is not text/template itself: executing any text/template
 // makes reflect's MethodByName reachable, and the linker then keeps every exported method of
 // the program, used or not (about 3 MB of the binary and 2 MB of resident memory; BENCHMARKS.md,
@@ -34,8 +34,9 @@ func ParsePrompt(s string) error {
 
 func parsePrompt(s string) (*promptTemplate, error) {
 	type frame struct {
-		node   *promptNode
-		inElse bool
+		node    *promptNode
+		inElse  bool
+		chained bool // opened by {{else if}}: the {{end}} of its first {{if}} closes it too
 	}
 	var root []promptNode
 	var stack []frame
@@ -115,6 +116,8 @@ func parsePrompt(s string) (*promptTemplate, error) {
 		action = strings.TrimSpace(action)
 		if f := strings.Fields(action); len(f) == 2 && f[0] == "if" {
 			action = "if " + f[1]
+		} else if len(f) == 3 && f[0] == "else" && f[1] == "if" {
+			action = "else if " + f[2]
 		}
 		line, at = at, line // errors name the action's first line; counting goes on after it
 		switch {
@@ -125,7 +128,16 @@ func parsePrompt(s string) (*promptTemplate, error) {
 				return nil, err
 			}
 			add(promptNode{field: f})
-		case strings.HasPrefix(action, "if "):
+		case strings.HasPrefix(action, "if "), strings.HasPrefix(action, "else if "):
+			chained := strings.HasPrefix(action, "else ")
+			if chained {
+				// {{else if .B}} is {{else}}{{if .B}}, closed by the one {{end}}.
+				if len(stack) == 0 || stack[len(stack)-1].inElse {
+					return nil, fmt.Errorf("line %d: {{else if}} without an {{if}} before it", line)
+				}
+				stack[len(stack)-1].inElse = true
+				action = strings.TrimPrefix(action, "else ")
+			}
 			f, err := promptField(strings.TrimSpace(action[3:]), line)
 			if err != nil {
 				return nil, err
@@ -139,7 +151,7 @@ func parsePrompt(s string) (*promptTemplate, error) {
 			} else {
 				last = &p.node.then[len(p.node.then)-1]
 			}
-			stack = append(stack, frame{node: last})
+			stack = append(stack, frame{node: last, chained: chained})
 		case action == "else":
 			if len(stack) == 0 || stack[len(stack)-1].inElse {
 				return nil, fmt.Errorf("line %d: {{else}} without an {{if}} before it", line)
@@ -149,7 +161,13 @@ func parsePrompt(s string) (*promptTemplate, error) {
 			if len(stack) == 0 {
 				return nil, fmt.Errorf("line %d: {{end}} without an {{if}} before it", line)
 			}
-			stack = stack[:len(stack)-1]
+			for len(stack) > 0 {
+				f := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				if !f.chained {
+					break
+				}
+			}
 		default:
 			return nil, fmt.Errorf("line %d: {{%s}} is not supported: a prompt template has {{.Field}}, {{if .Field}}…{{else}}…{{end}} and {{/* comments */}}, the fields being .%s",
 				line, strings.Join(strings.Fields(action), " "), strings.Join(PromptFields, ", ."))

@@ -22,6 +22,7 @@ func TestPromptTemplateAsTextTemplate(t *testing.T) {
 		"a\u00a0{{- .Title}}\v\f{{.Text -}}\u2003 b",
 		"{{-\t.Title\t-}}\n x {{-\n.Link\n-}} y {{if\n.Topics}}t{{end}}",
 		"{{/* a }} b */}} c {{- /* d */ -}} e",
+		"{{if .Title}}T{{else if .Text}}X{{else if .Link}}L{{else}}none{{end}}|{{if .Interests}}{{if .Topics}}a{{else if .Source}}b{{end}}{{end}}",
 		"",
 	}
 	datas := []map[string]string{
@@ -78,8 +79,9 @@ func TestPromptTemplateRefuses(t *testing.T) {
 // FuzzPromptTemplate: no template makes the parser or the prompt panic, and one that both
 // text/template and this parser accept reads the same.
 func FuzzPromptTemplate(f *testing.F) {
-	for _, s := range []string{DefaultPrompt, "{{.Title}}", "{{if .Text}}a{{else}}b{{end}}", "{{- .Link -}}", "{{/* c */}}", "{{", "}}{{end}}", "{{if .Topics}}{{if .Title}}x{{end}}{{end}}", "a\u00a0{{- .Title -}}\v", "{{/* a }} */}}", "{{-\t.Link\n-}}"} {
+	for _, s := range []string{DefaultPrompt, "{{.Title}}", "{{if .Text}}a{{else}}b{{end}}", "{{- .Link -}}", "{{/* c */}}", "{{", "}}{{end}}", "{{if .Topics}}{{if .Title}}x{{end}}{{end}}", "a\u00a0{{- .Title -}}\v", "{{/* a }} */}}", "{{-\t.Link\n-}}", "{{if .Title}}a{{else if .Text}}b{{else}}c{{end}}"} {
 		f.Add(s, "title", "")
+		f.Add(s, "", "text")
 	}
 	f.Fuzz(func(t *testing.T, src, title, text string) {
 		got, err := parsePrompt(src)
