@@ -169,7 +169,7 @@ func parsePrompt(s string) (*promptTemplate, error) {
 				}
 			}
 		default:
-			return nil, fmt.Errorf("line %d: {{%s}} is not supported: a prompt template has {{.Field}}, {{if .Field}}…{{else}}…{{end}} and {{/* comments */}}, the fields being .%s",
+			return nil, fmt.Errorf("line %d: {{%s}} is not supported: a prompt template has {{.Field}}, {{if .Field}}…{{else if .Field}}…{{else}}…{{end}} and {{/* comments */}}, the fields being .%s",
 				line, strings.Join(strings.Fields(action), " "), strings.Join(PromptFields, ", ."))
 		}
 		line = at
