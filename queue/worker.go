@@ -77,13 +77,12 @@ func (q *Queue) Run(ctx context.Context) error {
 			}
 		}
 	}()
+	stopWatching := func() {}
 	if w, ok := q.store.(sentWatcher); ok {
-		stop := w.OnSent(q.opts.Name, q.notify)
-		q.receive(ctx, msgs, slots)
-		stop()
-	} else {
-		q.receive(ctx, msgs, slots)
+		stopWatching = w.OnSent(q.opts.Name, q.notify)
 	}
+	q.receive(ctx, msgs, slots)
+	stopWatching()
 	close(msgs)
 	defer func() {
 		<-flushed

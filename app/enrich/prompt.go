@@ -111,15 +111,13 @@ func parsePrompt(s string) (*promptTemplate, error) {
 		if text != "" {
 			add(promptNode{text: text})
 		}
-		at := line
-		line += strings.Count(action, "\n")
+		actionLines := strings.Count(action, "\n") // counted after it: its errors name its first line
 		action = strings.TrimSpace(action)
 		if f := strings.Fields(action); len(f) == 2 && f[0] == "if" {
 			action = "if " + f[1]
 		} else if len(f) == 3 && f[0] == "else" && f[1] == "if" {
 			action = "else if " + f[2]
 		}
-		line, at = at, line // errors name the action's first line; counting goes on after it
 		switch {
 		case comment:
 		case strings.HasPrefix(action, "."):
@@ -172,7 +170,7 @@ func parsePrompt(s string) (*promptTemplate, error) {
 			return nil, fmt.Errorf("line %d: {{%s}} is not supported: a prompt template has {{.Field}}, {{if .Field}}…{{else if .Field}}…{{else}}…{{end}} and {{/* comments */}}, the fields being .%s",
 				line, strings.Join(strings.Fields(action), " "), strings.Join(PromptFields, ", ."))
 		}
-		line = at
+		line += actionLines
 	}
 	if len(stack) > 0 {
 		return nil, errors.New("an {{if}} is not closed with {{end}}")
