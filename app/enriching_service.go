@@ -20,7 +20,8 @@ type EnrichingStore interface {
 	FinishProcessing(ctx context.Context, it *Item, r ProcessResult, then TxFunc) error
 	FailProcessing(ctx context.Context, id int64, msg string, final bool, then TxFunc) error
 	// AbandonProcessingTx marks an item still PENDING or PROCESSING ERROR with msg, in the
-	// caller's transaction (its job is being dead-lettered).
+	// caller's transaction (its job is being dead-lettered), unless another job for it is
+	// queued (a retry by hand made since its last failure).
 	AbandonProcessingTx(ctx context.Context, tx *sql.Tx, id int64, msg string) error
 	RefillCredits(ctx context.Context) (int, error)
 	ResetStuckItems(ctx context.Context, cutoff time.Time) ([]int64, error)

@@ -237,10 +237,11 @@ func (db *DB) FailProcessing(ctx context.Context, id int64, msg string, final bo
 }
 
 // AbandonProcessingTx marks an item still PENDING or PROCESSING ERROR with msg, in tx (its job
-// is being dead-lettered).
+// is being dead-lettered, and is already deleted in tx). An item with another live job is left
+// alone: it was retried by hand between its last failure and this dead letter.
 func (db *DB) AbandonProcessingTx(ctx context.Context, tx *sql.Tx, id int64, msg string) error {
 	_, err := tx.ExecContext(ctx, `update items set status = 'ERROR', status_changed_at = $1, last_error = $2
-		where id = $3 and status in ('PENDING', 'PROCESSING')`, db.now(), msg, id)
+		where id = $3 and status in ('PENDING', 'PROCESSING') and `+noLiveJob("process", "itemId", "id"), db.now(), msg, id)
 	if err != nil {
 		return fmt.Errorf("postgres: abandon processing: %w", err)
 	}

@@ -299,6 +299,55 @@ func TestProcessing(t *testing.T) {
 		}
 	})
 
+	t.Run("a dead letter after a retry by hand leaves the retried item alone", func(t *testing.T) {
+		// The handler marks the item ERROR on its last attempt, then the queue dead-letters the
+		// job in a later transaction. A retry by hand in between queues a new job; the dead
+		// letter must not mark the item ERROR again, or the new job finds nothing to do.
+		farm := feedtest.NewFarm(1, 3)
+		defer farm.Close()
+		p := newProcessPipeline(t, nil, "")
+		p.run(t)
+		p.newItems(t, farm, 0)
+		var id int64
+		if err := p.db.Read.QueryRow(`select id from items order by id limit 1`).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		abandon := func() string {
+			t.Helper()
+			tx, err := p.db.Write.Begin()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := p.pw.AbandonTx(ctx, tx, id, "killed"); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			var status string
+			_ = p.db.Read.QueryRow(`select status from items where id = ?`, id).Scan(&status)
+			return status
+		}
+		if err := p.pq.Pause(ctx); err != nil { // the retried job stays queued
+			t.Fatal(err)
+		}
+		if err := p.db.RetryItem(ctx, app.DefaultUserID, id, func(ctx context.Context, tx *sql.Tx, it app.PendingItem) error {
+			return p.pq.EnqueueTx(ctx, tx, it)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if got := abandon(); got != "PENDING" {
+			t.Fatalf("with its retry queued, the item is %s, want PENDING", got)
+		}
+		// Without a live job, a PENDING item is abandoned.
+		if _, err := p.db.Write.Exec(`delete from goqite`); err != nil {
+			t.Fatal(err)
+		}
+		if got := abandon(); got != "ERROR" {
+			t.Fatalf("with no job left, the item is %s, want ERROR", got)
+		}
+	})
+
 	t.Run("enqueueing an item twice processes it once", func(t *testing.T) {
 		farm := feedtest.NewFarm(1, 3)
 		defer farm.Close()

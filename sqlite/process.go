@@ -200,10 +200,11 @@ func (db *DB) FailProcessing(ctx context.Context, id int64, msg string, final bo
 }
 
 // AbandonProcessingTx marks an item still PENDING or PROCESSING ERROR with msg, in tx (its job
-// is being dead-lettered).
+// is being dead-lettered, and is already deleted in tx). An item with another live job is left
+// alone: it was retried by hand between its last failure and this dead letter.
 func (db *DB) AbandonProcessingTx(ctx context.Context, tx *sql.Tx, id int64, msg string) error {
 	_, err := tx.ExecContext(ctx, `update items set status = 'ERROR', status_changed_at = null, last_error = ?
-		where id = ? and status in ('PENDING', 'PROCESSING')`, msg, id)
+		where id = ? and status in ('PENDING', 'PROCESSING') and `+noLiveJob("process", "itemId", "id"), msg, id)
 	if err != nil {
 		return fmt.Errorf("sqlite: abandon processing: %w", err)
 	}
