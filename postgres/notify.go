@@ -20,56 +20,7 @@ const jobChannel = "morningdeck_jobs"
 // connection of the pool LISTENs for all the queues of the process, from the first OnSent to
 // the last stop or Close; when it is lost, it is opened again, and every queue is woken then (a
 // message may have been announced meanwhile). wake must not block.
-func (db *DB) OnSent(queue string, wake func()) (stop func()) {
-	db.listenMu.Lock()
-	defer db.listenMu.Unlock()
-	if db.listeners == nil {
-		db.listeners = map[int]listener{}
-	}
-	db.nextListener++
-	id := db.nextListener
-	db.listeners[id] = listener{queue, wake}
-	if db.stopListen == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		db.stopListen, db.listenDone = cancel, done
-		go func() {
-			defer close(done)
-			db.listen(ctx)
-		}()
-	}
-	return func() {
-		db.listenMu.Lock()
-		delete(db.listeners, id)
-		last := len(db.listeners) == 0
-		cancel, done := db.stopListen, db.listenDone
-		if last {
-			db.stopListen, db.listenDone = nil, nil
-		}
-		db.listenMu.Unlock()
-		if last && cancel != nil {
-			cancel()
-			<-done
-		}
-	}
-}
-
-type listener struct {
-	queue string
-	wake  func()
-}
-
-// stopListening ends the listening connection (Close).
-func (db *DB) stopListening() {
-	db.listenMu.Lock()
-	cancel, done := db.stopListen, db.listenDone
-	db.stopListen, db.listenDone, db.listeners = nil, nil, nil
-	db.listenMu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
-	}
-}
+func (db *DB) OnSent(queue string, wake func()) (stop func()) { return db.jobs.OnSent(queue, wake) }
 
 // listen holds a connection that LISTENs on jobChannel until ctx ends, opening it again after
 // a failure (1 s, doubling up to a minute). Meanwhile the queues still find their messages, by
@@ -113,24 +64,13 @@ func (db *DB) listenOnce(ctx context.Context) error {
 		if _, err := pc.Exec(ctx, "listen "+jobChannel); err != nil {
 			return errors.Join(err, driver.ErrBadConn)
 		}
-		db.wakeQueues("") // what was announced while nobody listened
+		db.jobs.Wake("") // what was announced while nobody listened
 		for {
 			n, err := pc.WaitForNotification(ctx)
 			if err != nil {
 				return errors.Join(err, driver.ErrBadConn)
 			}
-			db.wakeQueues(n.Payload)
+			db.jobs.Wake(n.Payload)
 		}
 	})
-}
-
-// wakeQueues wakes the listeners of queue, or all of them for "".
-func (db *DB) wakeQueues(queue string) {
-	db.listenMu.Lock()
-	defer db.listenMu.Unlock()
-	for _, l := range db.listeners {
-		if queue == "" || l.queue == queue {
-			l.wake()
-		}
-	}
 }

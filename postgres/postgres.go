@@ -25,6 +25,7 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/wake"
 )
 
 //go:embed migrations/*.sql goqite/schema_postgres.sql
@@ -46,12 +47,9 @@ type DB struct {
 	clock app.Clock
 	later sync.WaitGroup // FinishFetchLater's transactions, which Close waits for
 
-	// The connection that LISTENs for the queues' messages (notify.go, OnSent).
-	listenMu     sync.Mutex
-	listeners    map[int]listener
-	nextListener int
-	stopListen   context.CancelFunc
-	listenDone   chan struct{}
+	// The queues' receivers and the connection that LISTENs for their messages (notify.go,
+	// OnSent).
+	jobs wake.Hub
 }
 
 // Options for Open.
@@ -89,6 +87,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	pool.SetConnMaxIdleTime(5 * time.Minute)
 	pool.SetConnMaxLifetime(time.Hour)
 	db := &DB{SQL: pool, url: opts.URL, log: opts.Log, clock: app.ClockOrSystem(opts.Clock)}
+	db.jobs.Watch = db.listen
 	if err := pool.PingContext(ctx); err != nil {
 		_ = pool.Close()
 		return nil, fmt.Errorf("postgres: connect: %w", err)
@@ -104,7 +103,7 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 // (OnSent), then closes the pool.
 func (db *DB) Close() error {
 	db.later.Wait()
-	db.stopListening()
+	db.jobs.Close()
 	return db.SQL.Close()
 }
 

@@ -40,10 +40,10 @@ type Store interface {
 }
 
 // sentWatcher is a Store that other processes send to (postgres.DB: several instances on one
-// database): OnSent calls wake whenever a message becomes visible in the queue, whoever sent
-// it, until stop is called. A queue's receiver then wakes for another instance's job at once,
-// not at its next idle poll (Options.IdlePoll). SQLite's store has none: its other processes
-// (a command run beside the server) are rare, and found by the polls.
+// database, by LISTEN/NOTIFY; sqlite.DB: a command run beside the server, by the data version):
+// OnSent calls wake whenever a message may have become visible in the queue, whoever sent it,
+// until stop is called. A queue's receiver then wakes for another process's job at once, not
+// at its next idle poll (Options.IdlePoll).
 type sentWatcher interface {
 	OnSent(queue string, wake func()) (stop func())
 }

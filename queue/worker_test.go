@@ -14,6 +14,7 @@ import (
 	"maragu.dev/goqite"
 
 	"github.com/morningdeck/morningdeck/queue"
+	"github.com/morningdeck/morningdeck/sqlite"
 	"github.com/morningdeck/morningdeck/sqlite/sqlitetest"
 )
 
@@ -453,7 +454,7 @@ func TestQueueLanes(t *testing.T) {
 
 // TestIdleQueuePollsLess: an idle queue waits longer and longer between receives (up to
 // IdlePoll), so an idle server costs little CPU; a Send in this process still wakes it at
-// once, and a message from another process (no wake-up) is received within IdlePoll.
+// once, and a message nothing announces is received within IdlePoll.
 func TestIdleQueuePollsLess(t *testing.T) {
 	db := sqlitetest.New(t)
 	q := newQueue(t, db, queue.Options{PollInterval: 20 * time.Millisecond, IdlePoll: 3 * time.Second})
@@ -476,9 +477,11 @@ func TestIdleQueuePollsLess(t *testing.T) {
 		}
 	})
 
-	t.Run("a message sent by another process is received within IdlePoll", func(t *testing.T) {
+	t.Run("a message nothing announces is received within IdlePoll", func(t *testing.T) {
 		time.Sleep(4 * time.Second)
-		// Another process's queue: same table, same name, no wake-up of q.
+		// Another queue on the same connections: same table, same name, no wake-up of q (the
+		// writer's own commits do not change the data version TestQueueWakesForAnotherProcessesJob
+		// relies on).
 		other := newQueue(t, db, queue.Options{PollInterval: 20 * time.Millisecond})
 		sent := time.Now()
 		send(t, other, "job", nil)
@@ -491,4 +494,39 @@ func TestIdleQueuePollsLess(t *testing.T) {
 			t.Fatal("a message from another process was never received")
 		}
 	})
+}
+
+// TestQueueWakesForAnotherProcessesJob: a job another process sends to the same SQLite file (a
+// command run beside the server) is taken within about two seconds (sqlite.DB.OnSent: the log
+// file seen changed by Checkpoints, then the data version), not at the idle queue's next poll.
+func TestQueueWakesForAnotherProcessesJob(t *testing.T) {
+	db := sqlitetest.New(t)
+	// The other process's handle: connections of its own on the same file, as SQLite sees a
+	// second process.
+	other, err := sqlite.Open(t.Context(), sqlite.Options{Path: db.Path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	// As the server does: the log is looked after, and looked at, by Checkpoints.
+	ctx, cancel := context.WithCancel(t.Context())
+	stopped := make(chan error, 1)
+	go func() { stopped <- db.Checkpoints(ctx, 100*time.Millisecond) }()
+	t.Cleanup(func() { cancel(); <-stopped })
+	in := newQueue(t, db, queue.Options{PollInterval: 20 * time.Second, IdlePoll: 40 * time.Second})
+	out := newQueue(t, other, queue.Options{})
+	got := make(chan time.Time, 4)
+	in.Register("job", func(ctx context.Context, job queue.Job) error { got <- time.Now(); return nil })
+	run(t, in)
+	time.Sleep(3 * time.Second) // the first receive found nothing: the queue waits 20 s; Checkpoints is idle
+	for i := range 2 {
+		sent := time.Now()
+		send(t, out, "job", i)
+		select {
+		case at := <-got:
+			t.Logf("job %d taken %v after another process sent it", i, at.Sub(sent).Round(time.Millisecond))
+		case <-time.After(8 * time.Second):
+			t.Fatalf("job %d, sent by another process, was not taken within 8 s by an idle queue polling every 20 s", i)
+		}
+	}
 }

@@ -89,7 +89,7 @@ func (db *DB) Checkpoints(ctx context.Context, interval time.Duration) error {
 	defer db.checkpointing.Store(false)
 	t := time.NewTicker(interval)
 	defer t.Stop()
-	var seen, last, prev, changed, dirty time.Time
+	var seen, last, prev, changed, dirty, noted time.Time
 	var failures int
 	heavy := true // the log held lightLog or more at the last checkpoint
 	idle := false // nothing written since the last look, nothing waiting to be copied or synced
@@ -118,6 +118,10 @@ func (db *DB) Checkpoints(ctx context.Context, interval time.Duration) error {
 		default:
 		}
 		fi, err := os.Stat(db.Path + "-wal")
+		if err == nil && !fi.ModTime().Equal(noted) {
+			noted = fi.ModTime()
+			db.logChanged() // another process's messages may be in it (wake.go)
+		}
 		refused := db.walRefused.Load() != nil
 		if err != nil || (fi.ModTime().Equal(seen) && !refused) {
 			idle = dirty.IsZero() && len(db.wrote) == 0

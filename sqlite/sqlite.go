@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/morningdeck/morningdeck/app"
+	"github.com/morningdeck/morningdeck/app/wake"
 	_ "modernc.org/sqlite" // the cgo-free driver
 )
 
@@ -61,6 +62,10 @@ type DB struct {
 	checking    bool
 	checkedAt   time.Time
 	checkResult error
+	// jobs are the queues' receivers that hear of another process's messages (wake.go, OnSent);
+	// logMoved tells its watcher that Checkpoints saw the log file change.
+	jobs     wake.Hub
+	logMoved chan struct{}
 }
 
 // failure is a write failure and when it happened.
@@ -169,7 +174,8 @@ func Open(ctx context.Context, opts Options) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 
-	db := &DB{Write: write, Read: read, Path: opts.Path, dsn: dsn, log: opts.Log, clock: app.ClockOrSystem(opts.Clock), wrote: make(chan struct{}, 1)}
+	db := &DB{Write: write, Read: read, Path: opts.Path, dsn: dsn, log: opts.Log, clock: app.ClockOrSystem(opts.Clock), wrote: make(chan struct{}, 1), logMoved: make(chan struct{}, 1)}
+	db.jobs.Watch = db.watchVersion
 	if err := db.migrate(ctx); err != nil {
 		_ = db.Close()
 		return nil, err
@@ -239,6 +245,7 @@ func startCheck(ctx context.Context, opts Options) error {
 // Close commits the transactions handed over to the writer (groupLater), then closes both
 // pools.
 func (db *DB) Close() error {
+	db.jobs.Close()
 	db.group.mu.Lock()
 	db.group.closed = true
 	db.group.mu.Unlock()
