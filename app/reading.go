@@ -75,12 +75,6 @@ func (r *Reading) FullText(ctx context.Context, userID, id int64) (*Item, error)
 	return r.Store.SetFullText(ctx, userID, id, html)
 }
 
-// NewReading builds the Reading service: its store, the queue a retried item goes back to, and
-// the Feedback service that learns from reading (nil: nothing is learnt).
-func NewReading(store ReadingStore, queue ProcessQueue, feedback *Feedback) *Reading {
-	return &Reading{Store: store, Queue: queue, Feedback: feedback}
-}
-
 // Items is a page of the user's items.
 func (r *Reading) Items(ctx context.Context, f ItemFilter) ([]*Item, error) {
 	return r.Store.Items(ctx, f)

@@ -664,9 +664,3 @@ func topicNameCloseness(topic int, dv *wordvec.Vector) float64 {
 	}
 	return float64(best)
 }
-
-// topicGated, topicGateFloor: an experiment's switches.
-var (
-	topicGated     = false
-	topicGateFloor = 0.0
-)

@@ -20,7 +20,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -41,7 +40,6 @@ type Server struct {
 	RootCAs *x509.CertPool
 
 	user *imapmemserver.User
-	mu   sync.Mutex
 }
 
 // Start starts a server with user and password and the folders given (INBOX is always there);
