@@ -319,7 +319,100 @@ func segmentTopic(label string) int {
 	if !ok || own[argmax(own)] < newsOwnInformative {
 		return -1
 	}
+	if !meaningAgrees(words, best) {
+		return -1
+	}
 	return best
+}
+
+// The model learned its words from one month of one aggregator, whose topics are what that
+// month's news made of them: India's elections were market news then, so "elections",
+// "parliament" and "democracy" read as business, and an interest in elections took every item
+// the model reads as business, a project's commits among them ("Fix JavaScript linter path in
+// GitHub Actions": 85, "About elections: actions, path"). The word vectors (Wikipedia and
+// newswire, many years) know what the words mean apart from that month. So a segment is read
+// by the section the model gives it only when the word vectors agree: the section, its parent
+// or one of its parts is among the newsMeaningTop sections whose meaning is nearest the
+// segment's. A section's meaning is the mean of the unit vectors of its newsMeaningWords most
+// telling words (each word's p(w|k)·log(p(w|k)/p̄(w)), its share of what sets the section
+// apart), learned from the model itself; a segment whose words have no vector is not vetoed.
+const (
+	newsMeaningTop   = 3
+	newsMeaningWords = 300
+)
+
+// sectionMeanings are the sections' meanings in the word vectors' space.
+var sectionMeanings = sync.OnceValue(func() [newsTopicCount]wordvec.Vector {
+	newsTopics.once.Do(loadNewsTopics)
+	var out [newsTopicCount]wordvec.Vector
+	type telling struct {
+		rank  int32
+		score float64
+	}
+	ws := make([]telling, len(newsTopics.near))
+	for k := range newsTopicCount {
+		for i, nw := range newsTopics.near {
+			v := newsTopics.vals[int(nw.word)*newsTopicCount : (int(nw.word)+1)*newsTopicCount]
+			var mean float64
+			for j := range newsTopicCount {
+				mean += math.Exp(float64(v[j])/100) / newsTopicCount
+			}
+			pk := math.Exp(float64(v[k]) / 100)
+			ws[i] = telling{nw.rank, pk * math.Log(pk/mean)}
+		}
+		sort.Slice(ws, func(a, b int) bool {
+			return ws[a].score > ws[b].score || ws[a].score == ws[b].score && ws[a].rank < ws[b].rank
+		})
+		for _, w := range ws[:min(len(ws), newsMeaningWords)] {
+			if v := wordvec.Of(int(w.rank)); v.Unit() {
+				for i := range out[k] {
+					out[k][i] += v[i]
+				}
+			}
+		}
+		out[k].Unit()
+	}
+	return out
+})
+
+// meaningAgrees reports whether section k, its parent or one of its parts is among the
+// newsMeaningTop sections nearest the meaning of words (true when no word has a vector).
+func meaningAgrees(words []string, k int) bool {
+	var sv wordvec.Vector
+	any := false
+	for _, w := range words {
+		if r := wordvec.Rank(w); r >= 0 {
+			if v := wordvec.Of(r); v.Unit() {
+				any = true
+				for i := range sv {
+					sv[i] += v[i]
+				}
+			}
+		}
+	}
+	if !any || !sv.Unit() {
+		return true
+	}
+	means := sectionMeanings()
+	var cos [newsTopicCount]float32
+	for j := range newsTopicCount {
+		cos[j] = wordvec.Dot(&sv, &means[j])
+	}
+	for j := range newsTopicCount {
+		if j != k && newsTopicParent[j] != k && newsTopicParent[k] != j {
+			continue
+		}
+		nearer := 0
+		for i := range newsTopicCount {
+			if cos[i] > cos[j] {
+				nearer++
+			}
+		}
+		if nearer < newsMeaningTop {
+			return true
+		}
+	}
+	return false
 }
 
 // namedTopic is the topic a segment names by the topic's own name ("politics", "world news",

@@ -1,6 +1,8 @@
 package enrich
 
 import (
+	"context"
+	"strings"
 	"testing"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -76,5 +78,31 @@ func TestNewsTopicsReadEnglishOnly(t *testing.T) {
 	}
 	if _, ok := en.doc().newsTopic(); !ok {
 		t.Error("the news-topic model did not read an English headline")
+	}
+}
+
+// TestSectionAgreesWithMeaning: the model learned "elections", "parliament" and "democracy"
+// from a month whose elections were market news (India's, May 2014) and read them as
+// business; the word vectors know better, and a segment the two disagree on is not read by
+// topic. An interest in elections does not take a project's commit as business news.
+func TestSectionAgreesWithMeaning(t *testing.T) {
+	for _, w := range []string{"elections", "parliament", "democracy"} {
+		if k := segmentTopic(w); k == 0 {
+			t.Errorf("%q read as business", w)
+		}
+	}
+	for w, want := range map[string]int{"markets": 0, "smartphones": 3, "movies": 1, "diseases": 2, "comedy": 10} {
+		if k := segmentTopic(w); k != want {
+			t.Errorf("%q read as %d, want %s", w, k, newsTopicNames[want])
+		}
+	}
+	e := NewEmbedded(EmbeddedOptions{})
+	res, err := e.Enrich(context.Background(), app.EnrichInput{Title: "Fix JavaScript linter path in GitHub Actions",
+		Interests: "elections"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Score > 30 || strings.Contains(res.Reasoning, "elections") { // before: 40, "Loosely related to elections: actions, path"
+		t.Errorf("a commit for an interest in elections: %d %q", res.Score, res.Reasoning)
 	}
 }
