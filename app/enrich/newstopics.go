@@ -350,15 +350,16 @@ var sectionMeanings = sync.OnceValue(func() [newsTopicCount]wordvec.Vector {
 		score float64
 	}
 	ws := make([]telling, len(newsTopics.near))
+	mean := make([]float64, len(newsTopics.near)) // each word's mean probability over the sections
+	for i, nw := range newsTopics.near {
+		for _, l := range newsTopics.vals[int(nw.word)*newsTopicCount : (int(nw.word)+1)*newsTopicCount] {
+			mean[i] += math.Exp(float64(l)/100) / newsTopicCount
+		}
+	}
 	for k := range newsTopicCount {
 		for i, nw := range newsTopics.near {
-			v := newsTopics.vals[int(nw.word)*newsTopicCount : (int(nw.word)+1)*newsTopicCount]
-			var mean float64
-			for j := range newsTopicCount {
-				mean += math.Exp(float64(v[j])/100) / newsTopicCount
-			}
-			pk := math.Exp(float64(v[k]) / 100)
-			ws[i] = telling{nw.rank, pk * math.Log(pk/mean)}
+			pk := math.Exp(float64(newsTopics.vals[int(nw.word)*newsTopicCount+k]) / 100)
+			ws[i] = telling{nw.rank, pk * math.Log(pk/mean[i])}
 		}
 		sort.Slice(ws, func(a, b int) bool {
 			return ws[a].score > ws[b].score || ws[a].score == ws[b].score && ws[a].rank < ws[b].rank
@@ -379,18 +380,18 @@ var sectionMeanings = sync.OnceValue(func() [newsTopicCount]wordvec.Vector {
 // newsMeaningTop sections nearest the meaning of words (true when no word has a vector).
 func meaningAgrees(words []string, k int) bool {
 	var sv wordvec.Vector
-	any := false
+	found := false
 	for _, w := range words {
 		if r := wordvec.Rank(w); r >= 0 {
 			if v := wordvec.Of(r); v.Unit() {
-				any = true
+				found = true
 				for i := range sv {
 					sv[i] += v[i]
 				}
 			}
 		}
 	}
-	if !any || !sv.Unit() {
+	if !found || !sv.Unit() {
 		return true
 	}
 	means := sectionMeanings()
