@@ -365,16 +365,25 @@ var sectionMeanings = sync.OnceValue(func() [newsTopicCount]wordvec.Vector {
 			return ws[a].score > ws[b].score || ws[a].score == ws[b].score && ws[a].rank < ws[b].rank
 		})
 		for _, w := range ws[:min(len(ws), newsMeaningWords)] {
-			if v := wordvec.Of(int(w.rank)); v.Unit() {
-				for i := range out[k] {
-					out[k][i] += v[i]
-				}
-			}
+			addUnit(&out[k], int(w.rank))
 		}
 		out[k].Unit()
 	}
 	return out
 })
+
+// addUnit adds the unit vector of the word of vector rank r to sum, and reports whether it had
+// one.
+func addUnit(sum *wordvec.Vector, r int) bool {
+	v := wordvec.Of(r)
+	if !v.Unit() {
+		return false
+	}
+	for i := range sum {
+		sum[i] += v[i]
+	}
+	return true
+}
 
 // meaningAgrees reports whether section k, its parent or one of its parts is among the
 // newsMeaningTop sections nearest the meaning of words (true when no word has a vector).
@@ -382,13 +391,8 @@ func meaningAgrees(words []string, k int) bool {
 	var sv wordvec.Vector
 	found := false
 	for _, w := range words {
-		if r := wordvec.Rank(w); r >= 0 {
-			if v := wordvec.Of(r); v.Unit() {
-				found = true
-				for i := range sv {
-					sv[i] += v[i]
-				}
-			}
+		if r := wordvec.Rank(w); r >= 0 && addUnit(&sv, r) {
+			found = true
 		}
 	}
 	if !found || !sv.Unit() {

@@ -52,13 +52,21 @@ func (h *Hub) OnSent(queue string, wake func()) (stop func()) {
 	return func() {
 		h.mu.Lock()
 		delete(h.subs, id)
-		var cancel context.CancelFunc
-		var done chan struct{}
+		end := func() {}
 		if len(h.subs) == 0 {
-			cancel, done = h.cancel, h.done
-			h.cancel, h.done = nil, nil
+			end = h.detach()
 		}
 		h.mu.Unlock()
+		end()
+	}
+}
+
+// detach takes the watcher from h (h.mu held) and returns what stops it and waits for it, to
+// be called after h.mu is let go; a no-op when none runs.
+func (h *Hub) detach() (end func()) {
+	cancel, done := h.cancel, h.done
+	h.cancel, h.done = nil, nil
+	return func() {
 		if cancel != nil {
 			cancel()
 			<-done
@@ -80,11 +88,8 @@ func (h *Hub) Wake(queue string) {
 // Close stops the watcher and forgets every subscription (the store is closing).
 func (h *Hub) Close() {
 	h.mu.Lock()
-	cancel, done := h.cancel, h.done
-	h.cancel, h.done, h.subs = nil, nil, nil
+	end := h.detach()
+	h.subs = nil
 	h.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		<-done
-	}
+	end()
 }
