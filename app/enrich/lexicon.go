@@ -19,6 +19,15 @@ import (
 //go:embed lexicon.txt
 var lexiconText string
 
+// The names of the world's countries and territories (regions.txt) are concepts of the lexicon
+// too, written by scripts/regionnames from the Unicode CLDR names: an interest in "Pakistan"
+// also looks for "پاکستان", "Пакистан" and "पाकिस्तान" in items of any language (their
+// script tells the language) and for "Paquistão" in Portuguese ones. An interest written in
+// another script ("Пакистан") finds the English and other forms the same way.
+//
+//go:embed regions.txt
+var regionsText string
+
 // translationWeight is how much a form of the lexicon counts against the user's own word.
 const translationWeight = 0.85
 
@@ -132,11 +141,32 @@ type lexKey struct {
 
 // conceptLexicon is the parsed lexicon: every concept's forms, and the forms' keys sorted for
 // binary search. About 380 concepts and 4,000 forms; parsed on the first interest that needs
-// it, about 0.25 MB of heap (TestLexiconIsSmall).
+// it, about 0.4 MB of heap with the regions' index (TestLexiconIsSmall). The regions' 256
+// lines (8,000 forms) are kept as lines of the embedded text, indexed by a hash of each form's
+// key (8 bytes a form) and read again on a hit: indexed as the concepts are, they held 0.7 MB.
 type conceptLexicon struct {
-	concepts [][]lexForm
-	kinds    [][]string // per concept, its kinds (English or names), not looked up
-	keys     []lexKey
+	concepts   [][]lexForm
+	kinds      [][]string // per concept, its kinds (English or names), not looked up
+	keys       []lexKey
+	regions    []string // lines of regionsText; concept len(concepts)+i is regions[i]
+	regionKeys []regionKey
+}
+
+// regionKey indexes a form of a region: the hash of its key, its line, language and case.
+type regionKey struct {
+	hash    uint32
+	line    uint16
+	lang    uint8
+	capital bool
+}
+
+// keyHash is the 32-bit FNV-1a hash of a look-up key.
+func keyHash(key string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h = (h ^ uint32(key[i])) * 16777619
+	}
+	return h
 }
 
 var (
@@ -144,43 +174,21 @@ var (
 	lex     *conceptLexicon
 )
 
-var lexLangs = map[string]int{"en": langEN, "de": langDE, "fr": langFR, "es": langES, "nl": langNL, "it": langIT, "pt": langPT}
+// lexLangs are the lexicon's language codes; "any" lists forms in other scripts, looked for in
+// items of every language.
+var lexLangs = map[string]int{"en": langEN, "de": langDE, "fr": langFR, "es": langES, "nl": langNL, "it": langIT, "pt": langPT, "any": langOther}
 
 func theLexicon() *conceptLexicon {
-	lexOnce.Do(func() { lex = parseLexicon(lexiconText) })
+	lexOnce.Do(func() { lex = parseLexicon(lexiconText, regionsText) })
 	return lex
 }
 
-// parseLexicon reads lines "en: form, form | de: form | …"; lines starting with # are comments.
-func parseLexicon(text string) *conceptLexicon {
+// parseLexicon reads the concepts of text, lines "en: form, form | de: form | …" (lines
+// starting with # are comments), and keeps the lines of regions to be read on look-up.
+func parseLexicon(text, regions string) *conceptLexicon {
 	l := &conceptLexicon{}
 	for _, line := range strings.Split(text, "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		var forms []lexForm
-		var kinds []string
-		for _, part := range strings.Split(line, "|") {
-			code, list, ok := strings.Cut(part, ":")
-			if ok && strings.TrimSpace(code) == "kinds" {
-				for _, f := range strings.Split(list, ",") {
-					if f = strings.TrimSpace(f); f != "" {
-						kinds = append(kinds, f)
-					}
-				}
-				continue
-			}
-			lang, known := lexLangs[strings.TrimSpace(code)]
-			if !ok || !known {
-				continue
-			}
-			for _, f := range strings.Split(list, ",") {
-				if f = strings.TrimSpace(f); f != "" {
-					forms = append(forms, lexForm{uint8(lang), f})
-				}
-			}
-		}
+		forms, kinds := parseLexLine(line)
 		if len(forms) < 2 && len(kinds) == 0 || len(forms) == 0 {
 			continue
 		}
@@ -188,8 +196,7 @@ func parseLexicon(text string) *conceptLexicon {
 		l.concepts = append(l.concepts, forms)
 		l.kinds = append(l.kinds, kinds)
 		for _, f := range forms {
-			r, _ := utf8.DecodeRuneInString(f.text)
-			l.keys = append(l.keys, lexKey{lexKeyOf(f.text), c, f.lang, unicode.IsUpper(r)})
+			l.keys = append(l.keys, lexKey{lexKeyOf(f.text), c, f.lang, f.capital()})
 		}
 	}
 	sort.Slice(l.keys, func(i, j int) bool {
@@ -198,7 +205,61 @@ func parseLexicon(text string) *conceptLexicon {
 		}
 		return l.keys[i].concept < l.keys[j].concept
 	})
+	for _, line := range strings.Split(regions, "\n") {
+		forms, _ := parseLexLine(line)
+		if len(forms) == 0 {
+			continue
+		}
+		for _, f := range forms {
+			l.regionKeys = append(l.regionKeys, regionKey{keyHash(lexKeyOf(f.text)), uint16(len(l.regions)), f.lang, f.capital() || f.lang == langOther})
+		}
+		l.regions = append(l.regions, strings.TrimSpace(line))
+	}
+	sort.Slice(l.regionKeys, func(i, j int) bool { return l.regionKeys[i].hash < l.regionKeys[j].hash })
 	return l
+}
+
+// parseLexLine reads one line of the lexicon: its forms and kinds.
+func parseLexLine(line string) (forms []lexForm, kinds []string) {
+	line = strings.TrimSpace(line)
+	if line == "" || line[0] == '#' {
+		return nil, nil
+	}
+	for _, part := range strings.Split(line, "|") {
+		code, list, ok := strings.Cut(part, ":")
+		if ok && strings.TrimSpace(code) == "kinds" {
+			for _, f := range strings.Split(list, ",") {
+				if f = strings.TrimSpace(f); f != "" {
+					kinds = append(kinds, f)
+				}
+			}
+			continue
+		}
+		lang, known := lexLangs[strings.TrimSpace(code)]
+		if !ok || !known {
+			continue
+		}
+		for _, f := range strings.Split(list, ",") {
+			if f = strings.TrimSpace(f); f != "" {
+				forms = append(forms, lexForm{uint8(lang), f})
+			}
+		}
+	}
+	return forms, kinds
+}
+
+// capital: the form is written with a capital (a name: Germany, Olympics, KI).
+func (f lexForm) capital() bool {
+	r, _ := utf8.DecodeRuneInString(f.text)
+	return unicode.IsUpper(r)
+}
+
+// forms returns concept c's forms and kinds.
+func (l *conceptLexicon) forms(c uint16) ([]lexForm, []string) {
+	if int(c) < len(l.concepts) {
+		return l.concepts[c], l.kinds[c]
+	}
+	return parseLexLine(l.regions[int(c)-len(l.concepts)])
 }
 
 // lexKeyOf is the look-up key of a form or of an interest term: an acronym as written ("=AI"),
@@ -234,16 +295,32 @@ func isAcronym(w string) bool {
 }
 
 // lookup returns the concepts that have a form with the given key in language lang, or in
-// any language when lang is langOther; with name, only forms written with a capital.
+// any language when lang is langOther; with name, only forms written with a capital (a form in
+// a script without capitals counts as written so).
 func (l *conceptLexicon) lookup(key string, lang int, name bool) []uint16 {
+	want := func(fl int, capital bool) bool {
+		return (lang == langOther || fl == lang) && (!name || capital)
+	}
 	i := sort.Search(len(l.keys), func(i int) bool { return l.keys[i].key >= key })
 	var out []uint16
 	for ; i < len(l.keys) && l.keys[i].key == key; i++ {
-		if lang != langOther && int(l.keys[i].lang) != lang || name && !l.keys[i].capital {
+		if !want(int(l.keys[i].lang), l.keys[i].capital) {
 			continue
 		}
 		if len(out) == 0 || out[len(out)-1] != l.keys[i].concept {
 			out = append(out, l.keys[i].concept)
+		}
+	}
+	h := keyHash(key)
+	for i := sort.Search(len(l.regionKeys), func(i int) bool { return l.regionKeys[i].hash >= h }); i < len(l.regionKeys) && l.regionKeys[i].hash == h; i++ {
+		rk := l.regionKeys[i]
+		c := uint16(len(l.concepts) + int(rk.line))
+		if !want(int(rk.lang), rk.capital) || slices.Contains(out, c) {
+			continue
+		}
+		forms, _ := parseLexLine(l.regions[rk.line])
+		if slices.ContainsFunc(forms, func(f lexForm) bool { return int(f.lang) == int(rk.lang) && lexKeyOf(f.text) == key }) {
+			out = append(out, c)
 		}
 	}
 	return out
@@ -281,14 +358,19 @@ func addTranslations(spec *interestSpec, lang int) {
 		}
 		// The user chose their words: other words of the same language are not added ("share"
 		// for "stock" brings "market share"), except what an acronym stands for (AI).
+		// An interest in another script ("Пакистан") is in none of the lexicon's languages.
 		same := lang
 		if same == langOther {
 			same = langEN
+			if !latinScript(spec.text) {
+				same = -1
+			}
 		}
 		acronym := strings.HasPrefix(key, "=")
 		seen := map[string]bool{key: true}
 		for _, c := range cs {
-			for _, f := range l.concepts[c] {
+			forms, kinds := l.forms(c)
+			for _, f := range forms {
 				if int(f.lang) == same && !acronym {
 					continue
 				}
@@ -301,7 +383,7 @@ func addTranslations(spec *interestSpec, lang int) {
 					spec.terms = append(spec.terms, a)
 				}
 			}
-			for _, k := range l.kinds[c] {
+			for _, k := range kinds {
 				fk := "kind:" + lexKeyOf(k)
 				if seen[fk] {
 					continue

@@ -3,6 +3,7 @@ package enrich
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/morningdeck/morningdeck/app"
@@ -15,7 +16,7 @@ func TestLexiconIsSmall(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	l := parseLexicon(lexiconText)
+	l := parseLexicon(lexiconText, regionsText)
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	live := int64(after.HeapAlloc) - int64(before.HeapAlloc)
@@ -27,8 +28,8 @@ func TestLexiconIsSmall(t *testing.T) {
 	if len(l.concepts) < 250 {
 		t.Fatalf("%d concepts: the lexicon lost lines", len(l.concepts))
 	}
-	if live > 400<<10 {
-		t.Fatalf("the parsed lexicon holds %d KB of heap, over 400 KB", live/1024)
+	if live > 480<<10 {
+		t.Fatalf("the parsed lexicon holds %d KB of heap, over 480 KB", live/1024)
 	}
 	runtime.KeepAlive(l)
 }
@@ -44,6 +45,25 @@ func TestLexiconLookup(t *testing.T) {
 			}
 			if !found {
 				t.Fatalf("%q (language %d) does not find its concept", f.text, f.lang)
+			}
+		}
+	}
+	// The regions, read on look-up: each line by its English name and its first form in
+	// another script, in any language.
+	for r, line := range l.regions {
+		forms, _ := parseLexLine(line)
+		var probe []lexForm
+		for _, f := range forms {
+			if f.lang == langEN || f.lang == langOther && !slices.ContainsFunc(probe, func(p lexForm) bool { return p.lang == langOther }) {
+				probe = append(probe, f)
+			}
+		}
+		if len(probe) < 2 {
+			t.Fatalf("region line %q has no English form or none in another script", line)
+		}
+		for _, f := range probe {
+			if !slices.Contains(l.lookup(lexKeyOf(f.text), int(f.lang), f.lang == langEN), uint16(len(l.concepts)+r)) {
+				t.Fatalf("%q (language %d) does not find its region", f.text, f.lang)
 			}
 		}
 	}
