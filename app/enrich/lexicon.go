@@ -357,8 +357,10 @@ func addTranslations(spec *interestSpec, lang int) {
 			cs = l.lookup(key, langOther, name)
 		}
 		// The user chose their words: other words of the same language are not added ("share"
-		// for "stock" brings "market share"), except what an acronym stands for (AI).
-		// An interest in another script ("Пакистан") is in none of the lexicon's languages.
+		// for "stock" brings "market share"), except what an acronym stands for (AI) and a
+		// country's other names and adjective ("Indian" brings "India", "Burma" "Myanmar"): a
+		// place has one meaning whatever its name. An interest in another script ("Пакистан") is
+		// in none of the lexicon's languages.
 		same := lang
 		if same == langOther {
 			same = langEN
@@ -370,8 +372,9 @@ func addTranslations(spec *interestSpec, lang int) {
 		seen := map[string]bool{key: true}
 		for _, c := range cs {
 			forms, kinds := l.forms(c)
+			region := int(c) >= len(l.concepts)
 			for _, f := range forms {
-				if int(f.lang) == same && !acronym {
+				if int(f.lang) == same && !acronym && !region {
 					continue
 				}
 				fk := lexKeyOf(f.text)

@@ -54,6 +54,10 @@ func TestInterestsMatchAcrossLanguages(t *testing.T) {
 			"The United States suspended security aid to Pakistan on Thursday.", true, "Pakistan (Пакистан)"},
 		{"a country's name in another script is not its neighbour's", "Pakistan", "ایران",
 			"ایران کے صدر نے افغانستان کا دورہ کیا اور تجارت پر بات کی۔", false, ""},
+		{"a country's adjective is the country", "Indian economy and markets", "Growth slows",
+			"India's economy grew 5.4 per cent in the quarter, the slowest pace in almost two years.", true, "(Indian)"},
+		{"a country's other name", "Burma", "Election",
+			"Myanmar's military government announced an election date on Monday.", true, "(Burma)"},
 		{"forms are looked for in their own language only", "broadband", "Rock band",
 			"The band played a broad set of songs; the Breitband gallery hosted the party.", false, ""},
 	} {

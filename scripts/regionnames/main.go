@@ -1,14 +1,21 @@
 // Command regionnames writes app/enrich/regions.txt: the names of the world's countries and
 // territories in the lexicon's languages and in the other scripts, from the Unicode CLDR data
-// that golang.org/x/text/language/display carries (BSD-3-Clause code, Unicode licence data; see
-// app/enrich/NOTICE-regions.md).
+// that golang.org/x/text/language/display carries (BSD-3-Clause code, Unicode licence data),
+// and their other English names and adjectives from WordNet 3.0 (Debian's wordnet-base,
+// /usr/share/wordnet): the other lemmas of the country's noun synset ("Burma", "USA") and the
+// adjectives that pertain to it ("Indian", "Pakistani", "American"). See
+// app/enrich/NOTICE-regions.md.
 //
 //	go run ./scripts/regionnames > app/enrich/regions.txt
 package main
 
 import (
+	"bufio"
+	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -29,6 +36,9 @@ var others = []string{"ar", "fa", "ur", "ps", "ru", "uk", "be", "bg", "sr", "mk"
 	"hi", "mr", "ne", "bn", "pa", "gu", "ta", "te", "kn", "ml", "si", "am", "ka", "hy"}
 
 func main() {
+	dir := flag.String("wordnet", "/usr/share/wordnet", "WordNet's dict folder")
+	flag.Parse()
+	wn := readWordNet(*dir)
 	var tags []language.Tag
 	for _, l := range others {
 		tags = append(tags, language.Make(l))
@@ -53,6 +63,11 @@ func main() {
 				continue
 			}
 			done[en[0]] = true
+			for _, n := range wn[en[0]] {
+				if !slices.Contains(en, n) {
+					en = append(en, n)
+				}
+			}
 			parts := []string{"en: " + strings.Join(en, ", ")}
 			for _, l := range lexicon[1:] {
 				ns := names(regionName(language.Make(l), r), false)
@@ -132,4 +147,98 @@ func spacedScript(s string) bool {
 		}
 	}
 	return other > 0
+}
+
+// readWordNet returns, for each country's name as WordNet writes it ("India"), the other names of
+// its noun synset and the adjectives that pertain to it: "India" → "Republic of India", "Bharat",
+// "Indian". Only a synset that is a country or territory counts (its gloss or lexicographer file
+// is a location's: noun.location, file 15), and only capitalised lemmas of three letters or more
+// (a lower-case lemma is a common word; a two-letter one, "AS" of American Samoa, is any two
+// capitals: the lexicon has "US" and "UK").
+func readWordNet(dir string) map[string][]string {
+	read := func(name string, fn func(string)) {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if l := sc.Text(); !strings.HasPrefix(l, " ") {
+				fn(l)
+			}
+		}
+	}
+	// A data line: offset lex_filenum ss_type w_cnt (word lex_id)… p_cnt (ptr offset pos src/tgt)… | gloss
+	parse := func(l string) (offset, file string, words []string, ptrs [][2]string) {
+		fs := strings.Fields(strings.SplitN(l, " | ", 2)[0])
+		if len(fs) < 4 {
+			return
+		}
+		offset, file = fs[0], fs[1]
+		var n int
+		fmt.Sscanf(fs[3], "%x", &n)
+		i := 4
+		for k := 0; k < n && i+1 < len(fs); k++ {
+			w := fs[i]
+			if j := strings.IndexByte(w, '('); j > 0 {
+				w = w[:j] // an adjective's marker: "(a)", "(p)"
+			}
+			words = append(words, strings.ReplaceAll(w, "_", " "))
+			i += 2
+		}
+		var p int
+		if i < len(fs) {
+			fmt.Sscanf(fs[i], "%d", &p)
+			i++
+		}
+		for k := 0; k < p && i+3 < len(fs); k++ {
+			ptrs = append(ptrs, [2]string{fs[i], fs[i+1]})
+			i += 4
+		}
+		return
+	}
+	keep := func(w string) bool {
+		r := []rune(w)
+		return len(r) >= 3 && unicode.IsUpper(r[0]) && !strings.HasPrefix(w, "the ")
+	}
+	places := map[string][]string{} // a location synset's offset → its lemmas
+	heads := map[string]int{}        // a location synset's first lemma → how many synsets it heads
+	read("data.noun", func(l string) {
+		if offset, file, words, _ := parse(l); file == "15" && len(words) > 0 {
+			places[offset] = words
+			heads[words[0]]++
+		}
+	})
+	out := map[string][]string{}
+	add := func(name, w string) {
+		if keep(w) && w != name && !slices.Contains(out[name], w) {
+			out[name] = append(out[name], w)
+		}
+	}
+	// Only the synset a name heads, and only a name that heads one synset: "China" heads the
+	// People's Republic's (and is Taiwan's second lemma); "Georgia" heads the country's and the
+	// US state's, so neither counts.
+	for _, words := range places {
+		if heads[words[0]] == 1 {
+			for _, w := range words {
+				add(words[0], w)
+			}
+		}
+	}
+	read("data.adj", func(l string) {
+		_, _, words, ptrs := parse(l)
+		for _, p := range ptrs {
+			if p[0] == "\\" { // pertains to (a noun: the offset is a noun's)
+				if ws := places[p[1]]; len(ws) > 0 && heads[ws[0]] == 1 {
+					for _, w := range words {
+						add(ws[0], w)
+					}
+				}
+			}
+		}
+	})
+	return out
 }
