@@ -205,7 +205,7 @@ func readWordNet(dir string) map[string][]string {
 		return len(r) >= 3 && unicode.IsUpper(r[0]) && !strings.HasPrefix(w, "the ")
 	}
 	places := map[string][]string{} // a location synset's offset → its lemmas
-	heads := map[string]int{}        // a location synset's first lemma → how many synsets it heads
+	heads := map[string]int{}       // a location synset's first lemma → how many synsets it heads
 	read("data.noun", func(l string) {
 		if offset, file, words, _ := parse(l); file == "15" && len(words) > 0 {
 			places[offset] = words
