@@ -168,6 +168,13 @@ func (d *doc) countIn(w *iword, part int, text string) float64 {
 			}
 		}
 	}
+	return n + d.aliasCountIn(w, part, text)
+}
+
+// aliasCountIn is how often w's aliases (Golang for Go) occur in a part of d.
+func (d *doc) aliasCountIn(w *iword, part int, text string) float64 {
+	tf, surf := d.tf[part], d.surf[part]
+	var n float64
 	for _, a := range w.aliases {
 		if strings.Contains(a, " ") {
 			n += float64(countWord(text, a))
@@ -407,11 +414,17 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 			other[t.seg] = true
 		}
 		switch {
-		case t.anchor && !t.phrase && isAcronym(t.words[0].surface) && idf < informative*maxIDF && segWords(spec, t.seg) > 1:
+		case t.anchor && !t.phrase && (isAcronym(t.words[0].surface) || shortName(&t.words[0])) && idf < informative*maxIDF && segWords(spec, t.seg) > 1:
 			// A common acronym beside other words ("US" of "US politics") qualifies them: it
 			// is the segment's name only with them (an item about US stocks is not about US
-			// politics).
-			qualifier[t.seg] = true
+			// politics). So does a short name that is a common word ("Go" of "Go
+			// programming"): "MOS Go USB-C battery pack" is not about the language. Its alias
+			// (Golang) is the name whatever stands beside it.
+			if w0 := &t.words[0]; len(w0.aliases) > 0 && d.aliasCountIn(w0, 0, d.titleText)+d.aliasCountIn(w0, 1, d.bodyText) > 0 {
+				hit[t.seg] = true
+			} else {
+				qualifier[t.seg] = true
+			}
 		case t.anchor || t.phrase || split[t.seg] && t.part && t.words[0].name:
 			hit[t.seg] = true // a name's words are names again when they are keywords
 		}
@@ -487,6 +500,12 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		}
 	}
 	return math.Min(1, best+rest/3), matches, anchorHit
+}
+
+// shortName reports whether w is a short word the user capitalised, written as a name but not
+// an acronym ("Go"; not "US", "C++" or "5G").
+func shortName(w *iword) bool {
+	return w.exact && !w.symbol && w.surface != w.lower && !isAcronym(w.surface) && strings.IndexFunc(w.surface, unicode.IsDigit) < 0
 }
 
 // standAlone is how rare, against the rarest word (idf/maxIDF), each word written beside

@@ -34,3 +34,30 @@ func TestCommonAcronymQualifies(t *testing.T) {
 		t.Errorf("an AWS item for AWS pricing: %d %s", res.Score, res.Reasoning)
 	}
 }
+
+// A short name that is a common word ("Go") qualifies the words beside it as a common acronym
+// does (issue 25: "MOS Go USB-C battery pack" matched the Go language): without them it is a
+// mention; with them, or written as its alias (Golang), it is a match.
+func TestShortCommonNameQualifies(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	score := func(title, text string) (int, string) {
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: "Go programming, SQLite, security vulnerabilities"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	battery, why := score("MOS Go USB-C battery pack", "The MOS Go is a small USB-C battery pack with a magnetic mount and a braided cable.")
+	if strings.Contains(why, "Matches your interests") {
+		t.Errorf("a battery pack called Go matches Go programming: %d %s", battery, why)
+	}
+	for _, tc := range [][2]string{
+		{"Go 1.22 is released", "The new release of Go brings range-over-func, faster builds and a better programming experience."},
+		{"A sneaky Golang bug", "A loop variable captured by a closure bit us in production."},
+	} {
+		s, why := score(tc[0], tc[1])
+		if !strings.Contains(why, "Matches your interests") || s <= battery {
+			t.Errorf("%q: %d %s (the battery pack: %d)", tc[0], s, why, battery)
+		}
+	}
+}
