@@ -2,6 +2,7 @@ package enrich
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -231,6 +232,22 @@ func parseInterest(line string) interestSpec {
 			}
 			continue
 		}
+		// Three or more words end in their head, a compound of two common nouns ("GPS sports
+		// watches", "cycling power meters"): the two are a phrase as two alone are, and the
+		// words before it qualify it. After a name the two are its kind, not the subject ("Go
+		// programming language", "Rust web framework"): the name is.
+		if n := len(ws); n >= 3 && ws[n-2].surface == ws[n-2].lower && ws[n-1].surface == ws[n-1].lower && !ws[n-2].exact && !ws[n-1].exact && !slices.ContainsFunc(ws[:n-2], isName) {
+			for _, w := range ws[:n-2] {
+				add(wordTerm(w))
+			}
+			add(iterm{display: ws[n-2].surface + " " + ws[n-1].surface, words: ws[n-2:], phrase: true, weight: 1.2, guessed: true})
+			for _, w := range ws[n-2:] {
+				t := wordTerm(w)
+				t.part, t.weight, t.anchor = true, 0.5, false
+				add(t)
+			}
+			continue
+		}
 		for _, w := range ws {
 			add(wordTerm(w))
 		}
@@ -260,6 +277,12 @@ func cutList(line, name string) (string, []string) {
 		}
 	}
 	return line[:i] + " " + line[min(len(line), i+j+1):], words
+}
+
+// isName reports whether w is a name the user capitalised that is not an acronym (Go, Rust,
+// Apple; not GPS).
+func isName(w iword) bool {
+	return w.surface != w.lower && !isAcronym(w.surface)
 }
 
 // allNames reports whether every word is a capitalised name (not an acronym or a short word).

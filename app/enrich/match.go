@@ -410,8 +410,8 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		contrib[i] = w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
 		got[t.seg] += contrib[i]
 		matches = append(matches, termMatch{term: t, tf: inTitle*titleWeight + inBody})
-		if !t.anchor && !t.part {
-			other[t.seg] = true
+		if !t.anchor {
+			other[t.seg] = true // a word beside the name, or a part of the phrase beside it
 		}
 		switch {
 		case t.anchor && !t.phrase && (isAcronym(t.words[0].surface) || shortName(&t.words[0])) && idf < informative*maxIDF && segWords(spec, t.seg) > 1:

@@ -61,3 +61,32 @@ func TestShortCommonNameQualifies(t *testing.T) {
 		}
 	}
 }
+
+// A segment of three or more words ends in its head, a compound of two common nouns, and the
+// two are read as a phrase (issue 25: "Mac Power Users" ranked high for "GPS sports watches and
+// cycling power meters" through "power"); after a name they are its kind, and the name stays
+// the subject ("Go programming language").
+func TestHeadOfALongSegmentIsAPhrase(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	const interests = "GPS sports watches and cycling power meters"
+	score := func(title, text string) (int, string) {
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	mac, why := score("Mac Power Users 712: Our Favorite Apps", "Stephen and David talk about their favorite Mac and iPhone apps of the year.")
+	if strings.Contains(why, "Matches your interests") {
+		t.Errorf("a Mac podcast matches %q: %d %s", interests, mac, why)
+	}
+	for _, tc := range [][2]string{
+		{"Favero Assioma Duo pedals tested", "Dual-sided pedal power meter with accurate cadence and left-right balance for road cyclists."},
+		{"Garmin Edge 1040 review", "The new cycling computer pairs with power meters and has solar charging and better GPS."},
+	} {
+		s, why := score(tc[0], tc[1])
+		if !strings.Contains(why, "Matches your interests") || s <= mac+15 {
+			t.Errorf("%q: %d %s (the Mac podcast: %d)", tc[0], s, why, mac)
+		}
+	}
+}
