@@ -106,3 +106,25 @@ func TestSectionAgreesWithMeaning(t *testing.T) {
 		t.Errorf("a commit for an interest in elections: %d %q", res.Score, res.Reasoning)
 	}
 }
+
+// The words a reason gives for a news section are words of the subject, never function words
+// (the development feeds had "About politics: social, the, give" and "candidates, and, vote").
+func TestSectionReasonHasNoFunctionWords(t *testing.T) {
+	e := NewEmbedded(EmbeddedOptions{})
+	res, err := e.Enrich(context.Background(), app.EnrichInput{Title: "Please Vote: AWS and AWS-Powered Applications Are Crunchies Finalists",
+		Text:      "The candidates and the winners will be announced, and the vote is open to the public. Please vote for the ones you like and tell the others.",
+		Interests: "politics and elections"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, words, ok := strings.Cut(res.Reasoning, ": ")
+	if !ok {
+		t.Fatalf("no section reason with words: %q", res.Reasoning)
+	}
+	words, _, _ = strings.Cut(words, " · ")
+	for _, w := range strings.Split(words, ", ") {
+		if stopWords[w] {
+			t.Errorf("the reason %q names %q", res.Reasoning, w)
+		}
+	}
+}
