@@ -71,6 +71,11 @@ type InterestWords struct {
 	// Kinds are what the built-in lexicon knows as kinds of the interest's words ("CVE",
 	// "zero-day" of "vulnerabilities"): items that name one count for the interest.
 	Kinds []string `json:"kinds,omitempty"`
+	// Translations are the interest's words as other languages and scripts write them, from
+	// the built-in lexicon ("Deutschland", "Германия" of "Germany"): items in those languages
+	// that write one count for the interest. Like a kind, one the reader removes goes to the
+	// interest's "(not: …)" list.
+	Translations []string `json:"translations,omitempty"`
 }
 
 // LearnedTaste is a trained reading model.

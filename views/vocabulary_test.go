@@ -131,4 +131,25 @@ func TestVocabularyPage(t *testing.T) {
 	if st, _ := settings.Get(context.Background(), 1); st.Interests != "security vulnerabilities (also: CVE)\ncooking\nsports" {
 		t.Fatalf("a refused word changed the interests: %q", st.Interests)
 	}
+
+	// An interest's forms in other languages and scripts (a country's names) are shown, each
+	// removable as a kind is.
+	withCountry := "Turkey\ncooking"
+	if _, err := settings.Update(context.Background(), 1, app.SettingsUpdate{Interests: &withCountry}); err != nil {
+		t.Fatal(err)
+	}
+	_, body = e.get("/settings/vocabulary")
+	if !strings.Contains(body, `data-testid="vocabulary-translations"`) || !strings.Contains(body, `name="kind" value="Türkei"`) || !strings.Contains(body, `name="kind" value="Турция"`) {
+		t.Fatalf("Turkey's names in other languages are not shown with remove buttons:\n%s", body)
+	}
+	res, _ = e.form("/settings/vocabulary/remove", url.Values{"interest": {"Turkey"}, "kind": {"Türkei"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("remove a form: %d", res.StatusCode)
+	}
+	if st, _ := settings.Get(context.Background(), 1); st.Interests != "Turkey (not: Türkei)\ncooking" {
+		t.Fatalf("interests after removing Türkei: %q", st.Interests)
+	}
+	if _, body := e.get("/settings/vocabulary"); strings.Contains(body, `name="kind" value="Türkei"`) || !strings.Contains(body, `name="kind" value="Турция"`) {
+		t.Fatalf("after removing Türkei, the forms shown are wrong:\n%s", body)
+	}
 }

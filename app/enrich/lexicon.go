@@ -51,7 +51,8 @@ var kindWeight = 0.3
 // (TestVocabularyEval), held out → 0.641 at 0.5.
 var alsoWeight = 0.5
 
-// dropKinds removes the lexicon's kinds the reader took out of an interest ("(not: Facebook)").
+// dropKinds removes the lexicon's kinds and forms the reader took out of an interest ("(not:
+// Facebook)", "(not: Türkei)").
 func dropKinds(spec *interestSpec, not []string) {
 	if len(not) == 0 {
 		return
@@ -59,7 +60,7 @@ func dropKinds(spec *interestSpec, not []string) {
 	out := spec.terms[:0]
 	for _, t := range spec.terms {
 		k, _, _ := strings.Cut(t.display, " (")
-		if t.kind && !t.also && slices.ContainsFunc(not, func(n string) bool { return strings.EqualFold(n, k) }) {
+		if t.alt > 0 && !t.also && slices.ContainsFunc(not, func(n string) bool { return strings.EqualFold(n, k) }) {
 			continue
 		}
 		out = append(out, t)

@@ -58,6 +58,8 @@ func TestInterestsMatchAcrossLanguages(t *testing.T) {
 			"India's economy grew 5.4 per cent in the quarter, the slowest pace in almost two years.", true, "(Indian)"},
 		{"a country's other name", "Burma", "Election",
 			"Myanmar's military government announced an election date on Monday.", true, "(Burma)"},
+		{"a form the reader removed no longer counts", "Turkey (not: Türkei)", "Reisewarnung",
+			"Das Auswärtige Amt warnt vor Reisen in die Türkei; dort wurde demonstriert.", false, ""},
 		{"forms are looked for in their own language only", "broadband", "Rock band",
 			"The band played a broad set of songs; the Breitband gallery hosted the party.", false, ""},
 	} {

@@ -96,10 +96,10 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 		}
 		related := relatedTo(&specs[j])
 		section, sectionWords := namedSection(&specs[j])
-		kinds := interestKinds(&specs[j])
+		kinds, translations := interestKinds(&specs[j]), interestTranslations(&specs[j])
 		if m < vocabMinMatches {
-			if section != "" || len(kinds) > 0 {
-				out = append(out, app.InterestWords{Interest: specs[j].text, Section: section, SectionWords: sectionWords, Kinds: kinds})
+			if section != "" || len(kinds) > 0 || len(translations) > 0 {
+				out = append(out, app.InterestWords{Interest: specs[j].text, Section: section, SectionWords: sectionWords, Kinds: kinds, Translations: translations})
 			}
 			continue
 		}
@@ -148,8 +148,8 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 			taken[c.key] = true
 			words = append(words, mostWritten(shown[c.key]))
 		}
-		if len(words) > 0 || section != "" || len(kinds) > 0 {
-			out = append(out, app.InterestWords{Interest: specs[j].text, Words: words, Section: section, SectionWords: sectionWords, Kinds: kinds})
+		if len(words) > 0 || section != "" || len(kinds) > 0 || len(translations) > 0 {
+			out = append(out, app.InterestWords{Interest: specs[j].text, Words: words, Section: section, SectionWords: sectionWords, Kinds: kinds, Translations: translations})
 		}
 	}
 	return out
@@ -158,10 +158,23 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 // interestKinds are the lexicon's kinds an interest looks for (lexicon.go), each once, in the
 // order the lexicon gives them.
 func interestKinds(spec *interestSpec) []string {
+	return standInsOf(spec, func(t *iterm) bool { return t.kind && !t.also })
+}
+
+// interestTranslations are the lexicon's forms of an interest's words in other languages and
+// scripts (lexicon.go, regions.txt), each once.
+func interestTranslations(spec *interestSpec) []string {
+	return standInsOf(spec, func(t *iterm) bool { return t.alt > 0 && !t.kind && !t.also })
+}
+
+// standInsOf lists, each once and as written, the terms of spec that stand for the user's
+// (their display without the user's term) and that keep says to list.
+func standInsOf(spec *interestSpec, keep func(*iterm) bool) []string {
 	var out []string
 	seen := map[string]bool{}
-	for _, t := range spec.terms {
-		if !t.kind || t.also {
+	for i := range spec.terms {
+		t := &spec.terms[i]
+		if !keep(t) {
 			continue
 		}
 		k, _, _ := strings.Cut(t.display, " (")
