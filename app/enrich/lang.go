@@ -3,6 +3,7 @@ package enrich
 import (
 	"strings"
 	"sync"
+	"unicode"
 
 	snowball "github.com/blevesearch/snowballstem"
 	"github.com/blevesearch/snowballstem/dutch"
@@ -11,6 +12,7 @@ import (
 	"github.com/blevesearch/snowballstem/german"
 	"github.com/blevesearch/snowballstem/italian"
 	"github.com/blevesearch/snowballstem/portuguese"
+	"github.com/blevesearch/snowballstem/russian"
 	"github.com/blevesearch/snowballstem/spanish"
 )
 
@@ -144,8 +146,9 @@ var (
 	stemCacheLimit = 40_000
 )
 
-// stemLang stems a lower-case word with the stemmer of lang (the light plural stemmer for
-// other languages) and folds the result: the matching key of the word.
+// stemLang stems a lower-case word with the stemmer of lang (for other languages Russian's
+// for a word in Cyrillic, the light plural stemmer for the rest) and folds the result: the
+// matching key of the word.
 func stemLang(lang int, w string) string {
 	stemCacheMu.RLock()
 	out, ok := stemCache[lang][w]
@@ -153,7 +156,11 @@ func stemLang(lang int, w string) string {
 	if ok {
 		return out
 	}
-	if f := stemmers[lang]; f != nil && len(w) > 2 {
+	f := stemmers[lang]
+	if f == nil && lang == langOther && cyrillic(w) {
+		f = russian.Stem // a word in Cyrillic: Russian's case endings ("в Пакистане", "Турции")
+	}
+	if f != nil && len(w) > 2 {
 		env := stemEnvs.Get().(*snowball.Env)
 		env.SetCurrent(w)
 		f(env)
@@ -185,4 +192,14 @@ func stemLang(lang int, w string) string {
 	}
 	stemCacheMu.Unlock()
 	return out
+}
+
+// cyrillic reports whether w's first letter is Cyrillic.
+func cyrillic(w string) bool {
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			return unicode.Is(unicode.Cyrillic, r)
+		}
+	}
+	return false
 }
