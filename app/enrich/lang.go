@@ -6,6 +6,7 @@ import (
 	"unicode"
 
 	snowball "github.com/blevesearch/snowballstem"
+	"github.com/blevesearch/snowballstem/arabic"
 	"github.com/blevesearch/snowballstem/dutch"
 	"github.com/blevesearch/snowballstem/english"
 	"github.com/blevesearch/snowballstem/french"
@@ -146,9 +147,9 @@ var (
 	stemCacheLimit = 40_000
 )
 
-// stemLang stems a lower-case word with the stemmer of lang (for other languages Russian's
-// for a word in Cyrillic, the light plural stemmer for the rest) and folds the result: the
-// matching key of the word.
+// stemLang stems a lower-case word with the stemmer of lang (for other languages the stemmer
+// of its script where Snowball has one, scriptStemmer, the light plural stemmer for the rest)
+// and folds the result: the matching key of the word.
 func stemLang(lang int, w string) string {
 	stemCacheMu.RLock()
 	out, ok := stemCache[lang][w]
@@ -157,8 +158,8 @@ func stemLang(lang int, w string) string {
 		return out
 	}
 	f := stemmers[lang]
-	if f == nil && lang == langOther && cyrillic(w) {
-		f = russian.Stem // a word in Cyrillic: Russian's case endings ("в Пакистане", "Турции")
+	if f == nil && lang == langOther {
+		f = scriptStemmer(w)
 	}
 	if f != nil && len(w) > 2 {
 		env := stemEnvs.Get().(*snowball.Env)
@@ -194,12 +195,21 @@ func stemLang(lang int, w string) string {
 	return out
 }
 
-// cyrillic reports whether w's first letter is Cyrillic.
-func cyrillic(w string) bool {
+// scriptStemmer is the stemmer for a word of no lexicon language, by its script: Russian's for
+// Cyrillic (case endings: "в Пакистане", "Турции"), Arabic's for the Arabic script (its
+// attached conjunctions and prepositions: "وباكستان", "بالأردن"); none for the others. Both
+// the forms and the items are stemmed alike, so a form found before is found still.
+func scriptStemmer(w string) func(*snowball.Env) bool {
 	for _, r := range w {
-		if unicode.IsLetter(r) {
-			return unicode.Is(unicode.Cyrillic, r)
+		switch {
+		case !unicode.IsLetter(r):
+			continue
+		case unicode.Is(unicode.Cyrillic, r):
+			return russian.Stem
+		case unicode.Is(unicode.Arabic, r):
+			return arabic.Stem
 		}
+		return nil
 	}
-	return false
+	return nil
 }

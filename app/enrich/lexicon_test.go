@@ -52,6 +52,8 @@ func TestInterestsMatchAcrossLanguages(t *testing.T) {
 			"Президент Турции встретился с премьером; Турция и Греция обсудили границу.", true, "(Turkey)"},
 		{"a country in Russian's cases", "Pakistan", "Переговоры",
 			"Делегация прибыла в Исламабад; в Пакистане обсуждают помощь из Пакистана и торговлю.", true, "(Pakistan)"},
+		{"a country with Arabic's attached conjunction", "Jordan", "زيارة",
+			"وصل الرئيس إلى عمان في زيارة رسمية، وبحث مع المسؤولين العلاقات التجارية بالأردن.", true, "(Jordan)"},
 		{"an interest in another script finds English items", "Пакистан", "Aid suspended",
 			"The United States suspended security aid to Pakistan on Thursday.", true, "Pakistan (Пакистан)"},
 		{"a country's name in another script is not its neighbour's", "Pakistan", "ایران",
