@@ -78,7 +78,6 @@ func main() {
 			seen := map[string]bool{}
 			var other []string
 			for _, t := range tags {
-				// Only the whole name: how other languages write their qualifiers is not known here.
 				// Only the whole name, and no longer than the English one by more than a word (the
 				// formal names of Hong Kong and Macao): how other languages write their qualifiers
 				// is not known here.
