@@ -69,7 +69,7 @@ test: deps check-generate lint
 	$(GO) build -o /dev/null .
 	MORNINGDECK_E2E=all $(GO) test -count=1 -timeout 45m ./...
 
-# Every fuzz target (feed parsing, page links, sanitizing, OPML import, the API's JSON, schedules)
+# Every fuzz target (feed parsing, page links, sanitizing, OPML import, the API's JSON, schedules, interests)
 # for FUZZTIME each. Never part of `make test`: a timed fuzz run is not deterministic. `go test`
 # (and so `make test`) runs every target's seed corpus (testdata/fuzz/ and f.Add) as ordinary
 # tests; a finding here becomes a seed there, with its fix.
