@@ -41,6 +41,7 @@ type iterm struct {
 	user    string  // for such a form, the user's term it stands for, as written
 	kind    bool    // a kind of the term's concept (lexicon.go), looked for in items of any language
 	also    bool    // a word the reader added to the interest from its vocabulary ("(also: CVE)")
+	proper  bool    // a place's name (regions.txt): found only where the item writes it with a capital
 }
 
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
@@ -223,20 +224,12 @@ func parseInterest(line string) interestSpec {
 			}
 			continue
 		}
-		if len(ws) == 2 && ws[0].surface == ws[0].lower && ws[1].surface == ws[1].lower && !ws[0].exact && !ws[1].exact {
-			add(iterm{display: ws[0].surface + " " + ws[1].surface, words: ws, phrase: true, weight: 1.2, guessed: true})
-			for _, w := range ws {
-				t := wordTerm(w)
-				t.part, t.weight, t.anchor = true, 0.5, false
-				add(t)
-			}
-			continue
-		}
-		// Three or more words end in their head, a compound of two common nouns ("GPS sports
-		// watches", "cycling power meters"): the two are a phrase as two alone are, and the
-		// words before it qualify it. After a name the two are its kind, not the subject ("Go
-		// programming language", "Rust web framework"): the name is.
-		if n := len(ws); n >= 3 && ws[n-2].surface == ws[n-2].lower && ws[n-1].surface == ws[n-1].lower && !ws[n-2].exact && !ws[n-1].exact && !slices.ContainsFunc(ws[:n-2], isName) {
+		// Two common words written together are a phrase ("hearing loss"), and so are the last
+		// two of three or more, their head ("GPS sports watches", "cycling power meters"), the
+		// words before it qualifying it. After a name the two are its kind, not the subject
+		// ("Go programming language", "Rust web framework"): the name is.
+		common := func(w iword) bool { return w.surface == w.lower && !w.exact }
+		if n := len(ws); n >= 2 && common(ws[n-2]) && common(ws[n-1]) && !slices.ContainsFunc(ws[:n-2], isName) {
 			for _, w := range ws[:n-2] {
 				add(wordTerm(w))
 			}

@@ -4,16 +4,15 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	snowball "github.com/blevesearch/snowballstem"
-	"github.com/blevesearch/snowballstem/arabic"
 	"github.com/blevesearch/snowballstem/dutch"
 	"github.com/blevesearch/snowballstem/english"
 	"github.com/blevesearch/snowballstem/french"
 	"github.com/blevesearch/snowballstem/german"
 	"github.com/blevesearch/snowballstem/italian"
 	"github.com/blevesearch/snowballstem/portuguese"
-	"github.com/blevesearch/snowballstem/russian"
 	"github.com/blevesearch/snowballstem/spanish"
 )
 
@@ -147,9 +146,9 @@ var (
 	stemCacheLimit = 40_000
 )
 
-// stemLang stems a lower-case word with the stemmer of lang (for other languages the stemmer
-// of its script where Snowball has one, scriptStemmer, the light plural stemmer for the rest)
-// and folds the result: the matching key of the word.
+// stemLang stems a lower-case word with the stemmer of lang (a word in Cyrillic by its case
+// endings whatever lang, cyrillicStem; other languages' words by the light plural stemmer) and
+// folds the result: the matching key of the word.
 func stemLang(lang int, w string) string {
 	stemCacheMu.RLock()
 	out, ok := stemCache[lang][w]
@@ -158,10 +157,11 @@ func stemLang(lang int, w string) string {
 		return out
 	}
 	f := stemmers[lang]
-	if f == nil && lang == langOther {
-		f = scriptStemmer(w)
-	}
-	if f != nil && len(w) > 2 {
+	if cyrillic(w) {
+		// A word in Cyrillic has its noun case ending stripped, whatever the item's language (a
+		// Russian name quoted in a German item is the same word): "в Пакистане", "Турции".
+		out = fold(cyrillicStem(w))
+	} else if f != nil && len(w) > 2 {
 		env := stemEnvs.Get().(*snowball.Env)
 		env.SetCurrent(w)
 		f(env)
@@ -195,21 +195,33 @@ func stemLang(lang int, w string) string {
 	return out
 }
 
-// scriptStemmer is the stemmer for a word of no lexicon language, by its script: Russian's for
-// Cyrillic (case endings: "в Пакистане", "Турции"), Arabic's for the Arabic script (its
-// attached conjunctions and prepositions: "وباكستان", "بالأردن"); none for the others. Both
-// the forms and the items are stemmed alike, so a form found before is found still.
-func scriptStemmer(w string) func(*snowball.Env) bool {
+// cyrillic reports whether w's first letter is Cyrillic.
+func cyrillic(w string) bool {
 	for _, r := range w {
-		switch {
-		case !unicode.IsLetter(r):
-			continue
-		case unicode.Is(unicode.Cyrillic, r):
-			return russian.Stem
-		case unicode.Is(unicode.Arabic, r):
-			return arabic.Stem
+		if unicode.IsLetter(r) {
+			return unicode.Is(unicode.Cyrillic, r)
 		}
-		return nil
 	}
-	return nil
+	return false
+}
+
+// cyrillicEndings are the noun case endings of Russian, Ukrainian and their neighbours, longest
+// first. A full Snowball stemmer was tried first: it also strips verb endings, so "Пакистан" lost
+// its "-ан" while "Пакистане" kept it, and the two no longer matched.
+var cyrillicEndings = []string{"ией", "ами", "ями", "ого", "его", "ому", "ему", "ах", "ях", "ам", "ям", "ом", "ем", "ой", "ей", "ою", "ею", "ов", "ев", "ию", "ия", "ии", "іі", "ія", "ію", "а", "я", "у", "ю", "е", "ы", "и", "і", "о", "ь", "й"}
+
+// cyrillicStem strips one noun case ending from a Cyrillic word of five letters or more,
+// leaving at least four: Пакистан, Пакистана, Пакистане, Пакистаном → пакистан; Турция,
+// Турции, Турцию → турц.
+func cyrillicStem(w string) string {
+	n := utf8.RuneCountInString(w)
+	if n < 5 {
+		return w
+	}
+	for _, e := range cyrillicEndings {
+		if strings.HasSuffix(w, e) && n-utf8.RuneCountInString(e) >= 4 {
+			return strings.TrimSuffix(w, e)
+		}
+	}
+	return w
 }

@@ -153,13 +153,17 @@ type conceptLexicon struct {
 	regionKeys []regionKey
 }
 
-// regionKey indexes a form of a region: the hash of its key, its line, language and case.
+// regionKey indexes a form of a region in 8 bytes: the hash of its key, its line, its place in
+// the line, and its language with, in the top bit, its case.
 type regionKey struct {
-	hash    uint32
-	line    uint16
-	lang    uint8
-	capital bool
+	hash uint32
+	line uint16
+	form uint8
+	meta uint8 // lang | 0x80 when written with a capital (or in a script without capitals)
 }
+
+func (k regionKey) lang() int     { return int(k.meta &^ 0x80) }
+func (k regionKey) capital() bool { return k.meta&0x80 != 0 }
 
 // keyHash is the 32-bit FNV-1a hash of a look-up key.
 func keyHash(key string) uint32 {
@@ -211,8 +215,12 @@ func parseLexicon(text, regions string) *conceptLexicon {
 		if len(forms) == 0 {
 			continue
 		}
-		for _, f := range forms {
-			l.regionKeys = append(l.regionKeys, regionKey{keyHash(lexKeyOf(f.text)), uint16(len(l.regions)), f.lang, f.capital() || f.lang == langOther})
+		for i, f := range forms[:min(len(forms), 256)] {
+			meta := f.lang
+			if f.capital() || f.lang == langOther {
+				meta |= 0x80
+			}
+			l.regionKeys = append(l.regionKeys, regionKey{keyHash(lexKeyOf(f.text)), uint16(len(l.regions)), uint8(i), meta})
 		}
 		l.regions = append(l.regions, strings.TrimSpace(line))
 	}
@@ -316,11 +324,11 @@ func (l *conceptLexicon) lookup(key string, lang int, name bool) []uint16 {
 	for i := sort.Search(len(l.regionKeys), func(i int) bool { return l.regionKeys[i].hash >= h }); i < len(l.regionKeys) && l.regionKeys[i].hash == h; i++ {
 		rk := l.regionKeys[i]
 		c := uint16(len(l.concepts) + int(rk.line))
-		if !want(int(rk.lang), rk.capital) || slices.Contains(out, c) {
+		if !want(rk.lang(), rk.capital()) || slices.Contains(out, c) {
 			continue
 		}
-		forms, _ := parseLexLine(l.regions[rk.line])
-		if slices.ContainsFunc(forms, func(f lexForm) bool { return int(f.lang) == int(rk.lang) && lexKeyOf(f.text) == key }) {
+		// The hash's form itself has the key (another's would be a collision).
+		if forms, _ := parseLexLine(l.regions[rk.line]); int(rk.form) < len(forms) && lexKeyOf(forms[rk.form].text) == key {
 			out = append(out, c)
 		}
 	}
@@ -348,14 +356,15 @@ func addTranslations(spec *interestSpec, lang int) {
 		r, _ := utf8.DecodeRuneInString(raw[0])
 		name := unicode.IsUpper(r) && !t.words[0].exact && !strings.HasPrefix(strings.TrimLeft(spec.text, "\"“«„'‘ "), raw[0])
 		var cs []uint16
+		found := lang // the language cs was found among
 		if lang != langOther {
 			cs = l.lookup(key, lang, name)
 		}
 		if len(cs) == 0 && lang != langEN {
-			cs = l.lookup(key, langEN, name) // English words are common in other languages' interests
+			cs, found = l.lookup(key, langEN, name), langEN // English words are common in other languages' interests
 		}
 		if len(cs) == 0 && lang == langOther && len([]rune(key)) >= 6 {
-			cs = l.lookup(key, langOther, name)
+			cs, found = l.lookup(key, langOther, name), langOther
 		}
 		// The user chose their words: other words of the same language are not added ("share"
 		// for "stock" brings "market share"), except what an acronym stands for (AI) and a
@@ -374,6 +383,12 @@ func addTranslations(spec *interestSpec, lang int) {
 		for _, c := range cs {
 			forms, kinds := l.forms(c)
 			region := int(c) >= len(l.concepts)
+			if region && (t.part || found == langOther && latinScript(key) && !unicode.IsUpper(r)) {
+				// A word of a longer name ("Mexico" of "New Mexico", "Jordan" of "Michael
+				// Jordan"), or a lower-case word found only among other languages' names
+				// ("islands": German's "Island" is Iceland), is not the country.
+				continue
+			}
 			for _, f := range forms {
 				if int(f.lang) == same && !acronym && !region {
 					continue
@@ -384,6 +399,9 @@ func addTranslations(spec *interestSpec, lang int) {
 				}
 				seen[string(rune(f.lang))+fk] = true
 				if a, ok := standIn(t, i, f.text, int(f.lang), int(f.lang)); ok {
+					// A place's name in a script with capitals is a name only so written: "Того"
+					// (Togo) and "того" (of that), "Мали" and "мало".
+					a.proper = region && len(a.words) == 1 && f.capital()
 					spec.terms = append(spec.terms, a)
 				}
 			}

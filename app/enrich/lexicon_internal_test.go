@@ -67,6 +67,9 @@ func TestLexiconLookup(t *testing.T) {
 			}
 		}
 	}
+	if n := len(l.concepts) + len(l.regions); n >= 1<<16 {
+		t.Fatalf("%d concepts and regions: their ids are uint16", n)
+	}
 	if cs := l.lookup(lexKeyOf("training"), langEN, false); len(cs) != 0 {
 		t.Fatalf("training finds %v: the light plural stemmer should keep it apart from train", l.concepts[cs[0]])
 	}

@@ -198,12 +198,29 @@ func (d *doc) formCount(t *iterm) (title, body float64) {
 		// The stemmer took the word to a function word (Sicherheit → sich): its written forms.
 		return d.surfaceCount(w, true)
 	}
-	title, body = d.count(w)
+	if t.proper {
+		title, body = d.capitalCount(w)
+	} else {
+		title, body = d.count(w)
+	}
 	if d.lang == langDE || d.lang == langNL {
 		ct, cb := d.surfaceCount(w, false)
 		title, body = title+ct, body+cb
 	}
 	return title, body
+}
+
+// capitalCount is how often d writes w with a capital (a place's name: Того, not того).
+func (d *doc) capitalCount(w *iword) (title, body float64) {
+	var out [2]float64
+	for part := range 2 {
+		for s, n := range d.surf[part] {
+			if r, _ := utf8.DecodeRuneInString(s); unicode.IsUpper(r) && stemLang(d.lang, strings.ToLower(s)) == w.keys[d.lang] {
+				out[part] += n
+			}
+		}
+	}
+	return out[0], out[1]
 }
 
 // written is how d writes a form of the lexicon: its most frequent word of the form's stem, or

@@ -456,8 +456,10 @@ func topicWords(sv *segVector, d *doc, n int) []string {
 	var cands []cand
 	seen := map[string]bool{}
 	for _, w := range d.newsWords() {
-		if seen[w] || len(w) < 3 || stopWords[w] {
-			continue // a function word says nothing of a subject ("About politics: and, the")
+		if seen[w] || len(w) < 3 || langStops[langEN][w] {
+			// An English function word says nothing of a subject ("About politics: and, the");
+			// the model reads English only, so another language's ("war", "die") is a word.
+			continue
 		}
 		seen[w] = true
 		m := float32(-1) // how much likelier in k than in any other topic, by the model

@@ -123,7 +123,7 @@ func TestSectionReasonHasNoFunctionWords(t *testing.T) {
 	}
 	words, _, _ = strings.Cut(words, " · ")
 	for _, w := range strings.Split(words, ", ") {
-		if stopWords[w] {
+		if langStops[langEN][w] {
 			t.Errorf("the reason %q names %q", res.Reasoning, w)
 		}
 	}

@@ -82,7 +82,7 @@ func main() {
 				// formal names of Hong Kong and Macao): how other languages write their qualifiers
 				// is not known here.
 				n := strings.TrimSpace(regionName(t, r))
-				if n != "" && !strings.ContainsAny(n, "(),،") && len(strings.Fields(n)) <= len(strings.Fields(en[0]))+1 {
+				if n != "" && !strings.ContainsAny(n, "(),،;|:\n") && len(strings.Fields(n)) <= len(strings.Fields(en[0]))+1 {
 					if !seen[n] && spacedScript(n) {
 						seen[n] = true
 						other = append(other, n)
@@ -121,13 +121,20 @@ func names(s string, english bool) []string {
 		return nil
 	}
 	s = strings.TrimSuffix(s, " SAR China")
+	var out []string
 	if i := strings.Index(s, " ("); i > 0 && strings.HasSuffix(s, ")") {
-		if !english {
-			return []string{s[:i]}
+		out = []string{s[:i]}
+		if english {
+			out = append(out, s[i+2:len(s)-1])
 		}
-		return []string{s[:i], s[i+2 : len(s)-1]}
+	} else if i, j := strings.Index(s, " ("), strings.Index(s, ") "); i > 0 && j > i {
+		out = []string{s[:i] + s[j+1:]} // "Cocos (Keeling) Islands" is "Cocos Islands"
+	} else {
+		out = []string{s}
 	}
-	return []string{s}
+	// A form is a list item of the lexicon's line and of an interest's "(not: …)": none of
+	// their separators may be in it.
+	return slices.DeleteFunc(out, func(f string) bool { return f == "" || strings.ContainsAny(f, ",;()|:\n") })
 }
 
 // spacedScript reports whether s is written mostly in a script other than Latin that separates
