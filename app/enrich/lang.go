@@ -156,12 +156,11 @@ func stemLang(lang int, w string) string {
 	if ok {
 		return out
 	}
-	f := stemmers[lang]
 	if cyrillic(w) {
 		// A word in Cyrillic has its noun case ending stripped, whatever the item's language (a
 		// Russian name quoted in a German item is the same word): "в Пакистане", "Турции".
 		out = fold(cyrillicStem(w))
-	} else if f != nil && len(w) > 2 {
+	} else if f := stemmers[lang]; f != nil && len(w) > 2 {
 		env := stemEnvs.Get().(*snowball.Env)
 		env.SetCurrent(w)
 		f(env)

@@ -522,7 +522,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 // shortName reports whether w is a short word the user capitalised, written as a name but not
 // an acronym ("Go"; not "US", "C++" or "5G").
 func shortName(w *iword) bool {
-	return w.exact && !w.symbol && w.surface != w.lower && !isAcronym(w.surface) && strings.IndexFunc(w.surface, unicode.IsDigit) < 0
+	return w.exact && !w.symbol && isName(*w) && strings.IndexFunc(w.surface, unicode.IsDigit) < 0
 }
 
 // standAlone is how rare, against the rarest word (idf/maxIDF), each word written beside
