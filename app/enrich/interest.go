@@ -42,13 +42,17 @@ type iterm struct {
 	kind    bool    // a kind of the term's concept (lexicon.go), looked for in items of any language
 	also    bool    // a word the reader added to the interest from its vocabulary ("(also: CVE)")
 	proper  bool    // a place's name (regions.txt): found only where the item writes it with a capital
+	place   bool    // the user's word names a place (a region of the lexicon: India, Indian, US)
 }
 
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
 type interestSpec struct {
 	text    string
 	terms   []iterm
-	anchors []bool      // per segment: whether it names something (then it needs that name or a phrase)
+	anchors []bool // per segment: whether it names something (then it needs that name or a phrase)
+	// placeOf is, per segment, the term of the place that qualifies it (-1: none): in "Indian
+	// economy and markets" the markets are India's (see qualifyByPlace).
+	placeOf []int
 	vecs    []segVector // per segment with words that have one: what it is about (semantic.go)
 }
 
@@ -246,6 +250,7 @@ func parseInterest(line string) interestSpec {
 		}
 	}
 	addTranslations(&spec, detectLang(spec.text))
+	qualifyByPlace(&spec)
 	dropKinds(&spec, not)
 	addAlso(&spec, also)
 	return spec
@@ -352,4 +357,49 @@ func interestWordsIn(s string, dropFiller bool, lang int) []iword {
 		out = append(out, iw)
 	}
 	return out
+}
+
+// qualifyByPlace marks the segments a place qualifies. A place written before the first
+// segment's subject ("Indian economy and markets", "UK housing and jobs") qualifies the
+// segments of common words that follow it: the reader means India's markets, not any market
+// ("iPad 2018 rumors" that mention "emerging markets" are not about them). A segment that
+// names something of its own ("Congress"), or a first segment that is the place alone
+// ("India, markets"), is not qualified.
+func qualifyByPlace(spec *interestSpec) {
+	spec.placeOf = make([]int, len(spec.anchors))
+	for i := range spec.placeOf {
+		spec.placeOf[i] = -1
+	}
+	place := -1
+	var rest bool // the first segment has words beside the place
+	for i, t := range spec.terms {
+		if t.seg != 0 || t.alt > 0 || t.part {
+			continue
+		}
+		switch {
+		case t.place && place < 0 && !t.phrase:
+			place = i
+		case place >= 0 && !t.anchor:
+			rest = true
+		default:
+			return // a name, or a word before the place: not "Place subject"
+		}
+	}
+	if place < 0 || !rest {
+		return
+	}
+	for seg := 1; seg < len(spec.anchors); seg++ {
+		if spec.anchors[seg] {
+			continue
+		}
+		common := true
+		for _, t := range spec.terms {
+			if t.seg == seg && t.alt == 0 && slices.ContainsFunc(t.words, func(w iword) bool { return w.surface != w.lower }) {
+				common = false
+			}
+		}
+		if common {
+			spec.placeOf[seg] = place
+		}
+	}
 }

@@ -389,6 +389,9 @@ func addTranslations(spec *interestSpec, lang int) {
 				// ("islands": German's "Island" is Iceland), is not the country.
 				continue
 			}
+			if region {
+				spec.terms[i].place = true
+			}
 			for _, f := range forms {
 				if int(f.lang) == same && !acronym && !region {
 					continue

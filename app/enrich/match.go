@@ -505,8 +505,8 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		if !spec.anchors[i] {
 			s *= math.Min(1, total[i]/(informative*maxIDF))
 		}
-		if spec.anchors[i] && !hit[i] {
-			s /= 4
+		if spec.anchors[i] && !hit[i] || placeMissing(spec, i, contrib) {
+			s /= 4 // the name, or the place that qualifies the segment, is missing
 		} else if hit[i] {
 			anchorHit = true
 		}
@@ -593,4 +593,10 @@ func segWords(spec *interestSpec, seg int) int {
 		}
 	}
 	return n
+}
+
+// placeMissing reports whether segment seg is qualified by a place (qualifyByPlace) that the
+// item does not name, in any of its forms (contrib: what each term added).
+func placeMissing(spec *interestSpec, seg int, contrib []float64) bool {
+	return seg < len(spec.placeOf) && spec.placeOf[seg] >= 0 && contrib[spec.placeOf[seg]] == 0
 }

@@ -90,3 +90,42 @@ func TestHeadOfALongSegmentIsAPhrase(t *testing.T) {
 		}
 	}
 }
+
+// A place written before an interest's first subject qualifies the subjects of common words
+// after it (issue 25: "iPad 2018 rumors" matched "Indian economy and markets" through
+// "markets"): the reader means India's markets. An item of markets elsewhere is a mention below
+// the items about India; one of India's markets is a match.
+func TestPlaceQualifiesTheSubjectsAfterIt(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	score := func(interests, title, text string) (int, string) {
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	const interest = "Indian economy and markets"
+	ipad, why := score(interest, "iPad 2018 rumors: everything we know so far", "Apple is expected to launch a cheaper iPad this spring, aimed at schools and at emerging markets, analysts say.")
+	if strings.Contains(why, "Matches your interests") {
+		t.Errorf("an iPad item matches %q through markets: %d %s", interest, ipad, why)
+	}
+	wallStreet, why := score(interest, "Stock markets slide as the Fed signals rate rises", "Wall Street fell on Wednesday after the Federal Reserve signalled more rate rises; markets in Europe followed.")
+	if strings.Contains(why, "Matches your interests") {
+		t.Errorf("an item of Wall Street matches %q: %d %s", interest, wallStreet, why)
+	}
+	for _, tc := range [][2]string{
+		{"FDI inflows contract for the first time in six years", "Foreign direct investment into India fell in the last fiscal year, data from the department of industrial policy showed."},
+		{"Sensex hits a record high as foreign investors buy", "India's benchmark index closed at a record high on Tuesday as foreign portfolio investors bought shares."},
+	} {
+		if s, why := score(interest, tc[0], tc[1]); s <= ipad || s <= wallStreet {
+			t.Errorf("%q: %d %s, under the iPad rumours (%d) or Wall Street (%d)", tc[0], s, why, ipad, wallStreet)
+		}
+	}
+	if s, why := score(interest, "Indian markets rally on budget hopes", "Stock markets in Mumbai rose for a third day as investors bet on tax cuts in the budget."); !strings.Contains(why, "Matches your interests") || s <= wallStreet {
+		t.Errorf("Indian markets: %d %s (Wall Street: %d)", s, why, wallStreet)
+	}
+	// Without a place before it, "markets" is the reader's subject wherever they are.
+	if s, why := score("economics, markets", "Stock markets slide as the Fed signals rate rises", "Wall Street fell on Wednesday after the Federal Reserve signalled more rate rises; markets in Europe followed."); !strings.Contains(why, "Matches your interests") {
+		t.Errorf("markets for \"economics, markets\": %d %s", s, why)
+	}
+}

@@ -84,7 +84,7 @@ func segmentVectors(spec *interestSpec) []segVector {
 			if k := namedTopic(NewsWords(anchorLabel[i])); k >= 0 {
 				if r := wordvec.Rank(newsTopicNames[k]); r >= 0 {
 					if v := wordvec.Of(r); v.Unit() {
-						out = append(out, segVector{words: []wordvec.Vector{v}, label: anchorLabel[i], topic: k, named: true})
+						out = append(out, segVector{words: []wordvec.Vector{v}, label: anchorLabel[i], topic: k, named: true, seg: i})
 						continue
 					}
 				}
@@ -93,6 +93,7 @@ func segmentVectors(spec *interestSpec) []segVector {
 		if len(sv.words) == 1 || len(sv.words) == 2 && commonPhrase(spec, i) {
 			sv.topic = segmentTopic(sv.label)
 			sv.named = sv.topic >= 0 && namedTopic(NewsWords(sv.label)) == sv.topic
+			sv.seg = i
 			out = append(out, sv)
 		}
 		topical = topical && sv.topic >= 0
@@ -118,6 +119,7 @@ type segVector struct {
 	label string
 	topic int  // the news topic it names (segmentTopic), -1 for none
 	named bool // it names the topic by the topic's name ("world news", "sports")
+	seg   int  // the interest's segment it reads
 }
 
 // about is how close the item's vector is to the segment: to the least close of its words.
