@@ -456,7 +456,7 @@ func topicWords(sv *segVector, d *doc, n int) []string {
 	var cands []cand
 	seen := map[string]bool{}
 	for _, w := range d.newsWords() {
-		if seen[w] || len(w) < 3 || langStops[langEN][w] {
+		if seen[w] || len(w) < 3 || langStops[langEN][w] || calendarWords[w] {
 			// An English function word says nothing of a subject ("About politics: and, the");
 			// the model reads English only, so another language's ("war", "die") is a word.
 			continue
@@ -705,6 +705,9 @@ func (d *doc) newsRanks() []int {
 				continue
 			}
 			seen[w] = true
+			if calendarWords[w] {
+				continue // when, not what: no section's word
+			}
 			if r := wordvec.Rank(w); r >= 0 {
 				d.newsRank = append(d.newsRank, r)
 			}
@@ -764,3 +767,15 @@ func topicNameCloseness(topic int, dv *wordvec.Vector) float64 {
 	}
 	return float64(best)
 }
+
+// calendarWords are the English names of days and months and their neighbours: news says when
+// ("Senate votes on Thursday"), which is no subject, though in the word vectors, learned from
+// newswire, "thursday" lies near the politics seeds ("About US politics: president, thursday").
+var calendarWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`monday tuesday wednesday thursday friday saturday sunday today yesterday tomorrow
+		tonight weekend january february march april june july august september october november december`) {
+		m[w] = true
+	}
+	return m
+}()

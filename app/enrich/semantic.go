@@ -263,7 +263,7 @@ func aboutWords(sv *segVector, d *doc, k int) []string {
 		if i == aboutRead {
 			break // the title's words and the opening's say what the item is about
 		}
-		if len(sw.display) < 3 || slices.Contains(own, sw.display) {
+		if len(sw.display) < 3 || slices.Contains(own, sw.display) || calendarWords[sw.display] {
 			continue
 		}
 		v := wordvec.Of(sw.rank)
