@@ -231,6 +231,13 @@ func readWordNet(dir string) map[string][]string {
 		if heads[words[0]] == 1 {
 			for _, w := range words {
 				add(words[0], w)
+				// An abbreviation of two capitals that the synset also writes with stops ("US"
+				// beside "U.S.", "UK" beside "U.K.") is the country's in prose; matched as
+				// written, it is not the pronoun "us". Postal codes (Guam's "GU", American
+				// Samoa's "AS") have no dotted form and are left out.
+				if len(w) == 2 && w == strings.ToUpper(w) && slices.Contains(words, w[:1]+"."+w[1:]+".") && !slices.Contains(out[words[0]], w) {
+					out[words[0]] = append(out[words[0]], w)
+				}
 			}
 		}
 	}
