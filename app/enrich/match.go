@@ -393,6 +393,11 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 			split[t.seg] = true
 		}
 	}
+	// A common acronym beside other words ("US" of "US politics"), or a short name that is a
+	// common word ("Go" of "Go programming"), qualifies them (see below).
+	qualifies := func(t *iterm, idf float64) bool {
+		return t.anchor && !t.phrase && (isAcronym(t.words[0].surface) || shortName(&t.words[0])) && idf < informative*maxIDF && segWords(spec, t.seg) > 1
+	}
 	ws := make([]float64, len(spec.terms))      // each term's weight
 	contrib := make([]float64, len(spec.terms)) // what it added, its lexicon forms included
 	for i := range spec.terms {
@@ -431,7 +436,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 			other[t.seg] = true // a word beside the name, or a part of the phrase beside it
 		}
 		switch {
-		case t.anchor && !t.phrase && (isAcronym(t.words[0].surface) || shortName(&t.words[0])) && idf < informative*maxIDF && segWords(spec, t.seg) > 1:
+		case qualifies(t, idf):
 			// A common acronym beside other words ("US" of "US politics") qualifies them: it
 			// is the segment's name only with them (an item about US stocks is not about US
 			// politics). So does a short name that is a common word ("Go" of "Go
@@ -485,7 +490,11 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		got[t.seg] += c - had
 		contrib[o] += c - had
 		matches = append(matches, termMatch{t, inTitle*titleWeight + inBody, d.written(t) + " (" + t.user + ")"})
-		if ot.anchor || ot.phrase || split[t.seg] && ot.part && ot.words[0].name {
+		switch {
+		case qualifies(ot, e.termIDF(ot, d.lang)):
+			// "Britain" for "UK" of "UK housing" qualifies as "UK" does: alone, a mention.
+			qualifier[t.seg] = true
+		case ot.anchor || ot.phrase || split[t.seg] && ot.part && ot.words[0].name:
 			hit[t.seg] = true
 		}
 	}

@@ -28,6 +28,22 @@ func TestCommonAcronymQualifies(t *testing.T) {
 	if !strings.Contains(why, "Matches your interests") || politics <= stocks {
 		t.Errorf("an item about US politics: %d %s (US stocks: %d)", politics, why, stocks)
 	}
+	// The acronym's other names qualify as it does: "Britain" for "UK" of "UK housing" alone
+	// is a mention, with "housing" a match.
+	ukHousing := func(title, text string) (int, string) {
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: "UK housing"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	jobs, why := ukHousing("Unemployment falls to a record low in Britain", "The number of people in work in Britain rose by 200,000.")
+	if strings.Contains(why, "Matches your interests") {
+		t.Errorf("an item about jobs in Britain matches UK housing: %d %s", jobs, why)
+	}
+	if s, why := ukHousing("House prices fall in Britain", "Housing in Britain got cheaper for a third month as mortgage rates rose."); !strings.Contains(why, "Matches your interests") || s <= jobs {
+		t.Errorf("an item about housing in Britain: %d %s (jobs: %d)", s, why, jobs)
+	}
 	// A rare acronym is the subject on its own ("AWS pricing": any AWS item is about it).
 	res, _ := e.Enrich(context.Background(), app.EnrichInput{Title: "AWS launches a new region", Text: "AWS launches a new region", Interests: "AWS pricing"})
 	if !strings.Contains(res.Reasoning, "Matches your interests") {
