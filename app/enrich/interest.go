@@ -48,6 +48,7 @@ type iterm struct {
 // interestSpec is one interest: one line (or ;-separated part) of what the user wrote.
 type interestSpec struct {
 	text    string
+	lang    int // the language it is written in (detectLang)
 	terms   []iterm
 	anchors []bool // per segment: whether it names something (then it needs that name or a phrase)
 	// placeOf is, per segment, the term of the place that qualifies it (-1: none): in "Indian
@@ -249,7 +250,8 @@ func parseInterest(line string) interestSpec {
 			add(wordTerm(w))
 		}
 	}
-	addTranslations(&spec, detectLang(spec.text))
+	spec.lang = detectLang(spec.text)
+	addTranslations(&spec, spec.lang)
 	qualifyByPlace(&spec)
 	dropKinds(&spec, not)
 	addAlso(&spec, also)

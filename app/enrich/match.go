@@ -260,14 +260,7 @@ func (d *doc) surfaceCount(w *iword, own bool) (title, body float64) {
 	}
 	prefix := fold(w.lower)
 	compounds := d.lang == langDE || d.lang == langNL
-	if d.folded[0] == nil {
-		for part := range 2 {
-			d.folded[part] = make([]foldedSurface, 0, len(d.surf[part]))
-			for s, n := range d.surf[part] {
-				d.folded[part] = append(d.folded[part], foldedSurface{fold(s), n})
-			}
-		}
-	}
+	d.foldSurfaces()
 	var out [2]float64
 	for part := range 2 {
 		for _, f := range d.folded[part] {
@@ -285,10 +278,74 @@ func (d *doc) surfaceCount(w *iword, own bool) (title, body float64) {
 	return out[0], out[1]
 }
 
+// foldSurfaces makes d.folded, once.
+func (d *doc) foldSurfaces() {
+	if d.folded[0] != nil {
+		return
+	}
+	for part := range 2 {
+		d.folded[part] = make([]foldedSurface, 0, len(d.surf[part]))
+		for s, n := range d.surf[part] {
+			d.folded[part] = append(d.folded[part], foldedSurface{fold(s), s, n})
+		}
+	}
+}
+
+// cognateCount is how often d, in another language of the lexicon than English, writes a
+// cognate of the English word w: a word that shares all of w but its last letters or two
+// ("psychologie", "Psychologie" for psychology; "technologie", "démocratie", "politique",
+// "Politik"), for a word of seven letters or more. The languages of the lexicon took these words
+// from the same Latin and Greek, and a word of the interest that the lexicon has no concept for
+// is still found in an item in French or German. Not for names, acronyms or short words, whose
+// look-alikes are other words.
+func (d *doc) cognateCount(w *iword) (written string, title, body float64) {
+	if w.exact || w.name || w.symbol || d.lang == langEN || d.lang == langOther {
+		return "", 0, 0
+	}
+	lw := []rune(fold(w.lower))
+	n := len(lw)
+	if n < cognateMin {
+		return "", 0, 0
+	}
+	need := max(cognateMin-1, n-2)
+	var out [2]float64
+	most := 0.0
+	d.foldSurfaces()
+	for part := range 2 {
+		for _, f := range d.folded[part] {
+			s, c := f.surface, f.n
+			if len(f.folded) < need || len(f.folded) > 2*(n+3) || f.folded[0] != string(lw[:1])[0] {
+				continue
+			}
+			r := []rune(f.folded)
+			if len(r) < need || len(r) > n+3 {
+				continue
+			}
+			cp := 0
+			for cp < len(r) && cp < n && r[cp] == lw[cp] {
+				cp++
+			}
+			// An English word ("securities" for security, "internship" for internet) is no
+			// cognate: the item's language may be a guess.
+			if cp < need || wordvec.Rank(strings.ToLower(s)) >= 0 {
+				continue
+			}
+			out[part] += c
+			if c > most || c == most && s < written {
+				written, most = s, c
+			}
+		}
+	}
+	return written, out[0], out[1]
+}
+
+// cognateMin is the shortest English word whose cognates are looked for.
+const cognateMin = 7
+
 // foldedSurface is a surface of a document, folded, and its count.
 type foldedSurface struct {
-	folded string
-	n      float64
+	folded, surface string
+	n               float64
 }
 
 // phraseCount is how often the words of t occur one after another in d's title and text.
@@ -426,12 +483,19 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 			inTitle, inBody = d.count(&t.words[0])
 		}
 		ws[i] = w
+		shown, scale := "", 1.0
+		if inTitle+inBody == 0 && !t.phrase && !t.part && (spec.lang == langEN || spec.lang == langOther && wordvec.Rank(t.words[0].lower) >= 0) {
+			var written string
+			if written, inTitle, inBody = d.cognateCount(&t.words[0]); inTitle+inBody > 0 {
+				shown, scale = written+" ("+t.display+")", translationWeight
+			}
+		}
 		if inTitle+inBody == 0 {
 			continue
 		}
-		contrib[i] = w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
+		contrib[i] = scale * w * (0.5*math.Min(1, inTitle) + 0.5*(inBody+inTitle)/(inBody+inTitle+norm))
 		got[t.seg] += contrib[i]
-		matches = append(matches, termMatch{term: t, tf: inTitle*titleWeight + inBody})
+		matches = append(matches, termMatch{term: t, tf: inTitle*titleWeight + inBody, shown: shown})
 		if !t.anchor {
 			other[t.seg] = true // a word beside the name, or a part of the phrase beside it
 		}

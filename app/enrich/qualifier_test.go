@@ -145,3 +145,32 @@ func TestPlaceQualifiesTheSubjectsAfterIt(t *testing.T) {
 		t.Errorf("markets for \"economics, markets\": %d %s", s, why)
 	}
 }
+
+// A word of the interest that the lexicon has no concept for is found in an item in another of
+// its languages by its cognate (issue 25: an interest in "psychology" and items in French or
+// German): "psychologie", "Psychologie". An English word is no cognate ("securities" for
+// security), and a word of a phrase ("fantasy" of "fantasy baseball") is not looked for alone.
+func TestCognatesInOtherLanguages(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	score := func(interests, title, text string) (int, string) {
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	for _, tc := range [][3]string{
+		{"La psychologie sociale des foules", "Les chercheurs en psychologie étudient le comportement des groupes et la mémoire collective dans les sociétés modernes.", "psychologie (psychology)"},
+		{"Wie Gruppen denken", "Forscher der Psychologie untersuchen das Verhalten von Gruppen und wie sie Entscheidungen treffen.", "Psychologie (psychology)"},
+	} {
+		if s, why := score("psychology", tc[0], tc[1]); !strings.Contains(why, tc[2]) || s < 50 {
+			t.Errorf("%q for psychology: %d %s", tc[0], s, why)
+		}
+	}
+	if s, why := score("security", "Les securities américaines en hausse", "Les securities et les obligations du Trésor montent."); strings.Contains(why, "securities") {
+		t.Errorf("an English word read as a cognate: %d %s", s, why)
+	}
+	if s, why := score("fantasy baseball", "Ein neuer Fantasie-Roman", "Der Roman erzählt eine Geschichte voller Fantasie und Drachen."); strings.Contains(why, "Fantasie") {
+		t.Errorf("a word of a phrase read alone as a cognate: %d %s", s, why)
+	}
+}
