@@ -339,6 +339,12 @@ func (d *doc) cognateCount(w *iword) (written string, title, body float64) {
 	return written, out[0], out[1]
 }
 
+// compoundWeight is how much the reader's own word counts where it only leads a compound of
+// their language. Chosen on the development interests among 1, 0.5, 0.3 and 0.2 (specific
+// development NDCG@10 0.6986, 0.6986, 0.7004, 0.7002; 0.6912 without): at 1 and 0.5 a
+// compound ("Tesla-Solarschindeln") tied with the items that name the subject alone.
+const compoundWeight = 0.3
+
 // cognateMin is the shortest English word whose cognates are looked for.
 const cognateMin = 7
 
@@ -481,6 +487,12 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 			inTitle, inBody = d.phraseCount(t)
 		} else {
 			inTitle, inBody = d.count(&t.words[0])
+			if (d.lang == langDE || d.lang == langNL) && (spec.lang == d.lang || spec.lang == langOther && wordvec.Rank(t.words[0].lower) < 0) {
+				// The reader's own word leading a compound of their language ("Datenschutz" in
+				// "Datenschutzbehörde"): the compound is of it, its head is another thing.
+				ct, cb := d.surfaceCount(&t.words[0], false)
+				inTitle, inBody = inTitle+compoundWeight*ct, inBody+compoundWeight*cb
+			}
 		}
 		ws[i] = w
 		shown, scale := "", 1.0

@@ -174,3 +174,26 @@ func TestCognatesInOtherLanguages(t *testing.T) {
 		t.Errorf("a word of a phrase read alone as a cognate: %d %s", s, why)
 	}
 }
+
+// The reader's own word leading a compound of their language counts (issue 25: "Datenschutz und
+// Überwachung" found "EU-Parlament verabschiedet Resolution zur Datenschutzuntersuchung" "No
+// match"): less than the word standing alone.
+func TestOwnWordInCompounds(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	score := func(title, text string) (int, string) {
+		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: "Datenschutz und Überwachung"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Score, res.Reasoning
+	}
+	other, _ := score("Neue Grafikkarten im Test", "Die neuen Karten sind schneller und sparsamer als die der letzten Generation.")
+	compound, why := score("Britische Datenschutzbehörde verurteilt Facebook", "Die Behörde verhängt eine Strafe von 500.000 Pfund wegen des Skandals um Cambridge Analytica.")
+	if !strings.Contains(why, "Datenschutz") || compound <= other {
+		t.Errorf("a compound of the reader's word: %d %s (an unrelated item: %d)", compound, why, other)
+	}
+	alone, why := score("Datenschutz: Britische Behörde verurteilt Facebook", "Die Behörde verhängt eine Strafe von 500.000 Pfund wegen des Skandals um Cambridge Analytica.")
+	if alone <= compound {
+		t.Errorf("the word alone (%d %s) no higher than in a compound (%d)", alone, why, compound)
+	}
+}
