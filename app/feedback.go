@@ -76,6 +76,11 @@ type InterestWords struct {
 	// that write one count for the interest. Like a kind, one the reader removes goes to the
 	// interest's "(not: …)" list.
 	Translations []string `json:"translations,omitempty"`
+	// Place and Qualified: the place the interest's first subject is of ("Indian" of "Indian
+	// economy and markets") and the later subjects it qualifies ("markets"): they count fully
+	// only in items that name the place.
+	Place     string   `json:"place,omitempty"`
+	Qualified []string `json:"qualified,omitempty"`
 }
 
 // LearnedTaste is a trained reading model.

@@ -149,4 +149,22 @@ func TestVocabularyPage(t *testing.T) {
 		t.Fatalf("Turkey's names in other languages are not shown with remove buttons:\n%s", body)
 	}
 	remove("Turkey", "Türkei", "Turkey (not: Türkei)\ncooking", "Турция")
+
+	// A place before an interest's first subject qualifies the subjects after it: the page says
+	// so, and how to follow them anywhere.
+	withPlace := "Indian economy and markets\ncooking"
+	if _, err := settings.Update(context.Background(), 1, app.SettingsUpdate{Interests: &withPlace}); err != nil {
+		t.Fatal(err)
+	}
+	_, body = e.get("/settings/vocabulary")
+	i := strings.Index(body, `data-testid="vocabulary-qualified"`)
+	if i < 0 {
+		t.Fatalf("the place that qualifies markets is not shown:\n%s", body)
+	}
+	if hint := body[i:]; !strings.Contains(hint[:strings.Index(hint, "</p>")], "“markets” is read with “Indian” before it: it counts fully only in items that also name Indian") {
+		t.Fatalf("the qualified subject's hint is wrong: %s", hint[:strings.Index(hint, "</p>")])
+	}
+	if strings.Count(body, `data-testid="vocabulary-qualified"`) != 1 {
+		t.Fatalf("an interest without a place is shown as qualified:\n%s", body)
+	}
 }

@@ -97,9 +97,10 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 		related := relatedTo(&specs[j])
 		section, sectionWords := namedSection(&specs[j])
 		kinds, translations := interestKinds(&specs[j]), interestTranslations(&specs[j])
+		place, qualified := placeQualified(&specs[j])
 		if m < vocabMinMatches {
-			if section != "" || len(kinds) > 0 || len(translations) > 0 {
-				out = append(out, app.InterestWords{Interest: specs[j].text, Section: section, SectionWords: sectionWords, Kinds: kinds, Translations: translations})
+			if section != "" || len(kinds) > 0 || len(translations) > 0 || place != "" {
+				out = append(out, app.InterestWords{Interest: specs[j].text, Section: section, SectionWords: sectionWords, Kinds: kinds, Translations: translations, Place: place, Qualified: qualified})
 			}
 			continue
 		}
@@ -148,11 +149,32 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 			taken[c.key] = true
 			words = append(words, mostWritten(shown[c.key]))
 		}
-		if len(words) > 0 || section != "" || len(kinds) > 0 || len(translations) > 0 {
-			out = append(out, app.InterestWords{Interest: specs[j].text, Words: words, Section: section, SectionWords: sectionWords, Kinds: kinds, Translations: translations})
+		if len(words) > 0 || section != "" || len(kinds) > 0 || len(translations) > 0 || place != "" {
+			out = append(out, app.InterestWords{Interest: specs[j].text, Words: words, Section: section, SectionWords: sectionWords, Kinds: kinds, Translations: translations, Place: place, Qualified: qualified})
 		}
 	}
 	return out
+}
+
+// placeQualified is the place that qualifies later segments of an interest (qualifyByPlace) as
+// the reader wrote it, and those segments; "" when none.
+func placeQualified(spec *interestSpec) (place string, qualified []string) {
+	for seg, q := range spec.placeOf {
+		if q < 0 {
+			continue
+		}
+		place = spec.terms[q].display
+		var ws []string
+		for _, t := range spec.terms {
+			if t.seg == seg && t.alt == 0 && !t.part && !t.also {
+				ws = append(ws, t.display)
+			}
+		}
+		if len(ws) > 0 {
+			qualified = append(qualified, strings.Join(ws, " "))
+		}
+	}
+	return place, qualified
 }
 
 // interestKinds are the lexicon's kinds an interest looks for (lexicon.go), each once, in the
