@@ -13,13 +13,8 @@ import (
 // competitive economy" matched "US politics"): alone it is a mention, with them a match.
 func TestCommonAcronymQualifies(t *testing.T) {
 	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	score := func(title string) (int, string) {
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: title, Interests: "US politics"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	usPolitics := scorerFor(t, "US politics")
+	score := func(title string) (int, string) { return usPolitics(title, title) }
 	stocks, why := score("US stocks surge ahead of ECB decision")
 	if strings.Contains(why, "Matches your interests") {
 		t.Errorf("an item about US stocks matches US politics: %d %s", stocks, why)
@@ -30,13 +25,7 @@ func TestCommonAcronymQualifies(t *testing.T) {
 	}
 	// The acronym's other names qualify as it does: "Britain" for "UK" of "UK housing" alone
 	// is a mention, with "housing" a match.
-	ukHousing := func(title, text string) (int, string) {
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: "UK housing"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	ukHousing := scorerFor(t, "UK housing")
 	jobs, why := ukHousing("Unemployment falls to a record low in Britain", "The number of people in work in Britain rose by 200,000.")
 	if strings.Contains(why, "Matches your interests") {
 		t.Errorf("an item about jobs in Britain matches UK housing: %d %s", jobs, why)
@@ -55,14 +44,7 @@ func TestCommonAcronymQualifies(t *testing.T) {
 // does (issue 25: "MOS Go USB-C battery pack" matched the Go language): without them it is a
 // mention; with them, or written as its alias (Golang), it is a match.
 func TestShortCommonNameQualifies(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	score := func(title, text string) (int, string) {
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: "Go programming, SQLite, security vulnerabilities"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	score := scorerFor(t, "Go programming, SQLite, security vulnerabilities")
 	battery, why := score("MOS Go USB-C battery pack", "The MOS Go is a small USB-C battery pack with a magnetic mount and a braided cable.")
 	if strings.Contains(why, "Matches your interests") {
 		t.Errorf("a battery pack called Go matches Go programming: %d %s", battery, why)
@@ -83,15 +65,8 @@ func TestShortCommonNameQualifies(t *testing.T) {
 // cycling power meters" through "power"); after a name they are its kind, and the name stays
 // the subject ("Go programming language").
 func TestHeadOfALongSegmentIsAPhrase(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
 	const interests = "GPS sports watches and cycling power meters"
-	score := func(title, text string) (int, string) {
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	score := scorerFor(t, interests)
 	mac, why := score("Mac Power Users 712: Our Favorite Apps", "Stephen and David talk about their favorite Mac and iPhone apps of the year.")
 	if strings.Contains(why, "Matches your interests") {
 		t.Errorf("a Mac podcast matches %q: %d %s", interests, mac, why)
@@ -112,14 +87,7 @@ func TestHeadOfALongSegmentIsAPhrase(t *testing.T) {
 // "markets"): the reader means India's markets. An item of markets elsewhere is a mention below
 // the items about India; one of India's markets is a match.
 func TestPlaceQualifiesTheSubjectsAfterIt(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	score := func(interests, title, text string) (int, string) {
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	score := scorer(t)
 	const interest = "Indian economy and markets"
 	ipad, why := score(interest, "iPad 2018 rumors: everything we know so far", "Apple is expected to launch a cheaper iPad this spring, aimed at schools and at emerging markets, analysts say.")
 	if strings.Contains(why, "Matches your interests") {
@@ -151,14 +119,7 @@ func TestPlaceQualifiesTheSubjectsAfterIt(t *testing.T) {
 // German): "psychologie", "Psychologie". An English word is no cognate ("securities" for
 // security), and a word of a phrase ("fantasy" of "fantasy baseball") is not looked for alone.
 func TestCognatesInOtherLanguages(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	score := func(interests, title, text string) (int, string) {
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: interests})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	score := scorer(t)
 	for _, tc := range [][3]string{
 		{"La psychologie sociale des foules", "Les chercheurs en psychologie étudient le comportement des groupes et la mémoire collective dans les sociétés modernes.", "psychologie (psychology)"},
 		{"Wie Gruppen denken", "Forscher der Psychologie untersuchen das Verhalten von Gruppen und wie sie Entscheidungen treffen.", "Psychologie (psychology)"},
@@ -179,14 +140,7 @@ func TestCognatesInOtherLanguages(t *testing.T) {
 // Überwachung" found "EU-Parlament verabschiedet Resolution zur Datenschutzuntersuchung" "No
 // match"): less than the word standing alone.
 func TestOwnWordInCompounds(t *testing.T) {
-	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
-	score := func(title, text string) (int, string) {
-		res, err := e.Enrich(context.Background(), app.EnrichInput{Title: title, Text: text, Interests: "Datenschutz und Überwachung"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.Score, res.Reasoning
-	}
+	score := scorerFor(t, "Datenschutz und Überwachung")
 	other, _ := score("Neue Grafikkarten im Test", "Die neuen Karten sind schneller und sparsamer als die der letzten Generation.")
 	compound, why := score("Britische Datenschutzbehörde verurteilt Facebook", "Die Behörde verhängt eine Strafe von 500.000 Pfund wegen des Skandals um Cambridge Analytica.")
 	if !strings.Contains(why, "Datenschutz") || compound <= other {
@@ -195,5 +149,14 @@ func TestOwnWordInCompounds(t *testing.T) {
 	alone, why := score("Datenschutz: Britische Behörde verurteilt Facebook", "Die Behörde verhängt eine Strafe von 500.000 Pfund wegen des Skandals um Cambridge Analytica.")
 	if alone <= compound {
 		t.Errorf("the word alone (%d %s) no higher than in a compound (%d)", alone, why, compound)
+	}
+}
+
+// scorerFor scores an item (its title and text) for interests: its score and reason.
+func scorerFor(t *testing.T, interests string) func(title, text string) (int, string) {
+	score := scorer(t)
+	return func(title, text string) (int, string) {
+		t.Helper()
+		return score(interests, title, text)
 	}
 }
