@@ -19,10 +19,12 @@ import (
 // perInterest words an interest, none of its own words; an interest with fewer than
 // vocabMinMatches such matches learns nothing yet. The reader adds a word to the interest
 // (Settings), and from then on it counts as the reader's own; nothing is added behind their
-// back, so a text's score stays a function of the text and the interests.
+// back, so a text's score stays a function of the text and the interests. What the interest
+// is read as (its news section, the lexicon's kinds and forms, the place that qualifies it) is
+// given before any item has come.
 func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInterest int) []app.InterestWords {
 	specs := parseInterests(interests)
-	if len(specs) == 0 || len(items) == 0 || perInterest <= 0 {
+	if len(specs) == 0 || perInterest <= 0 {
 		return nil
 	}
 	var df [numLangs]map[string]int // by the items' language

@@ -219,3 +219,26 @@ func TestAlsoWordsStandForTheInterest(t *testing.T) {
 		t.Errorf("HTML5 item %d: want above %d (without the word), below the browser item %d and below %d (HTML5 an interest of its own)", h, none, b, alone)
 	}
 }
+
+// Before any item has come, the vocabulary still says how each interest is read: its news
+// section, the lexicon's kinds and forms, the place that qualifies it.
+func TestVocabularyBeforeAnyItem(t *testing.T) {
+	e := enrich.NewEmbedded(enrich.EmbeddedOptions{})
+	got := e.Vocabulary("Indian economy and markets\nsecurity vulnerabilities\nsports\nknitting", nil, 8)
+	by := map[string]app.InterestWords{}
+	for _, iw := range got {
+		by[iw.Interest] = iw
+	}
+	if iw := by["Indian economy and markets"]; iw.Place != "Indian" || len(iw.Qualified) != 1 || iw.Qualified[0] != "markets" || len(iw.Translations) == 0 {
+		t.Errorf("Indian economy and markets: %+v", iw)
+	}
+	if iw := by["security vulnerabilities"]; len(iw.Kinds) == 0 || len(iw.Words) != 0 {
+		t.Errorf("security vulnerabilities: %+v", iw)
+	}
+	if iw := by["sports"]; iw.Section != "sports" {
+		t.Errorf("sports: %+v", iw)
+	}
+	if _, ok := by["knitting"]; ok {
+		t.Errorf("knitting, of which nothing is known yet, is listed: %+v", by["knitting"])
+	}
+}
