@@ -302,7 +302,8 @@ func (d *doc) cognateCount(w *iword) (written string, title, body float64) {
 	if w.exact || w.name || w.symbol || d.lang == langEN || d.lang == langOther {
 		return "", 0, 0
 	}
-	lw := []rune(fold(w.lower))
+	folded := fold(w.lower)
+	lw := []rune(folded)
 	n := len(lw)
 	if n < cognateMin {
 		return "", 0, 0
@@ -314,8 +315,8 @@ func (d *doc) cognateCount(w *iword) (written string, title, body float64) {
 	for part := range 2 {
 		for _, f := range d.folded[part] {
 			s, c := f.surface, f.n
-			if len(f.folded) < need || len(f.folded) > 2*(n+3) || f.folded[0] != string(lw[:1])[0] {
-				continue
+			if len(f.folded) < need || f.folded[0] != folded[0] {
+				continue // a cheap test before the runes
 			}
 			r := []rune(f.folded)
 			if len(r) < need || len(r) > n+3 {
@@ -590,7 +591,7 @@ func (e *Embedded) interestScore(spec *interestSpec, d *doc) (float64, []termMat
 		if !spec.anchors[i] {
 			s *= math.Min(1, total[i]/(informative*maxIDF))
 		}
-		if spec.anchors[i] && !hit[i] || placeMissing(spec, i, contrib) {
+		if spec.anchors[i] && !hit[i] || placeMissing(spec, i, matches) {
 			s /= 4 // the name, or the place that qualifies the segment, is missing
 		} else if hit[i] {
 			anchorHit = true
@@ -681,7 +682,16 @@ func segWords(spec *interestSpec, seg int) int {
 }
 
 // placeMissing reports whether segment seg is qualified by a place (qualifyByPlace) that the
-// item does not name, in any of its forms (contrib: what each term added).
-func placeMissing(spec *interestSpec, seg int, contrib []float64) bool {
-	return seg < len(spec.placeOf) && spec.placeOf[seg] >= 0 && contrib[spec.placeOf[seg]] == 0
+// item, as matched (m), does not name in any of its forms.
+func placeMissing(spec *interestSpec, seg int, m []termMatch) bool {
+	if seg >= len(spec.placeOf) || spec.placeOf[seg] < 0 {
+		return false
+	}
+	q := spec.placeOf[seg]
+	for _, x := range m {
+		if x.term == &spec.terms[q] || x.term.alt == q+1 {
+			return false
+		}
+	}
+	return true
 }

@@ -42,7 +42,7 @@ func (e *Embedded) relevance(specs []interestSpec, d *doc) (float64, []termMatch
 		// What the item is about adds to what it says: most where the interest's words are
 		// missing (semantic.go).
 		if sem, seg := semantic(&specs[i], d); sem > 0 {
-			if q := specs[i].vecs[seg].seg; q < len(specs[i].placeOf) && specs[i].placeOf[q] >= 0 && !matchedTerm(&specs[i], m, specs[i].placeOf[q]) {
+			if placeMissing(&specs[i], specs[i].vecs[seg].seg, m) {
 				sem /= 4 // "markets" of "Indian economy and markets": of India's, as the words are
 			}
 			add := semWeight * sem * (1 - min(1, s))
@@ -410,14 +410,4 @@ func limitStrings(s []string, n int) []string {
 func (e *Embedded) Score(in app.EnrichInput) (int, string) {
 	p := e.prepare(in)
 	return e.score(in, p, e.topics(in, p.doc()))
-}
-
-// matchedTerm reports whether the matches m have term i of spec or one of its forms.
-func matchedTerm(spec *interestSpec, m []termMatch, i int) bool {
-	for _, x := range m {
-		if x.term == &spec.terms[i] || x.term.alt == i+1 {
-			return true
-		}
-	}
-	return false
 }

@@ -61,7 +61,7 @@ func (e *Embedded) Vocabulary(interests string, items []app.EnrichInput, perInte
 		// The items that match the interest best: the vocabTop with the highest scores.
 		// Only items in the interest's language teach it words (when a few words do not tell
 		// it, the language of most of its matches).
-		lang := detectLang(specs[j].text)
+		lang := specs[j].lang
 		if lang == langOther {
 			var weight [numLangs]float64
 			for i := range docs {
